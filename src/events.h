@@ -1,0 +1,86 @@
+/* events: event names (libpfm4, tracepoints, sysfs PMUs, raw) to perf_event_attr. */
+#ifndef PFMTOP_EVENTS_H
+#define PFMTOP_EVENTS_H
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+enum events_source {
+	EVENTS_SRC_LIBPFM,     /* generic or PMU-specific name known to libpfm4 */
+	EVENTS_SRC_TRACEPOINT, /* subsys:name from tracefs */
+	EVENTS_SRC_SYSFS,      /* pmu/term=val,.../ from /sys/bus/event_source/devices */
+	EVENTS_SRC_RAW,        /* rHEX */
+};
+
+#define EVENTS_NAME_MAX 128
+#define EVENTS_ENC_MAX 256
+
+/* One resolved event. Plain data: copy it freely. */
+struct event_desc {
+	char name[EVENTS_NAME_MAX];    /* as the user wrote it, modifiers included */
+	char encoding[EVENTS_ENC_MAX]; /* canonical form: libpfm4 fstr, "sched:sched_switch (tracepoint id 314)", "msr/event=0x0/ (type 9 config 0x0)", ... */
+	char pmu[64];                  /* "perf", "amd64_fam19h_zen4", "msr", "tracepoint", "raw" */
+	enum events_source source;
+	/* Only type, size, config, config1, config2 and the exclude_* bits are
+	 * set; the caller adds read_format, disabled, inherit and so on. */
+	struct perf_event_attr attr;
+	double scale;      /* sysfs EVENT.scale, else 1.0 */
+	char unit[16];     /* sysfs EVENT.unit, else "" */
+	char cpumask[128]; /* sysfs PMU cpumask ("0", "0,18"), "" when the PMU has none */
+	bool hardware;     /* counts on a hardware PMU (needs a core/uncore PMU to open) */
+};
+
+/* Initialise libpfm4 once; 0 or -EIO (message in err). Safe to call twice. */
+int events_init(char *err, size_t errlen);
+
+/* Point the resolver at other roots (tests): the directory that holds the
+ * PMU directories (default /sys/bus/event_source/devices) and a tracefs root
+ * (default: /sys/kernel/tracing, then /sys/kernel/debug/tracing). NULL
+ * restores the default. */
+void events_set_roots(const char *pmu_devices, const char *tracefs);
+
+/* The tracefs root in use (holds events/), or NULL when tracefs is not
+ * mounted at any known place. */
+const char *events_tracefs(void);
+
+/*
+ * Resolve one event name (no braces, no commas) into *out. Accepted forms:
+ *   libpfm4 names: cycles, task-clock, INST_RETIRED:ANY_P, pmu::EVENT:UMASK
+ *   tracepoints:   sched:sched_switch
+ *   sysfs PMUs:    msr/tsc/, cpu/event=0x3c,umask=0x0/, pmu/alias,term=val/
+ *   raw:           r1a8, r0x1a8
+ * each optionally followed by :u (user only), :k (kernel only), :uk.
+ * Returns 0, -ENOENT (no such event on this machine), -EINVAL (malformed),
+ * or -ENODEV (tracefs not mounted / PMU missing); err gets one sentence that
+ * says what to do.
+ */
+int events_resolve(const char *spec, struct event_desc *out, char *err, size_t errlen);
+
+/* A parsed -e list: names in order, each with the index of its group.
+ * "{a,b},c" gives a:0 b:0 c:1. Events outside braces are groups of one. */
+#define EVENTS_LIST_MAX 64
+struct events_list {
+	int nr;
+	char name[EVENTS_LIST_MAX][EVENTS_NAME_MAX];
+	int group[EVENTS_LIST_MAX];
+	int nr_groups;
+};
+
+/* Parse a comma list with {} groups (no nesting). 0 or -EINVAL with a
+ * message naming the column of the problem in err. Appends to *out, so
+ * several -e options accumulate; zero *out before the first call. */
+int events_parse_list(const char *list, struct events_list *out, char *err, size_t errlen);
+
+/* Called once per listed event: name (usable with events_resolve), a short
+ * description (may be ""), and the source. Return non-zero to stop. */
+typedef int (*events_list_cb)(const char *name, const char *desc, enum events_source src,
+			      void *arg);
+
+/* List events this machine offers whose name matches glob (fnmatch, NULL =
+ * all): libpfm4 events of detected PMUs, sysfs PMU events (as pmu/event/),
+ * tracepoints (when tracefs is mounted). Returns the number listed or a
+ * negative errno. */
+int events_list(const char *glob, events_list_cb cb, void *arg);
+
+#endif

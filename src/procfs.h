@@ -1,0 +1,54 @@
+/* procfs: the task and CPU figures pfmtop reads from /proc and /sys. */
+#ifndef PFMTOP_PROCFS_H
+#define PFMTOP_PROCFS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct procfs_task {
+	pid_t pid, tid;
+	pid_t ppid;
+	char comm[32];
+	char state;
+	uid_t uid;
+	uint64_t utime, stime;     /* clock ticks */
+	uint64_t starttime;        /* clock ticks since boot: tells recycled PIDs apart */
+	int processor;             /* last CPU it ran on */
+	int num_threads;
+};
+
+/* Read /proc/PID/task/TID/stat (tid == pid or 0 for the process's own
+ * /proc/PID/stat, which sums its threads) and the uid from status. 0 or
+ * -errno (-ENOENT when the task is gone). */
+int procfs_task_read(pid_t pid, pid_t tid, struct procfs_task *out);
+
+/* Thread ids of pid into tids (at most max); returns the count or -errno. */
+int procfs_threads(pid_t pid, pid_t *tids, int max);
+
+/* All process ids into pids (at most max); returns the count or -errno. */
+int procfs_pids(pid_t *pids, int max);
+
+struct procfs_cpu {
+	int cpu;                      /* -1 for the "cpu" total line */
+	uint64_t busy, total;         /* ticks: busy = total - idle - iowait */
+};
+
+/* Per-CPU lines of /proc/stat into out (at most max, total line excluded);
+ * returns the count or -errno. */
+int procfs_cpu_times(struct procfs_cpu *out, int max);
+
+/* Command line of pid with NULs as spaces, or comm in brackets for kernel
+ * threads; 0 or -errno. */
+int procfs_cmdline(pid_t pid, char *buf, size_t len);
+
+/* User name for uid (cached getpwuid_r), or the number as text. */
+const char *procfs_user(uid_t uid);
+
+/* Clock ticks per second (sysconf(_SC_CLK_TCK)). */
+long procfs_hz(void);
+
+/* Read below root instead of / (tests); NULL restores "/". */
+void procfs_set_root(const char *root);
+
+#endif
