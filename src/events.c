@@ -1,0 +1,884 @@
+/* events: resolve event names (sysfs PMUs, raw, tracepoints, libpfm4) to perf_event_attr. */
+#include "events.h"
+
+#include <perfmon/pfmlib_perf_event.h>
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define EVENTS_PMU_ROOT "/sys/bus/event_source/devices"
+#define EVENTS_HINT "see 'pfmtop --list-events'"
+
+/* Modifier bits: user only, kernel only, both. */
+#define MOD_U 1
+#define MOD_K 2
+
+/* Longest term list or alias file we accept. */
+#define TERMS_MAX 512
+
+static bool initialized;
+static char pmu_root[PATH_MAX] = EVENTS_PMU_ROOT;
+static char tracefs_root[PATH_MAX]; /* "" = probe the default places */
+
+int events_init(char *err, size_t errlen)
+{
+	int ret;
+
+	if (initialized)
+		return 0;
+	ret = pfm_initialize();
+	if (ret != PFM_SUCCESS) {
+		snprintf(err, errlen, "cannot initialise libpfm4: %s", pfm_strerror(ret));
+		return -EIO;
+	}
+	initialized = true;
+	return 0;
+}
+
+void events_set_roots(const char *pmu_devices, const char *tracefs)
+{
+	snprintf(pmu_root, sizeof(pmu_root), "%s", pmu_devices ? pmu_devices : EVENTS_PMU_ROOT);
+	snprintf(tracefs_root, sizeof(tracefs_root), "%s", tracefs ? tracefs : "");
+}
+
+/* snprintf that reports truncation: 0 or -ENAMETOOLONG (buf holds a prefix). */
+__attribute__((format(printf, 3, 4))) static int strfmt(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static bool has_events_dir(const char *root)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/events", root);
+	return is_dir(path);
+}
+
+const char *events_tracefs(void)
+{
+	static const char *const defaults[] = { "/sys/kernel/tracing",
+						"/sys/kernel/debug/tracing" };
+	size_t i;
+
+	if (tracefs_root[0])
+		return has_events_dir(tracefs_root) ? tracefs_root : NULL;
+	for (i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
+		if (has_events_dir(defaults[i]))
+			return defaults[i];
+	return NULL;
+}
+
+/* Read a small text file into buf without its trailing whitespace. */
+static int read_text(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	size_t n;
+
+	if (!f)
+		return -errno;
+	n = fread(buf, 1, len - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	while (n > 0 && isspace((unsigned char)buf[n - 1]))
+		buf[--n] = '\0';
+	return 0;
+}
+
+/* Parse "0x1f" (hex) or "31" (decimal), the whole string. */
+static int parse_u64(const char *s, uint64_t *v)
+{
+	int base = 10;
+	char *end;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+	}
+	if (!isxdigit((unsigned char)s[0]))
+		return -EINVAL;
+	errno = 0;
+	*v = strtoull(s, &end, base);
+	return errno || *end ? -EINVAL : 0;
+}
+
+static char *trim(char *s)
+{
+	char *end;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	end = s + strlen(s);
+	while (end > s && isspace((unsigned char)end[-1]))
+		*--end = '\0';
+	return s;
+}
+
+/* "u", "k", "uk" or "ku" to MOD_* bits; 0 when s is not a modifier. */
+static int mod_parse(const char *s)
+{
+	if (!strcmp(s, "u"))
+		return MOD_U;
+	if (!strcmp(s, "k"))
+		return MOD_K;
+	if (!strcmp(s, "uk") || !strcmp(s, "ku"))
+		return MOD_U | MOD_K;
+	return 0;
+}
+
+/* Cut a trailing ":u", ":k" or ":uk" off name; returns its MOD_* bits. */
+static int mod_strip(char *name)
+{
+	char *colon = strrchr(name, ':');
+	int mod;
+
+	if (!colon || colon == name || colon[-1] == ':')
+		return 0;
+	mod = mod_parse(colon + 1);
+	if (mod)
+		*colon = '\0';
+	return mod;
+}
+
+/* The modifier rule for sources libpfm4 does not handle; exclude_hv as perf does. */
+static void mod_apply(struct perf_event_attr *attr, int mod)
+{
+	if (!mod)
+		return;
+	attr->exclude_hv = 1;
+	if (!(mod & MOD_K))
+		attr->exclude_kernel = 1;
+	if (!(mod & MOD_U))
+		attr->exclude_user = 1;
+}
+
+static const char *mod_suffix(int mod)
+{
+	static const char *const suffix[] = { "", "u", "k", "uk" };
+
+	return suffix[mod & 3];
+}
+
+/* ---- sysfs PMUs: pmu/term=val,alias,flag/ ---- */
+
+struct sysfs_ctx {
+	const char *pmu;
+	char dir[PATH_MAX]; /* <root>/<pmu> */
+	struct event_desc *d;
+	char terms[EVENTS_ENC_MAX]; /* canonical terms applied so far */
+	char *err;
+	size_t errlen;
+};
+
+/* Put val into the bits a format file ("config1:0-7,32-35") names. */
+static int format_apply(struct sysfs_ctx *c, const char *term, const char *format, uint64_t val)
+{
+	struct perf_event_attr *attr = &c->d->attr;
+	char buf[128], *colon, *range, *save;
+	unsigned int lo[16], hi[16], width = 0;
+	int i, nr = 0;
+	__u64 *field;
+
+	snprintf(buf, sizeof(buf), "%s", format);
+	colon = strchr(buf, ':');
+	if (!colon)
+		goto bad;
+	*colon = '\0';
+	if (!strcmp(buf, "config"))
+		field = &attr->config;
+	else if (!strcmp(buf, "config1"))
+		field = &attr->config1;
+	else if (!strcmp(buf, "config2"))
+		field = &attr->config2;
+	else
+		goto bad;
+	for (range = strtok_r(colon + 1, ",", &save); range; range = strtok_r(NULL, ",", &save)) {
+		if (nr == 16)
+			goto bad;
+		i = sscanf(range, "%u-%u", &lo[nr], &hi[nr]);
+		if (i == 1)
+			hi[nr] = lo[nr];
+		if (i < 1 || hi[nr] < lo[nr] || hi[nr] > 63)
+			goto bad;
+		width += hi[nr] - lo[nr] + 1;
+		nr++;
+	}
+	if (!nr)
+		goto bad;
+	if (width < 64 && val >> width) {
+		snprintf(c->err, c->errlen,
+			 "value 0x%llx is too wide for term '%s' of PMU '%s' (%u bits: %s)",
+			 (unsigned long long)val, term, c->pmu, width, format);
+		return -EINVAL;
+	}
+	for (i = 0; i < nr; i++) {
+		unsigned int bits = hi[i] - lo[i] + 1;
+		uint64_t mask = bits == 64 ? ~0ULL : (1ULL << bits) - 1;
+
+		*field = (*field & ~(mask << lo[i])) | ((val & mask) << lo[i]);
+		val = bits == 64 ? 0 : val >> bits;
+	}
+	return 0;
+bad:
+	snprintf(c->err, c->errlen, "cannot parse format '%s' of term '%s' in %s/format", format,
+		 term, c->dir);
+	return -EINVAL;
+}
+
+/* Write "a, b, c" (sorted entries of dir, minus hidden ones) into buf. */
+static void list_dir(const char *dir, char *buf, size_t len)
+{
+	struct dirent **ents;
+	size_t off = 0;
+	int i, n;
+
+	buf[0] = '\0';
+	n = scandir(dir, &ents, NULL, alphasort);
+	for (i = 0; i < n; i++) {
+		if (ents[i]->d_name[0] != '.' && off < len)
+			off += snprintf(buf + off, len - off, "%s%s", off ? ", " : "",
+					ents[i]->d_name);
+		free(ents[i]);
+	}
+	if (n >= 0)
+		free(ents);
+}
+
+static int sysfs_terms(struct sysfs_ctx *c, const char *terms, bool in_alias);
+
+/* Expand an alias from <pmu>/events/, with its optional .scale and .unit. */
+static int sysfs_alias(struct sysfs_ctx *c, const char *path)
+{
+	char buf[TERMS_MAX], extra[PATH_MAX + 8], scale[64];
+	int ret;
+
+	ret = read_text(path, buf, sizeof(buf));
+	if (ret < 0) {
+		snprintf(c->err, c->errlen, "cannot read %s: %s", path, strerror(-ret));
+		return ret;
+	}
+	if (!strfmt(extra, sizeof(extra), "%s.scale", path) &&
+	    read_text(extra, scale, sizeof(scale)) == 0)
+		c->d->scale = strtod(scale, NULL);
+	if (!strfmt(extra, sizeof(extra), "%s.unit", path))
+		read_text(extra, c->d->unit, sizeof(c->d->unit));
+	return sysfs_terms(c, buf, true);
+}
+
+/* One term: "name=value", a flag "name" (value 1) or, outside aliases, an alias. */
+static int sysfs_term(struct sysfs_ctx *c, char *term, bool in_alias)
+{
+	char path[PATH_MAX + 80], format[128], valid[256], *eq = strchr(term, '=');
+	struct perf_event_attr *attr = &c->d->attr;
+	uint64_t val = 1;
+	size_t off;
+	int ret;
+
+	if (eq) {
+		*eq = '\0';
+		if (parse_u64(trim(eq + 1), &val) < 0) {
+			snprintf(c->err, c->errlen,
+				 "bad value '%s' for '%s' of PMU '%s': use hex (0x..) or decimal",
+				 trim(eq + 1), trim(term), c->pmu);
+			return -EINVAL;
+		}
+	}
+	term = trim(term);
+	if (!term[0] || strchr(term, '/') || term[0] == '.') {
+		snprintf(c->err, c->errlen, "empty or bad term in '%s'", c->d->name);
+		return -EINVAL;
+	}
+	snprintf(path, sizeof(path), "%s/events/%s", c->dir, term);
+	if (!eq && !in_alias && access(path, R_OK) == 0)
+		return sysfs_alias(c, path);
+
+	snprintf(path, sizeof(path), "%s/format/%s", c->dir, term);
+	if (read_text(path, format, sizeof(format)) == 0) {
+		ret = format_apply(c, term, format, val);
+		if (ret < 0)
+			return ret;
+	} else if (!strcmp(term, "config")) {
+		attr->config = val;
+	} else if (!strcmp(term, "config1")) {
+		attr->config1 = val;
+	} else if (!strcmp(term, "config2")) {
+		attr->config2 = val;
+	} else {
+		snprintf(path, sizeof(path), "%s/format", c->dir);
+		list_dir(path, valid, sizeof(valid));
+		snprintf(c->err, c->errlen,
+			 "unknown %s '%s' for PMU '%s': valid terms are %s, "
+			 "or an event from 'pfmtop --list-events \"%s/*\"'",
+			 eq ? "term" : "event or term", term, c->pmu, valid[0] ? valid : "(none)",
+			 c->pmu);
+		return eq ? -EINVAL : -ENOENT;
+	}
+	off = strlen(c->terms);
+	snprintf(c->terms + off, sizeof(c->terms) - off, "%s%s=0x%llx", off ? "," : "", term,
+		 (unsigned long long)val);
+	return 0;
+}
+
+static int sysfs_terms(struct sysfs_ctx *c, const char *terms, bool in_alias)
+{
+	char buf[TERMS_MAX], *term, *next;
+	int ret;
+
+	if (strlen(terms) >= sizeof(buf)) {
+		snprintf(c->err, c->errlen, "term list too long in '%s'", c->d->name);
+		return -EINVAL;
+	}
+	strcpy(buf, terms);
+	next = trim(buf);
+	if (!*next)
+		return 0;
+	while ((term = strsep(&next, ","))) {
+		ret = sysfs_term(c, term, in_alias);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+static bool sysfs_is_software(const char *pmu)
+{
+	static const char *const soft[] = { "software", "tracepoint", "breakpoint", "kprobe",
+					     "uprobe" };
+	size_t i;
+
+	for (i = 0; i < sizeof(soft) / sizeof(soft[0]); i++)
+		if (!strcmp(pmu, soft[i]))
+			return true;
+	return false;
+}
+
+static int resolve_sysfs(char *spec, int mod, struct event_desc *d, char *err, size_t errlen)
+{
+	struct sysfs_ctx c = { .pmu = spec, .d = d, .err = err, .errlen = errlen };
+	char *open = strchr(spec, '/'), *close = strrchr(spec, '/');
+	char path[PATH_MAX + 16], buf[64], cfg[96] = "";
+	uint64_t type;
+	int ret;
+
+	if (open == close) {
+		snprintf(err, errlen, "missing closing '/' in '%s': write it as pmu/terms/",
+			 d->name);
+		return -EINVAL;
+	}
+	*open = '\0';
+	*close = '\0';
+	if (close[1]) {
+		int m = mod_parse(close + 1);
+
+		if (!m) {
+			snprintf(err, errlen,
+				 "unknown modifier '%s' after '%s/.../': use u, k or uk", close + 1,
+				 spec);
+			return -EINVAL;
+		}
+		mod |= m;
+	}
+	if (!spec[0] || spec[0] == '.') {
+		snprintf(err, errlen, "bad PMU name in '%s'", d->name);
+		return -EINVAL;
+	}
+	if (strfmt(c.dir, sizeof(c.dir), "%s/%s", pmu_root, spec) ||
+	    strfmt(path, sizeof(path), "%s/type", c.dir) || read_text(path, buf, sizeof(buf)) < 0 ||
+	    parse_u64(buf, &type) < 0) {
+		snprintf(err, errlen, "no PMU '%s' on this machine (see %s)", spec, pmu_root);
+		return -ENODEV;
+	}
+	d->attr.type = (uint32_t)type;
+	ret = sysfs_terms(&c, open + 1, false);
+	if (ret < 0)
+		return ret;
+	mod_apply(&d->attr, mod);
+
+	snprintf(path, sizeof(path), "%s/cpumask", c.dir);
+	read_text(path, d->cpumask, sizeof(d->cpumask));
+	snprintf(d->pmu, sizeof(d->pmu), "%s", spec);
+	d->source = EVENTS_SRC_SYSFS;
+	d->hardware = !sysfs_is_software(spec);
+	if (d->attr.config1)
+		snprintf(cfg, sizeof(cfg), ", config1 0x%llx", (unsigned long long)d->attr.config1);
+	if (d->attr.config2)
+		snprintf(cfg + strlen(cfg), sizeof(cfg) - strlen(cfg), ", config2 0x%llx",
+			 (unsigned long long)d->attr.config2);
+	strfmt(d->encoding, sizeof(d->encoding), "%s/%s/%s (type %u, config 0x%llx%s)", spec,
+		 c.terms, mod_suffix(mod), d->attr.type, (unsigned long long)d->attr.config, cfg);
+	return 0;
+}
+
+/* ---- raw rNNNN ---- */
+
+static bool is_raw(const char *s)
+{
+	if (s[0] != 'r')
+		return false;
+	s += (s[1] == '0' && s[2] == 'x') ? 3 : 1;
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isxdigit((unsigned char)*s))
+			return false;
+	return true;
+}
+
+static void resolve_raw(const char *base, int mod, struct event_desc *d)
+{
+	const char *hex = base + ((base[1] == '0' && base[2] == 'x') ? 3 : 1);
+
+	d->attr.type = PERF_TYPE_RAW;
+	d->attr.config = strtoull(hex, NULL, 16);
+	mod_apply(&d->attr, mod);
+	d->source = EVENTS_SRC_RAW;
+	d->hardware = true;
+	snprintf(d->pmu, sizeof(d->pmu), "raw");
+	snprintf(d->encoding, sizeof(d->encoding), "r%llx%s%s (type %u, config 0x%llx)",
+		 (unsigned long long)d->attr.config, mod ? ":" : "", mod_suffix(mod), PERF_TYPE_RAW,
+		 (unsigned long long)d->attr.config);
+}
+
+/* ---- tracepoints subsys:name ---- */
+
+/* Two non-empty parts of [a-z0-9_-] around a single ':'. */
+static bool tp_shape(const char *s)
+{
+	const char *colon = strchr(s, ':');
+
+	if (!colon || colon == s || !colon[1] || strchr(colon + 1, ':'))
+		return false;
+	for (; *s; s++)
+		if (*s != ':' && !islower((unsigned char)*s) && !isdigit((unsigned char)*s) &&
+		    *s != '_' && *s != '-')
+			return false;
+	return true;
+}
+
+/* 0 when base names a tracepoint, 1 when it does not, or a negative errno. */
+static int resolve_tracepoint(const char *base, int mod, struct event_desc *d, char *err,
+			      size_t errlen)
+{
+	const char *tfs = events_tracefs();
+	char sub[EVENTS_NAME_MAX], path[PATH_MAX + 2 * EVENTS_NAME_MAX], buf[32];
+	const char *name;
+	uint64_t id;
+
+	if (!tfs || !tp_shape(base))
+		return 1;
+	name = strchr(base, ':') + 1;
+	snprintf(sub, sizeof(sub), "%.*s", (int)(name - base - 1), base);
+	snprintf(path, sizeof(path), "%s/events/%s/%s/id", tfs, sub, name);
+	if (read_text(path, buf, sizeof(buf)) < 0)
+		return 1;
+	if (parse_u64(buf, &id) < 0) {
+		snprintf(err, errlen, "bad tracepoint id '%s' in %s", buf, path);
+		return -EINVAL;
+	}
+	d->attr.type = PERF_TYPE_TRACEPOINT;
+	d->attr.config = id;
+	mod_apply(&d->attr, mod);
+	d->source = EVENTS_SRC_TRACEPOINT;
+	snprintf(d->pmu, sizeof(d->pmu), "tracepoint");
+	snprintf(d->encoding, sizeof(d->encoding), "%s%s%s (tracepoint id %llu)", base,
+		 mod ? ":" : "", mod_suffix(mod), (unsigned long long)id);
+	return 0;
+}
+
+/* ---- libpfm4 ---- */
+
+/* true when libpfm4 knows PMU name but did not detect it here. */
+static bool libpfm_pmu_absent(const char *name, size_t len)
+{
+	pfm_pmu_info_t info;
+	int i;
+
+	pfm_for_all_pmus(i) {
+		memset(&info, 0, sizeof(info));
+		info.size = sizeof(info);
+		if (pfm_get_pmu_info(i, &info) == PFM_SUCCESS && strlen(info.name) == len &&
+		    !strncmp(info.name, name, len))
+			return !info.is_present;
+	}
+	return false;
+}
+
+static int resolve_libpfm(const char *base, int mod, struct event_desc *d, char *err,
+			  size_t errlen)
+{
+	static const char *const suffix[] = { "", ":u", ":k", ":u:k" };
+	char name[EVENTS_NAME_MAX + 8], *fstr = NULL, *sep;
+	struct perf_event_attr attr;
+	pfm_perf_encode_arg_t arg;
+	int ret;
+
+	snprintf(name, sizeof(name), "%s%s", base, suffix[mod & 3]);
+	memset(&attr, 0, sizeof(attr));
+	memset(&arg, 0, sizeof(arg));
+	arg.attr = &attr;
+	arg.fstr = &fstr;
+	arg.size = sizeof(arg);
+	ret = pfm_get_os_event_encoding(name, PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
+	if (ret == PFM_ERR_NOTFOUND) {
+		sep = strstr(base, "::");
+		if (sep && libpfm_pmu_absent(base, (size_t)(sep - base)))
+			snprintf(err, errlen,
+				 "unknown event '%s': PMU '%.*s' is not present on this machine; "
+				 EVENTS_HINT,
+				 d->name, (int)(sep - base), base);
+		else
+			snprintf(err, errlen, "unknown event '%s': " EVENTS_HINT, d->name);
+		return -ENOENT;
+	}
+	if (ret != PFM_SUCCESS) {
+		snprintf(err, errlen, "cannot use event '%s': %s; " EVENTS_HINT, d->name,
+			 pfm_strerror(ret));
+		free(fstr);
+		return ret == PFM_ERR_NOMEM ? -ENOMEM : -EINVAL;
+	}
+	if (mod && (attr.exclude_user != !(mod & MOD_U) || attr.exclude_kernel != !(mod & MOD_K))) {
+		snprintf(err, errlen, "event '%s' does not honour the modifier ':%s'", d->name,
+			 mod_suffix(mod));
+		free(fstr);
+		return -EINVAL;
+	}
+	d->attr.type = attr.type;
+	d->attr.config = attr.config;
+	d->attr.config1 = attr.config1;
+	d->attr.config2 = attr.config2;
+	d->attr.exclude_user = attr.exclude_user;
+	d->attr.exclude_kernel = attr.exclude_kernel;
+	d->attr.exclude_hv = attr.exclude_hv;
+	d->attr.exclude_idle = attr.exclude_idle;
+	d->attr.exclude_host = attr.exclude_host;
+	d->attr.exclude_guest = attr.exclude_guest;
+	d->source = EVENTS_SRC_LIBPFM;
+	d->hardware = attr.type == PERF_TYPE_HARDWARE || attr.type == PERF_TYPE_HW_CACHE ||
+		      attr.type == PERF_TYPE_RAW || attr.type >= PERF_TYPE_MAX;
+	if (fstr) {
+		snprintf(d->encoding, sizeof(d->encoding), "%s", fstr);
+		sep = strstr(fstr, "::");
+		snprintf(d->pmu, sizeof(d->pmu), "%.*s", sep ? (int)(sep - fstr) : 0, fstr);
+		free(fstr);
+	}
+	return 0;
+}
+
+int events_resolve(const char *spec, struct event_desc *out, char *err, size_t errlen)
+{
+	char base[EVENTS_NAME_MAX];
+	int mod, ret;
+
+	memset(out, 0, sizeof(*out));
+	out->attr.size = sizeof(struct perf_event_attr);
+	out->scale = 1.0;
+	if (!spec[0] || strlen(spec) >= sizeof(out->name)) {
+		snprintf(err, errlen, "event name %s", spec[0] ? "too long" : "is empty");
+		return -EINVAL;
+	}
+	strcpy(out->name, spec);
+	strcpy(base, spec);
+	mod = mod_strip(base);
+
+	if (strchr(base, '/'))
+		return resolve_sysfs(base, mod, out, err, errlen);
+	if (is_raw(base)) {
+		resolve_raw(base, mod, out);
+		return 0;
+	}
+	ret = resolve_tracepoint(base, mod, out, err, errlen);
+	if (ret <= 0)
+		return ret;
+
+	ret = events_init(err, errlen);
+	if (ret < 0)
+		return ret;
+	ret = resolve_libpfm(base, mod, out, err, errlen);
+	if (ret == -ENOENT && tp_shape(base)) {
+		if (!events_tracefs()) {
+			snprintf(err, errlen,
+				 "tracefs is not mounted: run 'mount -t tracefs nodev "
+				 "/sys/kernel/tracing' as root");
+			return -ENODEV;
+		}
+		snprintf(err, errlen,
+			 "unknown event '%s': no such tracepoint in %s/events; " EVENTS_HINT, spec,
+			 events_tracefs());
+	}
+	return ret;
+}
+
+/* ---- event lists ---- */
+
+struct list_state {
+	struct events_list l;
+	int group; /* group of the open '{', -1 outside braces */
+	char *err;
+	size_t errlen;
+};
+
+static int list_error(struct list_state *s, size_t col, const char *what)
+{
+	snprintf(s->err, s->errlen, "column %zu: %s", col, what);
+	return -EINVAL;
+}
+
+/* Index of the first non-blank character in list[start, end), or end. */
+static size_t skip_blank(const char *list, size_t start, size_t end)
+{
+	while (start < end && isspace((unsigned char)list[start]))
+		start++;
+	return start;
+}
+
+/* Add list[start, end) (trimmed) as one event. */
+static int list_add(struct list_state *s, const char *list, size_t start, size_t end)
+{
+	start = skip_blank(list, start, end);
+	while (end > start && isspace((unsigned char)list[end - 1]))
+		end--;
+	if (start == end)
+		return list_error(s, end + 1, "empty event name");
+	if (s->l.nr == EVENTS_LIST_MAX)
+		return list_error(s, start + 1, "too many events (at most 64)");
+	if (end - start >= EVENTS_NAME_MAX)
+		return list_error(s, start + 1, "event name too long");
+	memcpy(s->l.name[s->l.nr], list + start, end - start);
+	s->l.name[s->l.nr][end - start] = '\0';
+	s->l.group[s->l.nr++] = s->group >= 0 ? s->group : s->l.nr_groups++;
+	return 0;
+}
+
+int events_parse_list(const char *list, struct events_list *out, char *err, size_t errlen)
+{
+	struct list_state st = { .l = *out, .group = -1, .err = err, .errlen = errlen }, *s = &st;
+	size_t i, start = 0, brace_col = 0, slash_col = 0;
+	bool closed = false; /* just after '}': only blanks, ',' or the end may follow */
+	int slashes = 0, ret = 0;
+
+	for (i = 0;; i++) {
+		char c = list[i];
+
+		if (slashes % 2 && c != '/' && c)
+			continue; /* inside pmu/.../: commas and braces belong to the name */
+		if (c == '/') {
+			if (!slashes++)
+				slash_col = i + 1;
+			continue;
+		}
+		if (c == '{') {
+			if (brace_col)
+				ret = list_error(s, i + 1, "nested '{'");
+			else if (closed || skip_blank(list, start, i) < i)
+				ret = list_error(s, i + 1, "missing ',' before '{'");
+			brace_col = i + 1;
+			s->group = s->l.nr_groups++;
+			start = i + 1;
+		} else if (c == '}' || c == ',' || !c) {
+			if (!c && slashes % 2)
+				ret = list_error(s, slash_col, "'/' without closing '/'");
+			else if (c == '}' && !brace_col)
+				ret = list_error(s, i + 1, "'}' without '{'");
+			else if (closed && skip_blank(list, start, i) < i)
+				ret = list_error(s, skip_blank(list, start, i) + 1,
+						 "missing ',' after '}'");
+			else if (!closed)
+				ret = list_add(s, list, start, i);
+			if (!ret && !c && brace_col)
+				ret = list_error(s, brace_col, "'{' without '}'");
+			closed = c == '}';
+			if (closed) {
+				brace_col = 0;
+				s->group = -1;
+			}
+			slashes = 0;
+			start = i + 1;
+		}
+		if (ret || !c)
+			break;
+	}
+	if (!ret)
+		*out = s->l;
+	return ret;
+}
+
+/* ---- listing ---- */
+
+struct lister {
+	const char *glob;
+	events_list_cb cb;
+	void *arg;
+	int count;
+	bool stop;
+};
+
+static void lister_emit(struct lister *ls, const char *name, const char *desc,
+			enum events_source src)
+{
+	if (ls->stop || (ls->glob && fnmatch(ls->glob, name, FNM_CASEFOLD)))
+		return;
+	ls->count++;
+	if (ls->cb(name, desc ? desc : "", src, ls->arg))
+		ls->stop = true;
+}
+
+static void list_libpfm(struct lister *ls)
+{
+	char name[EVENTS_NAME_MAX], *p;
+	pfm_event_info_t info;
+	pfm_pmu_info_t pinfo;
+	bool generic;
+	int i, e;
+
+	pfm_for_all_pmus(i) {
+		memset(&pinfo, 0, sizeof(pinfo));
+		pinfo.size = sizeof(pinfo);
+		if (pfm_get_pmu_info(i, &pinfo) != PFM_SUCCESS || !pinfo.is_present)
+			continue;
+		/* perf_raw only describes the rNNNN syntax, resolved without libpfm4. */
+		if (!strcmp(pinfo.name, "perf_raw"))
+			continue;
+		generic = !strcmp(pinfo.name, "perf");
+		for (e = pinfo.first_event; e != -1 && !ls->stop; e = pfm_get_event_next(e)) {
+			memset(&info, 0, sizeof(info));
+			info.size = sizeof(info);
+			if (pfm_get_event_info(e, PFM_OS_NONE, &info) != PFM_SUCCESS)
+				continue;
+			if (!generic) {
+				snprintf(name, sizeof(name), "%s::%s", pinfo.name, info.name);
+			} else {
+				/* perf's own spelling for the aliases: cycles, task-clock. */
+				snprintf(name, sizeof(name), "%s", info.name);
+				if (strncmp(name, "PERF_COUNT_", 11))
+					for (p = name; *p; p++)
+						*p = (char)tolower((unsigned char)*p);
+			}
+			lister_emit(ls, name, info.desc, EVENTS_SRC_LIBPFM);
+		}
+	}
+}
+
+static bool has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+static int skip_dots(const struct dirent *d)
+{
+	return d->d_name[0] != '.';
+}
+
+/* scandir filter for <pmu>/events/: aliases, not their .scale/.unit/... companions. */
+static int sysfs_alias_file(const struct dirent *d)
+{
+	return skip_dots(d) && !has_suffix(d->d_name, ".scale") &&
+	       !has_suffix(d->d_name, ".unit") && !has_suffix(d->d_name, ".snapshot") &&
+	       !has_suffix(d->d_name, ".per-pkg");
+}
+
+static void free_dirents(struct dirent **ents, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		free(ents[i]);
+	if (n >= 0)
+		free(ents);
+}
+
+static void list_sysfs(struct lister *ls)
+{
+	char path[PATH_MAX], name[EVENTS_NAME_MAX], desc[TERMS_MAX];
+	struct dirent **pmus, **evs = NULL;
+	int i, j, np, ne;
+
+	np = scandir(pmu_root, &pmus, skip_dots, alphasort);
+	for (i = 0; i < np; i++) {
+		const char *pmu = pmus[i]->d_name;
+
+		ne = -1;
+		if (!strfmt(path, sizeof(path), "%s/%s/events", pmu_root, pmu))
+			ne = scandir(path, &evs, sysfs_alias_file, alphasort);
+		for (j = 0; j < ne; j++) {
+			if (strfmt(name, sizeof(name), "%s/%s/", pmu, evs[j]->d_name))
+				continue;
+			if (strfmt(path, sizeof(path), "%s/%s/events/%s", pmu_root, pmu,
+				   evs[j]->d_name) ||
+			    read_text(path, desc, sizeof(desc)) < 0)
+				desc[0] = '\0';
+			lister_emit(ls, name, desc, EVENTS_SRC_SYSFS);
+		}
+		free_dirents(evs, ne);
+	}
+	free_dirents(pmus, np);
+}
+
+static void list_tracepoints(struct lister *ls, const char *tfs)
+{
+	char path[PATH_MAX], name[EVENTS_NAME_MAX];
+	struct dirent **subs, **evs = NULL;
+	int i, j, ns, ne;
+
+	strfmt(path, sizeof(path), "%s/events", tfs);
+	ns = scandir(path, &subs, skip_dots, alphasort);
+	for (i = 0; i < ns; i++) {
+		const char *sub = subs[i]->d_name;
+
+		ne = -1;
+		if (!strfmt(path, sizeof(path), "%s/events/%s", tfs, sub) && is_dir(path))
+			ne = scandir(path, &evs, skip_dots, alphasort);
+		for (j = 0; j < ne; j++) {
+			if (strfmt(name, sizeof(name), "%s:%s", sub, evs[j]->d_name) ||
+			    strfmt(path, sizeof(path), "%s/events/%s/%s/id", tfs, sub,
+				   evs[j]->d_name) ||
+			    access(path, F_OK))
+				continue;
+			lister_emit(ls, name, "tracepoint", EVENTS_SRC_TRACEPOINT);
+		}
+		free_dirents(evs, ne);
+	}
+	free_dirents(subs, ns);
+}
+
+int events_list(const char *glob, events_list_cb cb, void *arg)
+{
+	struct lister ls = { .glob = glob, .cb = cb, .arg = arg };
+	const char *tfs = events_tracefs();
+	char err[160];
+	int ret;
+
+	ret = events_init(err, sizeof(err));
+	if (ret < 0)
+		return ret;
+	list_libpfm(&ls);
+	if (!ls.stop)
+		list_sysfs(&ls);
+	if (!ls.stop && tfs)
+		list_tracepoints(&ls, tfs);
+	return ls.count;
+}
