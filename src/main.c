@@ -1,1 +1,428 @@
-int main(void) { return 0; }
+/* main: options, the loop's callbacks, batch output and the interactive view. */
+#include "events.h"
+#include "explain.h"
+#include "loop.h"
+#include "options.h"
+#include "probe.h"
+#include "session.h"
+#include "snapshot.h"
+#include "util.h"
+#include "view.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <perfmon/pfmlib.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <ncurses.h>
+
+struct app {
+	struct options opt;
+	struct session s;
+	struct loop *loop;
+	struct view *view;
+	FILE *out;
+	char out_tmp[PATH_MAX];
+	int snapshots;
+	bool stopping; /* a signal asked us to stop: waiting for the command */
+	bool write_failed;
+};
+
+static void die_usage(const char *msg)
+{
+	fprintf(stderr, "pfmtop: %s\n", msg);
+	exit(2);
+}
+
+/* ---- output files: written beside the target, renamed into place whole ---- */
+
+static FILE *output_open(const char *path, char *tmp, size_t len)
+{
+	char dir[PATH_MAX], base[PATH_MAX];
+	mode_t mask = umask(0);
+	int fd;
+
+	umask(mask);
+	util_strlcpy(dir, path, sizeof(dir));
+	util_strlcpy(base, path, sizeof(base));
+	snprintf(tmp, len, "%s/.%s.XXXXXX", dirname(dir), basename(base));
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	fchmod(fd, 0666 & ~mask);
+	return fdopen(fd, "w");
+}
+
+/* Flush, sync and rename the temporary file over path; 0 or -errno. */
+static int output_commit(FILE *f, const char *tmp, const char *path)
+{
+	int err = 0;
+
+	if (fflush(f) || fsync(fileno(f)))
+		err = -errno;
+	if (fclose(f) && !err)
+		err = -errno;
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err)
+		unlink(tmp);
+	return err;
+}
+
+static void output_abort(FILE *f, const char *tmp)
+{
+	fclose(f);
+	unlink(tmp);
+}
+
+/* ---- snapshots ---- */
+
+static void emit(struct app *a)
+{
+	if (a->view) {
+		view_draw(a->view, &a->s.model);
+		return;
+	}
+	if (snapshot_write(a->out, &a->s.model, a->opt.format) || fflush(a->out)) {
+		fprintf(stderr, "pfmtop: cannot write %s: %s\n",
+			a->opt.output ? a->opt.output : "standard output", strerror(errno));
+		a->write_failed = true;
+		loop_stop(a->loop, 1);
+	}
+	a->snapshots++;
+}
+
+/* Write the current screen to pfmtop-YYYYmmdd-HHMMSS.txt in the current directory. */
+static void save_snapshot(struct app *a)
+{
+	char path[64], tmp[PATH_MAX], msg[PATH_MAX + 64];
+	time_t now = time(NULL);
+	struct tm tm;
+	FILE *f;
+
+	localtime_r(&now, &tm);
+	strftime(path, sizeof(path), "pfmtop-%Y%m%d-%H%M%S.txt", &tm);
+	f = output_open(path, tmp, sizeof(tmp));
+	if (!f || snapshot_write(f, &a->s.model, SNAPSHOT_TEXT) ||
+	    output_commit(f, tmp, path)) {
+		snprintf(msg, sizeof(msg), "cannot save %s: %s", path, strerror(errno));
+		if (f)
+			unlink(tmp);
+	} else {
+		snprintf(msg, sizeof(msg), "saved %s", path);
+	}
+	view_status(a->view, msg);
+}
+
+static void unwatch_fd(int fd, void *arg)
+{
+	loop_del_fd(((struct app *)arg)->loop, fd);
+}
+
+static void finish(struct app *a, int code)
+{
+	loop_stop(a->loop, code);
+}
+
+static void on_tick(struct loop *l, uint64_t expirations, void *arg)
+{
+	struct app *a = arg;
+
+	if (a->view && view_paused(a->view))
+		return;
+	session_for_each_task_fd(&a->s, true, unwatch_fd, a);
+	session_tick(&a->s, false);
+	emit(a);
+	if (a->opt.iterations && a->snapshots >= a->opt.iterations &&
+	    a->s.mode != MODEL_COMMAND && !a->view)
+		finish(a, 0);
+	else if (session_done(&a->s) && a->s.mode != MODEL_COMMAND)
+		finish(a, 0);
+}
+
+static void final_for_command(struct app *a)
+{
+	session_tick(&a->s, true);
+	if (!a->view)
+		emit(a);
+	finish(a, session_exit_status(&a->s));
+}
+
+static void on_task_hup(struct loop *l, int fd, uint32_t events, void *arg)
+{
+	struct app *a = arg;
+
+	loop_del_fd(l, fd);
+	session_task_hup(&a->s, fd);
+	if (session_done(&a->s)) {
+		/* The last task is gone: show its final interval now, then stop. */
+		session_for_each_task_fd(&a->s, true, unwatch_fd, a);
+		session_tick(&a->s, false);
+		emit(a);
+		finish(a, 0);
+	}
+}
+
+static void watch_task_fd(int fd, void *arg)
+{
+	struct app *a = arg;
+
+	loop_add_fd(a->loop, fd, 0, on_task_hup, a);
+}
+
+static void on_signal(struct loop *l, int sig, pid_t sender, void *arg)
+{
+	struct app *a = arg;
+
+	switch (sig) {
+	case SIGCHLD:
+		if (a->s.mode == MODEL_COMMAND && session_reap(&a->s))
+			final_for_command(a);
+		break;
+	case SIGWINCH:
+		if (a->view)
+			view_resize(a->view);
+		break;
+	case SIGINT:
+	case SIGTERM:
+	case SIGHUP:
+		if (a->s.mode == MODEL_COMMAND && !a->s.child_done) {
+			/* Pass it on and print the totals when the command has gone. */
+			kill(a->s.child, a->stopping ? SIGKILL : sig);
+			a->stopping = true;
+			break;
+		}
+		finish(a, 0);
+		break;
+	}
+}
+
+static void on_key(struct loop *l, int fd, uint32_t events, void *arg)
+{
+	struct app *a = arg;
+
+	switch (view_input(a->view)) {
+	case VIEW_QUIT:
+		if (a->s.mode == MODEL_COMMAND && !a->s.child_done)
+			kill(a->s.child, SIGTERM);
+		finish(a, 0);
+		break;
+	case VIEW_SAVE:
+		save_snapshot(a);
+		break;
+	case VIEW_PAUSE:
+	case VIEW_REDRAW:
+		view_draw(a->view, a->s.seq ? &a->s.model : NULL);
+		break;
+	case VIEW_NONE:
+		break;
+	}
+}
+
+/* ---- the one-shot actions ---- */
+
+static int print_version(void)
+{
+	printf("pfmtop %s\n", PFMTOP_VERSION);
+	printf("libpfm4 %d.%d (API), ", PFM_MAJ_VERSION(pfm_get_version()),
+	       PFM_MIN_VERSION(pfm_get_version()));
+	printf("%s, ", curses_version());
+	printf("inih r%s\n", PFMTOP_INIH_VERSION);
+	return 0;
+}
+
+struct list_ctx {
+	struct probe probe;
+	int nr, nr_open;
+};
+
+static int list_one(const char *name, const char *desc, enum events_source src, void *arg)
+{
+	struct list_ctx *c = arg;
+	struct event_desc d;
+	char err[256];
+	int e;
+
+	c->nr++;
+	if (events_resolve(name, &d, err, sizeof(err))) {
+		printf("  %-44s  %-14s %s\n", name, "cannot encode", err);
+		return 0;
+	}
+	e = session_try_open(&c->probe, &d);
+	c->nr_open += e == 0;
+	printf("  %-44s  %-14s %s\n", name, e ? explain_short(e) : "opens", desc ? desc : "");
+	return 0;
+}
+
+static int list_events(const struct options *o)
+{
+	struct list_ctx c = {0};
+	char err[256];
+	int n;
+
+	probe_collect(&c.probe);
+	if (events_init(err, sizeof(err))) {
+		fprintf(stderr, "pfmtop: %s\n", err);
+		return 1;
+	}
+	n = events_list(o->list_glob, list_one, &c);
+	if (n < 0) {
+		fprintf(stderr, "pfmtop: cannot list events: %s\n", strerror(-n));
+		return 1;
+	}
+	printf("%d events%s%s%s, %d open here%s\n", c.nr, o->list_glob ? " matching '" : "",
+	       o->list_glob ? o->list_glob : "", o->list_glob ? "'" : "", c.nr_open,
+	       c.probe.tracefs[0] ? ""
+				  : "; tracepoints not listed: tracefs is not mounted (mount -t "
+				    "tracefs nodev /sys/kernel/tracing)");
+	return c.nr ? 0 : 1;
+}
+
+static int probe_events(const struct options *o)
+{
+	struct probe p;
+	char err[320];
+
+	probe_collect(&p);
+	probe_raise_nofile(&p);
+	probe_print(&p, stdout);
+	if (events_init(err, sizeof(err))) {
+		fprintf(stderr, "pfmtop: %s\n", err);
+		return 1;
+	}
+	printf("\nevents of preset %s:\n", o->session.preset);
+	for (int i = 0; i < o->session.events.nr; i++) {
+		const char *name = o->session.events.name[i];
+		struct event_desc d;
+		int e;
+
+		if (events_resolve(name, &d, err, sizeof(err))) {
+			printf("  %-20s cannot encode: %s\n", name, err);
+			continue;
+		}
+		e = session_try_open(&p, &d);
+		if (e == 0) {
+			printf("  %-20s opens (%s)\n", name, d.encoding);
+		} else {
+			struct explain_ctx ctx = {.probe = &p, .event = name, .attr = &d.attr, .cpu = -1};
+			printf("  %-20s %s: %s\n", name, explain_short(e),
+			       explain_open_error(e, &ctx, err, sizeof(err)));
+		}
+	}
+	return 0;
+}
+
+/* ---- run ---- */
+
+static int run(struct app *a)
+{
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGWINCH};
+	char err[512];
+	int ret;
+
+	if (!a->opt.batch && !isatty(STDOUT_FILENO))
+		die_usage("standard output is not a terminal: use batch mode, e.g. 'pfmtop -b -n "
+			  "3' (add -o FILE to write a file)");
+	if (a->opt.output && !a->opt.batch)
+		die_usage("-o writes batch snapshots: add -b (press s in the interactive view to "
+			  "save one)");
+	/* Signals are blocked before the command is forked, so none is lost. */
+	a->loop = loop_new();
+	if (!a->loop || loop_watch_signals(a->loop, sigs, (int)ARRAY_SIZE(sigs), on_signal, a)) {
+		fprintf(stderr, "pfmtop: cannot set up the event loop: %s\n", strerror(errno));
+		return 1;
+	}
+	ret = session_init(&a->s, &a->opt.session, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "pfmtop: %s\n", err[0] ? err : strerror(-ret));
+		session_fini(&a->s);
+		loop_free(a->loop);
+		return ret == -EINVAL || ret == -ENOENT || ret == -ESRCH ? 2 : 1;
+	}
+	if (a->opt.output) {
+		a->out = output_open(a->opt.output, a->out_tmp, sizeof(a->out_tmp));
+		if (!a->out) {
+			fprintf(stderr, "pfmtop: cannot write %s: %s\n", a->opt.output,
+				strerror(errno));
+			session_fini(&a->s);
+			loop_free(a->loop);
+			return 1;
+		}
+	} else {
+		a->out = stdout;
+	}
+	if (!a->opt.batch) {
+		a->view = view_open(err, sizeof(err));
+		if (!a->view) {
+			fprintf(stderr, "pfmtop: %s\n", err);
+			session_fini(&a->s);
+			loop_free(a->loop);
+			return 1;
+		}
+		loop_add_fd(a->loop, STDIN_FILENO, EPOLLIN, on_key, a);
+	}
+	ret = session_start(&a->s, err, sizeof(err));
+	if (ret) {
+		view_close(a->view);
+		a->view = NULL;
+		fprintf(stderr, "pfmtop: %s\n", err[0] ? err : strerror(-ret));
+		ret = a->s.mode == MODEL_COMMAND ? 127 : 1;
+		goto out;
+	}
+	if (a->view)
+		view_draw(a->view, NULL);
+	session_for_each_task_fd(&a->s, false, watch_task_fd, a);
+	loop_set_tick(a->loop, a->opt.session.interval_ns, on_tick, a);
+	/* A command may already be gone (SIGCHLD then arrives through the loop). */
+	ret = loop_run(a->loop);
+	if (ret < 0) {
+		fprintf(stderr, "pfmtop: event loop failed: %s\n", strerror(-ret));
+		ret = 1;
+	}
+out:
+	view_close(a->view);
+	a->view = NULL;
+	if (a->opt.output && a->out) {
+		if (a->write_failed) {
+			output_abort(a->out, a->out_tmp);
+		} else if (output_commit(a->out, a->out_tmp, a->opt.output)) {
+			fprintf(stderr, "pfmtop: cannot write %s: %s\n", a->opt.output,
+				strerror(errno));
+			ret = ret ? ret : 1;
+		}
+	}
+	session_fini(&a->s);
+	loop_free(a->loop);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	static struct app app;
+	char err[512];
+
+	if (options_parse(&app.opt, argc, argv, err, sizeof(err)))
+		die_usage(err);
+	switch (app.opt.action) {
+	case OPTIONS_HELP:
+		options_usage(stdout);
+		return 0;
+	case OPTIONS_VERSION:
+		return print_version();
+	case OPTIONS_PROBE:
+		return probe_events(&app.opt);
+	case OPTIONS_LIST_EVENTS:
+		return list_events(&app.opt);
+	case OPTIONS_RUN:
+		break;
+	}
+	return run(&app);
+}

@@ -1,0 +1,45 @@
+/* loop: the single-threaded epoll loop: fds, a refresh tick, signals. */
+#ifndef PFMTOP_LOOP_H
+#define PFMTOP_LOOP_H
+
+#include <signal.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <stdint.h>
+
+struct loop;
+
+typedef void (*loop_fd_fn)(struct loop *l, int fd, uint32_t events, void *arg);
+typedef void (*loop_tick_fn)(struct loop *l, uint64_t expirations, void *arg);
+typedef void (*loop_signal_fn)(struct loop *l, int sig, pid_t sender, void *arg);
+typedef void (*loop_idle_fn)(struct loop *l, void *arg);
+
+/* A new loop, or NULL with errno set. */
+struct loop *loop_new(void);
+/* Free the loop and its timerfd/signalfd (watched fds stay the caller's);
+ * unblocks the signals it watched. */
+void loop_free(struct loop *l);
+
+/* Watch fd for events (EPOLLIN ...; 0 still reports HUP and ERR). 0 or -errno. */
+int loop_add_fd(struct loop *l, int fd, uint32_t events, loop_fd_fn fn, void *arg);
+/* Stop watching fd; 0 or -errno. Safe from inside a callback. */
+int loop_del_fd(struct loop *l, int fd);
+
+/* Call fn every interval_ns (a periodic timerfd; a late loop sees the
+ * missed count in expirations). Replaces any earlier tick. 0 or -errno. */
+int loop_set_tick(struct loop *l, uint64_t interval_ns, loop_tick_fn fn, void *arg);
+
+/* Block sigs and deliver them through a signalfd to fn. 0 or -errno. */
+int loop_watch_signals(struct loop *l, const int *sigs, int nr, loop_signal_fn fn, void *arg);
+
+/* Called once per pass before the loop sleeps (redraw here). */
+void loop_set_idle(struct loop *l, loop_idle_fn fn, void *arg);
+
+/* Run until loop_stop(); returns its code, or -errno if epoll fails. */
+int loop_run(struct loop *l);
+void loop_stop(struct loop *l, int code);
+
+/* The signal mask in force before loop_watch_signals (for child processes). */
+const sigset_t *loop_saved_sigmask(const struct loop *l);
+
+#endif

@@ -1,0 +1,111 @@
+/* model: plain data that the TUI and the snapshot writer both render. */
+#ifndef PFMTOP_MODEL_H
+#define PFMTOP_MODEL_H
+
+#include "counters.h"
+
+#define MODEL_MAX_METRICS 8
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum model_mode {
+	MODEL_SYSTEM,  /* system-wide, per CPU */
+	MODEL_TASKS,   /* -p PID,... or the user's own processes */
+	MODEL_COMMAND, /* -- CMD */
+};
+
+enum model_row_kind {
+	MODEL_ROW_CPU,
+	MODEL_ROW_PROCESS,
+	MODEL_ROW_THREAD,
+	MODEL_ROW_TOTAL,
+};
+
+/* One column of counters: an event as asked for and what became of it. */
+struct model_event {
+	char name[128];
+	char encoding[256];
+	char unit[16];     /* "ms" for clocks, sysfs unit, else "" */
+	double scale;      /* multiply raw values by this for display */
+	bool opened;       /* open on at least one target */
+	int err;           /* errno when it opened nowhere */
+	char why[320];     /* why it is not supported / fell back, "" when fine */
+	double coverage;   /* lowest coverage over targets this interval, 0..1 */
+	enum counter_state state; /* worst state over the counted targets */
+};
+
+struct model_metric {
+	char name[32];
+	char unit[8]; /* "%" or "" */
+};
+
+struct model_row {
+	enum model_row_kind kind;
+	int cpu;               /* CPU rows */
+	pid_t pid, tid;        /* task rows (tid == pid for processes) */
+	char comm[32];
+	char user[32];
+	int nr_threads;
+	double cpu_pct;        /* NaN when unknown */
+	bool counted;          /* has counters (else /proc figures only) */
+	bool exited;           /* exited during this interval */
+	char note[48];         /* why not counted ("fd limit", ...) */
+	struct counter_value *cells; /* one per event */
+	double *metrics;             /* one per metric, NaN = not available */
+};
+
+struct model {
+	/* header */
+	uint64_t seq;          /* snapshot number, from 1 */
+	uint64_t wall_ns;      /* time of the snapshot */
+	double interval_s;     /* measured length of this interval */
+	bool final;            /* totals since start (command exit) */
+	char host[64];
+	char kernel[128];
+	enum model_mode mode;
+	char target[128];      /* "CPUs 0-1", "PID 1234,5678", "command: make -j2" */
+	int paranoid;
+	char privilege[64];    /* "root", "CAP_PERFMON", "unprivileged" */
+	char preset[32];
+	int nr_notes;
+	char notes[8][320];    /* fallbacks and limits, one sentence each */
+
+	int nr_events;
+	struct model_event *events;
+	int nr_metrics;
+	struct model_metric metrics[MODEL_MAX_METRICS];
+
+	int nr_cpus, cap_cpus;
+	struct model_row *cpus;
+	int nr_tasks, cap_tasks;
+	struct model_row *tasks;   /* sorted by CPU% descending */
+	int tasks_total;           /* tasks known before the top-N cut */
+	bool tasks_counted;        /* task rows carry counters */
+	struct model_row total;
+
+	int top_n;                 /* task rows to render */
+};
+
+/* Set up m for nr_events events; 0 or -ENOMEM. */
+int model_init(struct model *m, int nr_events);
+void model_fini(struct model *m);
+
+/* Empty the row tables (keeps their memory). */
+void model_clear_rows(struct model *m);
+
+/* Append a CPU or task row with cells and metrics reset; NULL on ENOMEM. */
+struct model_row *model_add_cpu(struct model *m);
+struct model_row *model_add_task(struct model *m);
+
+/* Add a note line (printf format); silently drops past the limit. */
+void model_note(struct model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Sort task rows by CPU% (descending, NaN last, then PID). */
+void model_sort_tasks(struct model *m);
+
+/* Reset a row's cells to "not counted" and metrics to NaN. */
+void model_row_reset(const struct model *m, struct model_row *r);
+
+#endif

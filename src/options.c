@@ -1,0 +1,244 @@
+/* options: the command line, parsed into a plain struct. */
+#include "options.h"
+
+#include "util.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+	OPT_FORMAT = 0x100,
+	OPT_PROBE,
+	OPT_LIST_EVENTS,
+};
+
+static const struct option long_opts[] = {
+	{"batch", no_argument, NULL, 'b'},
+	{"delay", required_argument, NULL, 'd'},
+	{"iterations", required_argument, NULL, 'n'},
+	{"output", required_argument, NULL, 'o'},
+	{"format", required_argument, NULL, OPT_FORMAT},
+	{"events", required_argument, NULL, 'e'},
+	{"pid", required_argument, NULL, 'p'},
+	{"threads", no_argument, NULL, 'H'},
+	{"cpu", required_argument, NULL, 'C'},
+	{"top", required_argument, NULL, 'N'},
+	{"probe", no_argument, NULL, OPT_PROBE},
+	{"list-events", optional_argument, NULL, OPT_LIST_EVENTS},
+	{"help", no_argument, NULL, 'h'},
+	{"version", no_argument, NULL, 'V'},
+	{0},
+};
+
+void options_usage(FILE *out)
+{
+	fputs("Usage: pfmtop [OPTIONS] [-- COMMAND [ARGS...]]\n"
+	      "Live per-CPU and per-task performance counters.\n"
+	      "\n"
+	      "Targets (default: the whole machine, per CPU):\n"
+	      "  -p, --pid PID[,PID...]   count these processes (all their threads)\n"
+	      "  -C, --cpu LIST           system-wide on these CPUs only (e.g. 0-3,8)\n"
+	      "  -- COMMAND [ARGS]        run COMMAND and count it and its children;\n"
+	      "                           pfmtop exits with its status\n"
+	      "  -H, --threads            a row per thread instead of per process\n"
+	      "\n"
+	      "Events:\n"
+	      "  -e, --events LIST        events to count, comma-separated; {a,b} counts a and b\n"
+	      "                           as one group (ratios need that); repeatable.\n"
+	      "                           Names: cycles, task-clock, sched:sched_switch,\n"
+	      "                           msr/tsc/, r01c2, with :u or :k for user/kernel only\n"
+	      "      --list-events [GLOB] list the events this machine offers, and whether each opens\n"
+	      "      --probe              print what this machine allows and why, then exit\n"
+	      "\n"
+	      "Output:\n"
+	      "  -b, --batch              print snapshots instead of the interactive view\n"
+	      "  -d, --delay SECS         refresh interval, fractions allowed (default 1)\n"
+	      "  -n, --iterations N       stop after N snapshots\n"
+	      "  -o, --output FILE        write snapshots to FILE (replaced whole at exit)\n"
+	      "      --format text|json   text for people (default), JSON Lines for scripts\n"
+	      "  -N, --top N              task rows per snapshot (default 10, 0 = all)\n"
+	      "\n"
+	      "  -h, --help               this text\n"
+	      "  -V, --version            version and library versions\n"
+	      "\n"
+	      "Exit status: 0 ok, 1 runtime error, 2 usage error; with COMMAND, its status.\n",
+	      out);
+}
+
+static int parse_int(const char *s, long min, long max, long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtol(s, &end, 10);
+	return errno || end == s || *end || *out < min || *out > max ? -EINVAL : 0;
+}
+
+static int parse_pids(struct session_config *c, const char *arg, char *err, size_t errlen)
+{
+	char buf[4096], *save = NULL;
+
+	util_strlcpy(buf, arg, sizeof(buf));
+	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		long pid;
+		if (parse_int(tok, 1, INT_MAX, &pid)) {
+			snprintf(err, errlen, "-p: '%s' is not a process ID; give PID[,PID...]", tok);
+			return -EINVAL;
+		}
+		if (c->nr_pids == (int)ARRAY_SIZE(c->pids)) {
+			snprintf(err, errlen, "-p: at most %zu processes", ARRAY_SIZE(c->pids));
+			return -EINVAL;
+		}
+		c->pids[c->nr_pids++] = (pid_t)pid;
+	}
+	if (!c->nr_pids) {
+		snprintf(err, errlen, "-p needs PID[,PID...]");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int options_parse(struct options *o, int argc, char **argv, char *err, size_t errlen)
+{
+	struct session_config *c = &o->session;
+	long v;
+	int opt;
+
+	memset(o, 0, sizeof(*o));
+	c->interval_ns = 1000000000ull;
+	c->top_n = 10;
+	c->mode = MODEL_SYSTEM;
+	util_strlcpy(c->preset, "default", sizeof(c->preset));
+	err[0] = '\0';
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "+bd:n:o:e:p:HC:N:hV", long_opts, NULL)) != -1) {
+		switch (opt) {
+		case 'b':
+			o->batch = true;
+			break;
+		case 'd':
+			if (util_parse_seconds(optarg, &c->interval_ns)) {
+				snprintf(err, errlen,
+					 "-d: '%s' is not a delay; give seconds between 0.01 and "
+					 "86400, e.g. -d 0.5",
+					 optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'n':
+			if (parse_int(optarg, 1, INT_MAX, &v)) {
+				snprintf(err, errlen, "-n: '%s' is not a positive count", optarg);
+				return -EINVAL;
+			}
+			o->iterations = (int)v;
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case OPT_FORMAT:
+			if (snapshot_parse_format(optarg, &o->format)) {
+				snprintf(err, errlen, "--format: '%s' is unknown; use text or json",
+					 optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'e': {
+			char perr[256];
+			if (events_parse_list(optarg, &c->events, perr, sizeof(perr))) {
+				snprintf(err, errlen, "-e '%s': %s", optarg, perr);
+				return -EINVAL;
+			}
+			o->events_given = true;
+			util_strlcpy(c->preset, "custom (-e)", sizeof(c->preset));
+			break;
+		}
+		case 'p':
+			if (parse_pids(c, optarg, err, errlen))
+				return -EINVAL;
+			c->mode = MODEL_TASKS;
+			break;
+		case 'H':
+			c->threads = true;
+			break;
+		case 'C': {
+			int n = util_cpulist_parse(optarg, c->cpus, SESSION_MAX_CPUS);
+			if (n <= 0) {
+				snprintf(err, errlen,
+					 "-C: '%s' is not a CPU list; give e.g. 0-3,8 (online CPUs "
+					 "are in /sys/devices/system/cpu/online)",
+					 optarg);
+				return -EINVAL;
+			}
+			c->nr_cpus = n;
+			break;
+		}
+		case 'N':
+			if (parse_int(optarg, 0, INT_MAX, &v)) {
+				snprintf(err, errlen, "-N: '%s' is not a row count (0 = all)", optarg);
+				return -EINVAL;
+			}
+			c->top_n = (int)v;
+			break;
+		case OPT_PROBE:
+			o->action = OPTIONS_PROBE;
+			break;
+		case OPT_LIST_EVENTS:
+			o->action = OPTIONS_LIST_EVENTS;
+			if (!optarg && optind < argc && argv[optind][0] != '-')
+				optarg = argv[optind++];
+			o->list_glob = optarg;
+			break;
+		case 'h':
+			o->action = OPTIONS_HELP;
+			return 0;
+		case 'V':
+			o->action = OPTIONS_VERSION;
+			return 0;
+		case '?':
+		default:
+			if (optopt && optopt < 0x100 && strchr("dnoepCN", optopt))
+				snprintf(err, errlen, "option -%c needs a value; see 'pfmtop --help'",
+					 optopt);
+			else if (optopt && optopt < 0x100)
+				snprintf(err, errlen, "unknown option -%c; see 'pfmtop --help'",
+					 optopt);
+			else
+				snprintf(err, errlen, "unknown option '%s'; see 'pfmtop --help'",
+					 argv[optind - 1]);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		if (strcmp(argv[optind - 1], "--") != 0) {
+			snprintf(err, errlen,
+				 "unexpected argument '%s'; to run a command put it after --, e.g. "
+				 "pfmtop -b -- %s",
+				 argv[optind], argv[optind]);
+			return -EINVAL;
+		}
+		if (c->mode == MODEL_TASKS) {
+			snprintf(err, errlen, "-p and a command exclude each other; use one");
+			return -EINVAL;
+		}
+		c->argv = &argv[optind];
+		c->mode = MODEL_COMMAND;
+	}
+	if (c->nr_cpus && c->mode != MODEL_SYSTEM) {
+		snprintf(err, errlen, "-C selects CPUs for system-wide mode; drop it with -p or a "
+				      "command");
+		return -EINVAL;
+	}
+	if (!o->events_given) {
+		char perr[256];
+		if (events_parse_list(SESSION_DEFAULT_EVENTS, &c->events, perr, sizeof(perr))) {
+			snprintf(err, errlen, "built-in default events: %s", perr);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,943 @@
+/* session: the engine: events, targets and counters, turned into the model each tick. */
+#include "session.h"
+
+#include "explain.h"
+#include "sys.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MAX_THREADS_PER_PID 65536
+
+static bool is_clock(const struct perf_event_attr *a)
+{
+	return a->type == PERF_TYPE_SOFTWARE &&
+	       (a->config == PERF_COUNT_SW_CPU_CLOCK || a->config == PERF_COUNT_SW_TASK_CLOCK);
+}
+
+/* Software events the kernel accounts in kernel context: with exclude_kernel
+ * they read 0, which must not be shown as a fact. */
+static bool kernel_context_only(const struct perf_event_attr *a)
+{
+	return a->type == PERF_TYPE_SOFTWARE && (a->config == PERF_COUNT_SW_CONTEXT_SWITCHES ||
+						 a->config == PERF_COUNT_SW_CPU_MIGRATIONS);
+}
+
+static struct session_target *add_target(struct session *s)
+{
+	if (s->nr_targets == s->cap_targets) {
+		int cap = s->cap_targets ? s->cap_targets * 2 : 16;
+		struct session_target *t = realloc(s->targets, (size_t)cap * sizeof(*t));
+		if (!t)
+			return NULL;
+		s->targets = t;
+		s->cap_targets = cap;
+	}
+	struct session_target *t = &s->targets[s->nr_targets++];
+	memset(t, 0, sizeof(*t));
+	t->pid = t->tid = -1;
+	t->cpu = -1;
+	return t;
+}
+
+static int resolve_events(struct session *s, char *err, size_t errlen)
+{
+	const struct events_list *l = &s->cfg.events;
+
+	s->nr_ev = l->nr;
+	s->ev = calloc((size_t)l->nr + 1, sizeof(*s->ev));
+	s->cev = calloc((size_t)l->nr + 1, sizeof(*s->cev));
+	if (!s->ev || !s->cev)
+		return -ENOMEM;
+	for (int i = 0; i < l->nr; i++) {
+		int ret = events_resolve(l->name[i], &s->ev[i].desc, err, errlen);
+		if (ret)
+			return ret;
+		s->cev[i].attr = s->ev[i].desc.attr;
+		s->cev[i].group = l->group[i];
+		if (s->user_only) {
+			s->cev[i].attr.exclude_kernel = 1;
+			s->cev[i].attr.exclude_hv = 1;
+		}
+	}
+	s->ccfg.ev = s->cev;
+	s->ccfg.nr = s->nr_ev;
+	return 0;
+}
+
+static int online_cpus(struct session *s, char *err, size_t errlen)
+{
+	if (s->cfg.nr_cpus) {
+		memcpy(s->cpus, s->cfg.cpus, sizeof(int) * (size_t)s->cfg.nr_cpus);
+		s->nr_cpus = s->cfg.nr_cpus;
+	} else {
+		int n = util_cpulist_parse(s->probe.cpus_online, s->cpus, SESSION_MAX_CPUS);
+		if (n <= 0) {
+			long c = sysconf(_SC_NPROCESSORS_ONLN);
+			n = c > 0 && c <= SESSION_MAX_CPUS ? (int)c : 1;
+			for (int i = 0; i < n; i++)
+				s->cpus[i] = i;
+		}
+		s->nr_cpus = n;
+	}
+	return 0;
+}
+
+/* Open the counters of target t; an fd shortage leaves it uncounted. */
+static void open_target(struct session *s, struct session_target *t, pid_t pid, int cpu)
+{
+	int ret;
+
+	if (s->nr_fd_limited) {
+		/* Once fds ran out, later tasks are not tried: that would only thrash. */
+		ret = -EMFILE;
+	} else {
+		ret = counters_open(&t->cs, &s->ccfg, pid, cpu);
+	}
+	if (ret == 0) {
+		t->counted = true;
+		for (int i = 0; i < s->nr_ev; i++) {
+			if (t->cs.c[i].fd >= 0)
+				s->ev[i].nr_open++;
+			else if (!s->ev[i].err)
+				s->ev[i].err = t->cs.c[i].err;
+		}
+		return;
+	}
+	counters_close(&t->cs);
+	t->counted = false;
+	if (ret == -EMFILE || ret == -ENFILE) {
+		s->nr_fd_limited++;
+		util_strlcpy(t->note, "not counted: fd limit", sizeof(t->note));
+	} else if (ret == -ESRCH) {
+		t->exited = true;
+		util_strlcpy(t->note, "exited", sizeof(t->note));
+	} else {
+		snprintf(t->note, sizeof(t->note), "not counted: %s", explain_short(-ret));
+	}
+}
+
+static void fill_task_info(struct session_target *t)
+{
+	struct procfs_task pt;
+
+	if (procfs_task_read(t->pid, t->tid, &pt) == 0) {
+		util_strlcpy(t->comm, pt.comm, sizeof(t->comm));
+		t->uid = pt.uid;
+		t->starttime = pt.starttime;
+		t->ticks = t->prev_ticks = pt.utime + pt.stime;
+	}
+}
+
+static int add_process(struct session *s, pid_t pid, char *err, size_t errlen)
+{
+	pid_t *tids = malloc(sizeof(pid_t) * MAX_THREADS_PER_PID);
+	int n;
+
+	if (!tids)
+		return -ENOMEM;
+	n = procfs_threads(pid, tids, MAX_THREADS_PER_PID);
+	if (n <= 0) {
+		free(tids);
+		snprintf(err, errlen, "no such process: %d (check the PID with 'ps -p %d')",
+			 (int)pid, (int)pid);
+		return -ESRCH;
+	}
+	for (int i = 0; i < n; i++) {
+		struct session_target *t = add_target(s);
+		if (!t) {
+			free(tids);
+			return -ENOMEM;
+		}
+		t->pid = pid;
+		t->tid = tids[i];
+		fill_task_info(t);
+		open_target(s, t, tids[i], -1);
+	}
+	free(tids);
+	return 0;
+}
+
+static int own_processes(struct session *s, char *err, size_t errlen)
+{
+	int cap = 65536, n;
+	pid_t *pids = malloc(sizeof(pid_t) * (size_t)cap);
+	uid_t me = getuid();
+
+	if (!pids)
+		return -ENOMEM;
+	n = procfs_pids(pids, cap);
+	for (int i = 0; i < n; i++) {
+		struct procfs_task pt;
+		if (pids[i] == getpid() || procfs_task_read(pids[i], 0, &pt) || pt.uid != me)
+			continue;
+		if (add_process(s, pids[i], err, errlen) == -ENOMEM) {
+			free(pids);
+			return -ENOMEM;
+		}
+	}
+	free(pids);
+	err[0] = '\0';
+	return 0;
+}
+
+static int launch(struct session *s, char *err, size_t errlen)
+{
+	int go[2], ex[2];
+
+	if (pipe2(go, O_CLOEXEC) < 0)
+		return -errno;
+	if (pipe2(ex, O_CLOEXEC) < 0) {
+		int e = -errno;
+		close(go[0]);
+		close(go[1]);
+		return e;
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = -errno;
+		snprintf(err, errlen, "cannot start '%s': %s", s->cfg.argv[0], strerror(errno));
+		close(go[0]);
+		close(go[1]);
+		close(ex[0]);
+		close(ex[1]);
+		return e;
+	}
+	if (pid == 0) {
+		sigset_t none;
+		char c;
+
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		close(go[1]);
+		close(ex[0]);
+		/* Wait until the counters are open; EOF means pfmtop gave up. */
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		execvp(s->cfg.argv[0], s->cfg.argv);
+		int e = errno;
+		if (write(ex[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(ex[1]);
+	s->child = pid;
+	s->go_fd = go[1];
+	s->exec_err_fd = ex[0];
+	return 0;
+}
+
+static void describe_events(struct session *s)
+{
+	struct model *m = &s->model;
+	char hw[256] = "";
+	int nr_hw = 0;
+
+	for (int i = 0; i < s->nr_ev; i++) {
+		struct session_event *e = &s->ev[i];
+		struct model_event *me = &m->events[i];
+
+		util_strlcpy(me->name, e->desc.name, sizeof(me->name));
+		util_strlcpy(me->encoding, e->desc.encoding, sizeof(me->encoding));
+		me->scale = e->desc.scale > 0 ? e->desc.scale : 1.0;
+		util_strlcpy(me->unit, e->desc.unit, sizeof(me->unit));
+		if (is_clock(&e->desc.attr)) {
+			me->scale = 1e-6;
+			util_strlcpy(me->unit, "ms", sizeof(me->unit));
+		}
+		me->opened = e->nr_open > 0;
+		if (e->nr_open == 0 && !e->why[0]) {
+			struct explain_ctx ctx = {
+				.probe = &s->probe,
+				.event = e->desc.name,
+				.attr = &s->cev[i].attr,
+				.pid = s->mode == MODEL_SYSTEM ? -1 : 0,
+				.cpu = s->mode == MODEL_SYSTEM ? 0 : -1,
+			};
+			e->err = e->err ? e->err : ENOENT;
+			explain_open_error(e->err, &ctx, e->why, sizeof(e->why));
+			if (e->desc.hardware && e->err == ENOENT && !s->probe.core_pmu &&
+			    strlen(hw) + strlen(e->desc.name) + 3 < sizeof(hw)) {
+				/* One note says it for all of them. */
+				snprintf(e->why, sizeof(e->why),
+					 "hardware event, and this machine exposes no hardware PMU "
+					 "(see the note above)");
+				snprintf(hw + strlen(hw), sizeof(hw) - strlen(hw), "%s%s",
+					 nr_hw ? ", " : "", e->desc.name);
+				nr_hw++;
+			}
+		}
+		me->err = e->err;
+		util_strlcpy(me->why, e->why, sizeof(me->why));
+	}
+	if (nr_hw) {
+		const char *vm = s->probe.hypervisor ? (s->probe.hypervisor_name[0]
+								? s->probe.hypervisor_name
+								: "virtual machine")
+						     : NULL;
+		model_note(m,
+			   "no hardware PMU%s%s%s: %s not supported; counting software events "
+			   "(enable a virtual PMU, e.g. -cpu host for QEMU/KVM, to get them)",
+			   vm ? " (" : "", vm ? vm : "", vm ? " guest without a virtual PMU)" : "",
+			   hw);
+	}
+}
+
+int session_init(struct session *s, const struct session_config *cfg, char *err,
+		 size_t errlen)
+{
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	s->cfg = *cfg;
+	s->go_fd = s->exec_err_fd = -1;
+	s->child = -1;
+	err[0] = '\0';
+	probe_collect(&s->probe);
+	probe_raise_nofile(&s->probe);
+	s->mode = cfg->mode;
+	if (probe_no_access(&s->probe)) {
+		snprintf(err, errlen,
+			 "perf_event_paranoid is %d: the kernel allows no performance monitoring "
+			 "to unprivileged users; run as root, grant CAP_PERFMON, or set sysctl "
+			 "kernel.perf_event_paranoid=2",
+			 s->probe.paranoid);
+		return -EACCES;
+	}
+	s->user_only = probe_user_only(&s->probe);
+	ret = events_init(err, errlen);
+	if (ret)
+		return ret;
+	ret = resolve_events(s, err, errlen);
+	if (ret)
+		return ret;
+	ret = model_init(&s->model, s->nr_ev);
+	if (ret)
+		return ret;
+	online_cpus(s, err, errlen);
+	if (s->mode == MODEL_SYSTEM && !probe_system_wide_ok(&s->probe))
+		s->mode = MODEL_TASKS; /* own processes; the header says why */
+
+	for (int i = 0; i < s->nr_ev; i++) {
+		if (s->user_only && kernel_context_only(&s->cev[i].attr)) {
+			s->ev[i].err = EACCES;
+			snprintf(s->ev[i].why, sizeof(s->ev[i].why),
+				 "%s is counted in kernel context, which user-space-only counting "
+				 "excludes (it would read 0); run as root or lower "
+				 "kernel.perf_event_paranoid to 1 to count it",
+				 s->ev[i].desc.name);
+			/* Do not open it: a constant 0 would pass for a measurement. */
+			s->cev[i].attr.type = PERF_TYPE_MAX;
+		}
+	}
+
+	switch (s->mode) {
+	case MODEL_SYSTEM:
+		for (int i = 0; i < s->nr_cpus; i++) {
+			struct session_target *t = add_target(s);
+			if (!t)
+				return -ENOMEM;
+			t->cpu = s->cpus[i];
+			open_target(s, t, -1, s->cpus[i]);
+		}
+		break;
+	case MODEL_TASKS:
+		if (cfg->nr_pids) {
+			for (int i = 0; i < cfg->nr_pids; i++) {
+				ret = add_process(s, cfg->pids[i], err, errlen);
+				if (ret)
+					return ret;
+			}
+		} else {
+			ret = own_processes(s, err, errlen);
+			if (ret)
+				return ret;
+		}
+		s->ccfg.inherit = true;
+		break;
+	case MODEL_COMMAND: {
+		s->ccfg.inherit = true;
+		s->ccfg.enable_on_exec = true;
+		ret = launch(s, err, errlen);
+		if (ret)
+			return ret;
+		struct session_target *t = add_target(s);
+		if (!t)
+			return -ENOMEM;
+		t->pid = t->tid = s->child;
+		util_strlcpy(t->comm, cfg->argv[0], sizeof(t->comm));
+		t->uid = getuid();
+		open_target(s, t, s->child, -1);
+		break;
+	}
+	}
+	describe_events(s);
+	metrics_setup(&s->metrics, s->cev, s->nr_ev, &s->model);
+	return 0;
+}
+
+int session_start(struct session *s, char *err, size_t errlen)
+{
+	for (int i = 0; i < s->nr_targets; i++)
+		if (s->targets[i].counted)
+			counters_enable(&s->targets[i].cs);
+	s->start_ns = s->last_ns = util_now_ns();
+	if (s->child > 0) {
+		int e = 0;
+		ssize_t n;
+
+		if (write(s->go_fd, "g", 1) != 1)
+			return -errno;
+		close(s->go_fd);
+		s->go_fd = -1;
+		n = read(s->exec_err_fd, &e, sizeof(e));
+		close(s->exec_err_fd);
+		s->exec_err_fd = -1;
+		if (n == sizeof(e)) {
+			snprintf(err, errlen, "cannot run '%s': %s", s->cfg.argv[0], strerror(e));
+			waitpid(s->child, &s->child_status, 0);
+			s->child_done = true;
+			return -e;
+		}
+	}
+	s->baseline = true;
+	session_tick(s, false); /* baseline for the first interval */
+	s->baseline = false;
+	s->seq = 0;
+	return 0;
+}
+
+/* Fold v into the running aggregate acc (first: acc holds nothing yet). */
+static void cell_add(struct counter_value *acc, const struct counter_value *v, bool first)
+{
+	bool acc_counted = !first && (acc->state == COUNTER_OK || acc->state == COUNTER_MULTIPLEXED);
+	bool v_counted = v->state == COUNTER_OK || v->state == COUNTER_MULTIPLEXED;
+
+	if (first) {
+		*acc = *v;
+		return;
+	}
+	if (v_counted && acc_counted) {
+		acc->value += v->value;
+		acc->coverage = fmin(acc->coverage, v->coverage);
+	} else if (v_counted) {
+		/* Some parts counted, some not: the sum is partial. */
+		bool acc_partial = acc->state == COUNTER_NOT_COUNTED || acc->state == COUNTER_ERROR;
+		*acc = *v;
+		if (acc_partial)
+			acc->coverage = 0;
+	} else if (acc_counted && (v->state == COUNTER_NOT_COUNTED || v->state == COUNTER_ERROR)) {
+		acc->coverage = 0;
+	} else if (!acc_counted && v->state < acc->state) {
+		*acc = *v;
+	}
+	if ((acc->state == COUNTER_OK || acc->state == COUNTER_MULTIPLEXED))
+		acc->state = acc->coverage >= 1.0 ? COUNTER_OK : COUNTER_MULTIPLEXED;
+}
+
+static void target_cells(const struct session *s, const struct session_target *t, bool final,
+			 struct counter_value *out)
+{
+	for (int i = 0; i < s->nr_ev; i++) {
+		if (!t->counted)
+			out[i] = (struct counter_value){.value = NAN,
+							.state = s->ev[i].nr_open
+									 ? COUNTER_NOT_COUNTED
+									 : COUNTER_UNSUPPORTED};
+		else
+			out[i] = final ? counters_total(&t->cs, i) : counters_interval(&t->cs, i);
+	}
+}
+
+/* CPU% of a task row: task-clock when counted, else /proc ticks. */
+static double task_cpu_pct(const struct session *s, const struct model_row *r, uint64_t ticks,
+			   double interval_s)
+{
+	for (int i = 0; i < s->nr_ev; i++) {
+		const struct counter_value *v = &r->cells[i];
+		if (is_clock(&s->cev[i].attr) && s->cev[i].attr.config == PERF_COUNT_SW_TASK_CLOCK &&
+		    (v->state == COUNTER_OK || v->state == COUNTER_MULTIPLEXED))
+			return v->value / 1e9 / interval_s * 100.0;
+	}
+	return interval_s > 0 ? (double)ticks / (double)procfs_hz() / interval_s * 100.0 : NAN;
+}
+
+static int cmp_proc(const void *a, const void *b)
+{
+	const struct proc_sample *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return (x->pid > y->pid) - (x->pid < y->pid);
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+static int push_proc(struct session *s, const struct proc_sample *p)
+{
+	if (s->nr_proc_cur == s->cap_proc) {
+		int cap = s->cap_proc ? s->cap_proc * 2 : 512;
+		struct proc_sample *a = realloc(s->proc_cur, (size_t)cap * sizeof(*a));
+		struct proc_sample *b = realloc(s->proc_prev, (size_t)cap * sizeof(*b));
+		if (a)
+			s->proc_cur = a;
+		if (b)
+			s->proc_prev = b;
+		if (!a || !b)
+			return -ENOMEM;
+		s->cap_proc = cap;
+	}
+	s->proc_cur[s->nr_proc_cur++] = *p;
+	return 0;
+}
+
+/* Every task on the machine from /proc, for the system-wide task table. */
+static void proc_task_rows(struct session *s, double interval_s)
+{
+	static pid_t pids[65536], tids[4096];
+	int n = procfs_pids(pids, (int)ARRAY_SIZE(pids));
+	struct model *m = &s->model;
+
+	s->nr_proc_cur = 0;
+	for (int i = 0; i < n; i++) {
+		int nt = 1;
+		if (s->cfg.threads) {
+			nt = procfs_threads(pids[i], tids, (int)ARRAY_SIZE(tids));
+			if (nt <= 0)
+				continue;
+		} else {
+			tids[0] = pids[i];
+		}
+		for (int k = 0; k < nt; k++) {
+			struct procfs_task pt;
+			if (procfs_task_read(pids[i], s->cfg.threads ? tids[k] : 0, &pt))
+				continue;
+			struct proc_sample cur = {pids[i], tids[k], pt.starttime, pt.utime + pt.stime};
+			const struct proc_sample *old =
+				bsearch(&cur, s->proc_prev, (size_t)s->nr_proc_prev, sizeof(cur), cmp_proc);
+			uint64_t delta = cur.ticks;
+			if (old && old->starttime == cur.starttime)
+				delta = cur.ticks - old->ticks;
+			else if (s->baseline)
+				delta = 0; /* first look: no interval yet */
+			if (push_proc(s, &cur))
+				return;
+			struct model_row *r = model_add_task(m);
+			if (!r)
+				return;
+			r->kind = s->cfg.threads ? MODEL_ROW_THREAD : MODEL_ROW_PROCESS;
+			r->pid = pids[i];
+			r->tid = tids[k];
+			util_strlcpy(r->comm, pt.comm, sizeof(r->comm));
+			util_strlcpy(r->user, procfs_user(pt.uid), sizeof(r->user));
+			r->nr_threads = pt.num_threads;
+			r->cpu_pct = interval_s > 0 ? (double)delta / (double)procfs_hz() / interval_s * 100.0
+						    : NAN;
+		}
+	}
+	/* pids come sorted from /proc; threads within them too. */
+	struct proc_sample *tmp = s->proc_prev;
+	s->proc_prev = s->proc_cur;
+	s->proc_cur = tmp;
+	s->nr_proc_prev = s->nr_proc_cur;
+	qsort(s->proc_prev, (size_t)s->nr_proc_prev, sizeof(*s->proc_prev), cmp_proc);
+}
+
+static struct model_row *find_process_row(struct model *m, pid_t pid)
+{
+	for (int i = m->nr_tasks - 1; i >= 0; i--)
+		if (m->tasks[i].pid == pid)
+			return &m->tasks[i];
+	return NULL;
+}
+
+/* Rows for counted task targets: one per process (threads summed) or per thread. */
+static void counted_task_rows(struct session *s, bool final, double interval_s)
+{
+	struct model *m = &s->model;
+	struct counter_value *cells = calloc((size_t)s->nr_ev + 1, sizeof(*cells));
+
+	if (!cells)
+		return;
+	for (int i = 0; i < s->nr_targets; i++) {
+		struct session_target *t = &s->targets[i];
+		struct model_row *r = s->cfg.threads ? NULL : find_process_row(m, t->pid);
+		bool first = !r;
+		uint64_t ticks = final ? t->ticks : t->ticks - t->prev_ticks;
+
+		target_cells(s, t, final, cells);
+		if (!r) {
+			r = model_add_task(m);
+			if (!r)
+				break;
+			r->kind = s->cfg.threads ? MODEL_ROW_THREAD : MODEL_ROW_PROCESS;
+			r->pid = t->pid;
+			r->tid = s->cfg.threads ? t->tid : t->pid;
+			util_strlcpy(r->comm, t->comm, sizeof(r->comm));
+			util_strlcpy(r->user, procfs_user(t->uid), sizeof(r->user));
+			r->exited = true;
+			r->cpu_pct = 0;
+		}
+		if (t->tid == t->pid)
+			util_strlcpy(r->comm, t->comm, sizeof(r->comm));
+		r->nr_threads++;
+		r->counted |= t->counted;
+		r->exited &= t->exited;
+		if (!t->counted && !r->note[0])
+			util_strlcpy(r->note, t->note, sizeof(r->note));
+		for (int k = 0; k < s->nr_ev; k++)
+			cell_add(&r->cells[k], &cells[k], first);
+		/* Stash /proc ticks in cpu_pct until the row is complete. */
+		r->cpu_pct += (double)ticks;
+	}
+	for (int i = 0; i < m->nr_tasks; i++) {
+		struct model_row *r = &m->tasks[i];
+		r->cpu_pct = task_cpu_pct(s, r, (uint64_t)r->cpu_pct, interval_s);
+		if (r->exited)
+			util_strlcpy(r->note, "exited", sizeof(r->note));
+	}
+	free(cells);
+}
+
+static void cpu_rows(struct session *s, bool final, double interval_s)
+{
+	struct model *m = &s->model;
+	uint64_t busy = 0, total = 0;
+
+	for (int i = 0; i < s->nr_cpus; i++) {
+		struct model_row *r = model_add_cpu(m);
+		if (!r)
+			return;
+		r->cpu = s->cpus[i];
+		for (int k = 0; k < s->nr_cpu_cur; k++) {
+			if (s->cpu_cur[k].cpu != r->cpu)
+				continue;
+			for (int j = 0; j < s->nr_cpu_prev; j++) {
+				if (s->cpu_prev[j].cpu != r->cpu)
+					continue;
+				uint64_t db = s->cpu_cur[k].busy - s->cpu_prev[j].busy;
+				uint64_t dt = s->cpu_cur[k].total - s->cpu_prev[j].total;
+				r->cpu_pct = dt ? (double)db / (double)dt * 100.0 : NAN;
+				busy += db;
+				total += dt;
+			}
+		}
+		if (s->mode == MODEL_SYSTEM) {
+			target_cells(s, &s->targets[i], final, r->cells);
+			r->counted = s->targets[i].counted;
+			if (!r->counted)
+				util_strlcpy(r->note, s->targets[i].note, sizeof(r->note));
+		}
+	}
+	m->total.cpu_pct = total ? (double)busy / (double)total * 100.0 : NAN;
+}
+
+static void drop_exited(struct session *s)
+{
+	int n = 0;
+
+	for (int i = 0; i < s->nr_targets; i++) {
+		struct session_target *t = &s->targets[i];
+		if (t->exited && s->mode == MODEL_TASKS) {
+			counters_close(&t->cs);
+			continue;
+		}
+		s->targets[n++] = *t;
+	}
+	s->nr_targets = n;
+}
+
+static void refresh_targets(struct session *s)
+{
+	for (int i = 0; i < s->nr_targets; i++) {
+		struct session_target *t = &s->targets[i];
+		struct procfs_task pt;
+
+		if (t->counted)
+			counters_read(&t->cs);
+		if (t->tid < 0)
+			continue;
+		t->prev_ticks = t->ticks;
+		if (procfs_task_read(t->pid, t->tid, &pt) == 0 &&
+		    (t->starttime == 0 || pt.starttime == t->starttime) && pt.state != 'Z' &&
+		    pt.state != 'X') {
+			t->ticks = pt.utime + pt.stime;
+			t->starttime = pt.starttime;
+			util_strlcpy(t->comm, pt.comm, sizeof(t->comm));
+		} else if (s->mode == MODEL_TASKS) {
+			t->exited = true;
+		}
+	}
+}
+
+static void header(struct session *s, double interval_s, bool final)
+{
+	struct model *m = &s->model;
+	int nr_notes = m->nr_notes;
+
+	m->seq = s->seq + 1;
+	m->wall_ns = util_wall_ns();
+	m->interval_s = interval_s;
+	m->final = final;
+	util_strlcpy(m->host, s->probe.host, sizeof(m->host));
+	util_strlcpy(m->kernel, s->probe.kernel, sizeof(m->kernel));
+	util_strlcpy(m->preset, s->cfg.preset, sizeof(m->preset));
+	m->mode = s->mode;
+	m->paranoid = s->probe.paranoid;
+	m->top_n = s->cfg.top_n;
+	util_strlcpy(m->privilege,
+		     geteuid() == 0        ? "root"
+		     : s->probe.cap_perfmon ? "CAP_PERFMON"
+		     : s->probe.cap_sys_admin ? "CAP_SYS_ADMIN"
+					      : "unprivileged",
+		     sizeof(m->privilege));
+	(void)nr_notes;
+}
+
+/* Notes that depend on the run so far (computed once: first tick). */
+static void static_notes(struct session *s)
+{
+	struct model *m = &s->model;
+	char buf[320];
+
+	switch (s->mode) {
+	case MODEL_SYSTEM: {
+		int n = snprintf(m->target, sizeof(m->target), "CPUs ");
+		for (int i = 0; i < s->nr_cpus && n < (int)sizeof(m->target) - 8; i++)
+			n += snprintf(m->target + n, sizeof(m->target) - (size_t)n, "%s%d",
+				      i ? "," : "", s->cpus[i]);
+		break;
+	}
+	case MODEL_TASKS:
+		if (s->cfg.nr_pids) {
+			int n = snprintf(m->target, sizeof(m->target), "PID ");
+			for (int i = 0; i < s->cfg.nr_pids && n < (int)sizeof(m->target) - 12; i++)
+				n += snprintf(m->target + n, sizeof(m->target) - (size_t)n, "%s%d",
+					      i ? "," : "", (int)s->cfg.pids[i]);
+		} else {
+			snprintf(m->target, sizeof(m->target), "own processes of %s",
+				 procfs_user(getuid()));
+		}
+		break;
+	case MODEL_COMMAND: {
+		int n = snprintf(m->target, sizeof(m->target), "command:");
+		for (int i = 0; s->cfg.argv[i] && n < (int)sizeof(m->target) - 2; i++)
+			n += snprintf(m->target + n, sizeof(m->target) - (size_t)n, " %s",
+				      s->cfg.argv[i]);
+		break;
+	}
+	}
+	if (s->mode == MODEL_TASKS && !s->cfg.nr_pids) {
+		probe_privilege_note(&s->probe, buf, sizeof(buf));
+		if (buf[0])
+			model_note(m, "%s", buf);
+	} else if (s->user_only) {
+		probe_privilege_note(&s->probe, buf, sizeof(buf));
+		if (buf[0])
+			model_note(m, "%s", buf);
+	}
+	if (s->nr_fd_limited)
+		model_note(m,
+			   "%d tasks not counted: out of file descriptors (limit %llu); raise it "
+			   "with 'ulimit -n' or count fewer events",
+			   s->nr_fd_limited, (unsigned long long)s->probe.nofile_soft);
+}
+
+static void event_states(struct session *s)
+{
+	struct model *m = &s->model;
+
+	for (int i = 0; i < s->nr_ev; i++) {
+		struct model_event *e = &m->events[i];
+		bool any = false;
+
+		e->coverage = 0;
+		e->state = e->opened ? COUNTER_NOT_COUNTED : COUNTER_UNSUPPORTED;
+		for (int k = 0; k < s->nr_targets; k++) {
+			const struct session_target *t = &s->targets[k];
+			if (!t->counted || t->cs.c[i].fd < 0)
+				continue;
+			struct counter_value v = m->final ? counters_total(&t->cs, i)
+							  : counters_interval(&t->cs, i);
+			if (v.state == COUNTER_NOT_COUNTED && s->mode != MODEL_SYSTEM)
+				continue; /* an idle thread says nothing about the event */
+			if (!any || v.coverage < e->coverage)
+				e->coverage = v.coverage;
+			if (!any || v.state > e->state || e->state == COUNTER_NOT_COUNTED)
+				e->state = v.state;
+			any = true;
+		}
+	}
+}
+
+int session_tick(struct session *s, bool final)
+{
+	struct model *m = &s->model;
+	uint64_t now = util_now_ns();
+	double interval_s;
+
+	if (!s->cpu_cur) {
+		s->cpu_cur = calloc(SESSION_MAX_CPUS, sizeof(*s->cpu_cur));
+		s->cpu_prev = calloc(SESSION_MAX_CPUS, sizeof(*s->cpu_prev));
+		if (!s->cpu_cur || !s->cpu_prev)
+			return -ENOMEM;
+	}
+	drop_exited(s);
+	interval_s = (double)(now - (final ? s->start_ns : s->last_ns)) / 1e9;
+	{
+		struct procfs_cpu *tmp = s->cpu_prev;
+		s->cpu_prev = s->cpu_cur;
+		s->cpu_cur = tmp;
+		s->nr_cpu_prev = s->nr_cpu_cur;
+		int n = procfs_cpu_times(s->cpu_cur, SESSION_MAX_CPUS);
+		s->nr_cpu_cur = n > 0 ? n : 0;
+		if (final) {
+			/* Totals: compare against the first sample. */
+		}
+	}
+	refresh_targets(s);
+	if (s->baseline)
+		static_notes(s);
+	model_clear_rows(m);
+	header(s, interval_s, final);
+	cpu_rows(s, final, interval_s);
+	if (s->mode == MODEL_SYSTEM)
+		proc_task_rows(s, interval_s);
+	else
+		counted_task_rows(s, final, interval_s);
+	m->tasks_counted = s->mode != MODEL_SYSTEM;
+	m->tasks_total = m->nr_tasks;
+	model_sort_tasks(m);
+
+	/* Totals: over CPUs system-wide, over tasks otherwise. */
+	bool first = true;
+	const struct model_row *rows = s->mode == MODEL_SYSTEM ? m->cpus : m->tasks;
+	int nr = s->mode == MODEL_SYSTEM ? m->nr_cpus : m->nr_tasks;
+	for (int i = 0; i < nr; i++, first = false)
+		for (int k = 0; k < s->nr_ev; k++)
+			cell_add(&m->total.cells[k], &rows[i].cells[k], first);
+	m->total.counted = nr > 0;
+	for (int i = 0; i < m->nr_cpus; i++)
+		metrics_compute(&s->metrics, &m->cpus[i]);
+	for (int i = 0; i < m->nr_tasks; i++)
+		metrics_compute(&s->metrics, &m->tasks[i]);
+	metrics_compute(&s->metrics, &m->total);
+	event_states(s);
+	s->last_ns = now;
+	s->now_ns = now;
+	s->seq++;
+	return 0;
+}
+
+bool session_reap(struct session *s)
+{
+	int status;
+
+	if (s->child > 0 && !s->child_done && waitpid(s->child, &status, WNOHANG) == s->child) {
+		s->child_done = true;
+		s->child_status = status;
+	}
+	return s->child_done;
+}
+
+bool session_done(const struct session *s)
+{
+	if (s->mode == MODEL_COMMAND)
+		return s->child_done;
+	if (s->mode == MODEL_TASKS && s->cfg.nr_pids) {
+		for (int i = 0; i < s->nr_targets; i++)
+			if (!s->targets[i].exited)
+				return false;
+		return true;
+	}
+	return false;
+}
+
+int session_exit_status(const struct session *s)
+{
+	if (WIFEXITED(s->child_status))
+		return WEXITSTATUS(s->child_status);
+	if (WIFSIGNALED(s->child_status))
+		return 128 + WTERMSIG(s->child_status);
+	return 1;
+}
+
+void session_for_each_task_fd(struct session *s, bool exited_only, void (*fn)(int fd, void *arg),
+			      void *arg)
+{
+	for (int i = 0; i < s->nr_targets; i++) {
+		struct session_target *t = &s->targets[i];
+		if (t->tid < 0 || !t->counted || (exited_only && !t->exited))
+			continue;
+		for (int k = 0; k < s->nr_ev; k++) {
+			int fd = counters_leader_fd(&t->cs, k);
+			if (fd >= 0) {
+				fn(fd, arg);
+				break;
+			}
+		}
+	}
+}
+
+void session_task_hup(struct session *s, int fd)
+{
+	for (int i = 0; i < s->nr_targets; i++) {
+		struct session_target *t = &s->targets[i];
+		if (!t->counted || t->tid < 0 || s->mode != MODEL_TASKS)
+			continue;
+		for (int k = 0; k < s->nr_ev; k++)
+			if (t->cs.c[k].fd == fd)
+				t->exited = true;
+	}
+}
+
+int session_try_open(const struct probe *p, const struct event_desc *d)
+{
+	struct perf_event_attr attr = d->attr;
+	bool cpu_wide = d->cpumask[0] || attr.type == PERF_TYPE_TRACEPOINT ? false : false;
+	int fd;
+
+	attr.size = sizeof(attr);
+	attr.disabled = 1;
+	if (probe_user_only(p)) {
+		attr.exclude_kernel = 1;
+		attr.exclude_hv = 1;
+	}
+	cpu_wide = d->cpumask[0] != '\0';
+	fd = cpu_wide ? sys->perf_event_open(&attr, -1, atoi(d->cpumask), -1, PERF_FLAG_FD_CLOEXEC)
+		      : sys->perf_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	sys->close(fd);
+	return 0;
+}
+
+void session_fini(struct session *s)
+{
+	for (int i = 0; i < s->nr_targets; i++)
+		counters_close(&s->targets[i].cs);
+	free(s->targets);
+	if (s->go_fd >= 0)
+		close(s->go_fd);
+	if (s->exec_err_fd >= 0)
+		close(s->exec_err_fd);
+	if (s->child > 0 && !s->child_done) {
+		kill(s->child, SIGKILL);
+		waitpid(s->child, NULL, 0);
+	}
+	model_fini(&s->model);
+	free(s->ev);
+	free(s->cev);
+	free(s->cpu_prev);
+	free(s->cpu_cur);
+	free(s->proc_prev);
+	free(s->proc_cur);
+	memset(s, 0, sizeof(*s));
+}

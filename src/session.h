@@ -1,0 +1,134 @@
+/* session: the engine: events, targets and counters, turned into the model each tick. */
+#ifndef PFMTOP_SESSION_H
+#define PFMTOP_SESSION_H
+
+#include "counters.h"
+#include "events.h"
+#include "metrics.h"
+#include "model.h"
+#include "probe.h"
+#include "procfs.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* The built-in default preset: hardware events in one group (so IPC is
+ * meaningful), software events alone. */
+#define SESSION_DEFAULT_EVENTS                                                                \
+	"{cycles,instructions,cache-misses,branch-misses},task-clock,context-switches,"        \
+	"cpu-migrations,page-faults"
+
+#define SESSION_MAX_CPUS 4096
+
+struct session_config {
+	struct events_list events; /* what to count (parsed -e, or the default) */
+	char preset[32];           /* shown in the header */
+	enum model_mode mode;      /* SYSTEM unless -p or a command */
+	pid_t pids[256];           /* -p */
+	int nr_pids;
+	int cpus[SESSION_MAX_CPUS]; /* -C; nr_cpus == 0 means all online CPUs */
+	int nr_cpus;
+	bool threads;              /* -H: a row per thread */
+	char **argv;               /* the command, NULL-terminated */
+	uint64_t interval_ns;
+	int top_n;
+};
+
+struct session_event {
+	struct event_desc desc;
+	int nr_open;   /* targets it opened on */
+	int err;       /* first open errno, when it opened nowhere */
+	char why[320]; /* why it does not count, "" when it does */
+};
+
+struct session_target {
+	pid_t pid, tid;       /* -1 for CPU targets */
+	int cpu;              /* -1 for task targets */
+	struct counter_set cs;
+	bool counted;         /* counters open */
+	char note[48];        /* why not counted */
+	bool exited;          /* gone: shown once more, then dropped */
+	uint64_t starttime;
+	char comm[32];
+	uid_t uid;
+	uint64_t ticks, prev_ticks; /* /proc utime+stime */
+};
+
+struct proc_sample {
+	pid_t pid, tid;
+	uint64_t starttime, ticks;
+};
+
+struct session {
+	struct session_config cfg;
+	struct probe probe;
+	enum model_mode mode;
+	bool user_only;       /* events exclude the kernel */
+	int nr_ev;
+	struct session_event *ev;
+	struct counters_event *cev;
+	struct counters_config ccfg;
+	struct metrics metrics;
+	int nr_cpus;
+	int cpus[SESSION_MAX_CPUS];
+	int nr_targets, cap_targets;
+	struct session_target *targets;
+	int nr_fd_limited;
+	/* the command */
+	pid_t child;
+	int go_fd, exec_err_fd;
+	bool child_done;
+	int child_status;
+	/* /proc figures from the previous tick */
+	struct procfs_cpu *cpu_prev, *cpu_cur;
+	int nr_cpu_prev, nr_cpu_cur;
+	struct proc_sample *proc_prev, *proc_cur;
+	int nr_proc_prev, nr_proc_cur, cap_proc;
+	uint64_t start_ns, last_ns, now_ns;
+	uint64_t seq;       /* snapshots made */
+	bool baseline;      /* the tick in session_start: no interval yet */
+	struct model model;
+};
+
+/*
+ * Resolve the events, probe the machine, choose the mode, launch the command
+ * (held before exec) and open every counter, disabled. Returns 0, or a
+ * negative errno with one sentence in err (unknown event, no such process,
+ * no access at all, ...). session_fini() must be called either way.
+ */
+int session_init(struct session *s, const struct session_config *cfg, char *err, size_t errlen);
+
+/* Enable the counters and let the command exec. 0 or -errno (err says why:
+ * e.g. the command could not be executed). */
+int session_start(struct session *s, char *err, size_t errlen);
+
+/* Read everything and rebuild s->model for the interval since the last tick
+ * (final: totals since the start instead). 0 or -errno. */
+int session_tick(struct session *s, bool final);
+
+/* Reap the command if it exited (call on SIGCHLD). True once it has. */
+bool session_reap(struct session *s);
+
+/* True when nothing is left to watch (every -p task and the command gone). */
+bool session_done(const struct session *s);
+
+/* The command's exit status as a shell reports it (128+signal). */
+int session_exit_status(const struct session *s);
+
+/* Calls fn with the leader fd of each counted task target (to watch it for
+ * the hang-up that tells the task exited); exited_only: only targets marked
+ * exited, whose fds the next tick closes. */
+void session_for_each_task_fd(struct session *s, bool exited_only, void (*fn)(int fd, void *arg),
+			      void *arg);
+
+/* Mark the task target that owns fd as exited (its events hung up). */
+void session_task_hup(struct session *s, int fd);
+
+/* Try to open each listed event alone on this process (or CPU 0 for CPU-wide
+ * PMUs); 0 when it opens, else the errno. */
+int session_try_open(const struct probe *p, const struct event_desc *d);
+
+void session_fini(struct session *s);
+
+#endif

@@ -1,0 +1,480 @@
+/* snapshot: the model rendered as text (for people) or JSON Lines (for scripts). */
+#include "snapshot.h"
+
+#include "util.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define CELL_MAX 64
+
+int snapshot_parse_format(const char *s, enum snapshot_format *out)
+{
+	if (!strcmp(s, "text"))
+		*out = SNAPSHOT_TEXT;
+	else if (!strcmp(s, "json"))
+		*out = SNAPSHOT_JSON;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+const char *snapshot_state_name(enum counter_state st)
+{
+	switch (st) {
+	case COUNTER_OK:
+		return "ok";
+	case COUNTER_MULTIPLEXED:
+		return "multiplexed";
+	case COUNTER_NOT_COUNTED:
+		return "not counted";
+	case COUNTER_UNSUPPORTED:
+		return "not supported";
+	case COUNTER_ERROR:
+		return "error";
+	}
+	return "?";
+}
+
+static const char *mode_name(enum model_mode m)
+{
+	switch (m) {
+	case MODEL_SYSTEM:
+		return "system-wide";
+	case MODEL_TASKS:
+		return "tasks";
+	case MODEL_COMMAND:
+		return "command";
+	}
+	return "?";
+}
+
+static bool counted(const struct counter_value *v)
+{
+	return v->state == COUNTER_OK || v->state == COUNTER_MULTIPLEXED;
+}
+
+static double display(const struct model_event *e, double v)
+{
+	return v * (e->scale > 0 ? e->scale : 1.0);
+}
+
+static void format_number(const struct model_event *e, double v, char *buf, size_t len)
+{
+	if (e->scale != 1.0 || e->unit[0])
+		snprintf(buf, len, "%.2f", display(e, v));
+	else
+		snprintf(buf, len, "%.0f", v);
+}
+
+const char *snapshot_cell(const struct model_event *e, const struct counter_value *v, char *buf,
+			  size_t len)
+{
+	switch (v->state) {
+	case COUNTER_OK:
+		format_number(e, v->value, buf, len);
+		break;
+	case COUNTER_MULTIPLEXED: {
+		char num[32];
+		format_number(e, v->value, num, sizeof(num));
+		snprintf(buf, len, "%s (%.0f%%)", num, floor(v->coverage * 100.0));
+		break;
+	}
+	case COUNTER_NOT_COUNTED:
+		util_strlcpy(buf, "n/c", len);
+		break;
+	case COUNTER_UNSUPPORTED:
+		util_strlcpy(buf, "n/s", len);
+		break;
+	case COUNTER_ERROR:
+		util_strlcpy(buf, "err", len);
+		break;
+	}
+	return buf;
+}
+
+static void format_metric(double v, char *buf, size_t len)
+{
+	if (isnan(v) || isinf(v))
+		util_strlcpy(buf, "-", len);
+	else
+		snprintf(buf, len, "%.2f", v);
+}
+
+static void format_pct(double v, char *buf, size_t len)
+{
+	if (isnan(v))
+		util_strlcpy(buf, "-", len);
+	else
+		snprintf(buf, len, "%.1f", v);
+}
+
+static void iso_time(uint64_t wall_ns, char *buf, size_t len)
+{
+	time_t t = (time_t)(wall_ns / 1000000000ull);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* ---- text ---- */
+
+/* A table drawn in two passes: cells first, then widths, then lines. */
+struct table {
+	int nr_cols, nr_rows;
+	int width[64];
+	bool left[64];
+	char (*cell)[CELL_MAX]; /* nr_rows x nr_cols */
+};
+
+static char *cell_at(struct table *t, int row, int col)
+{
+	return t->cell[row * t->nr_cols + col];
+}
+
+static int table_init(struct table *t, int cols, int rows)
+{
+	memset(t, 0, sizeof(*t));
+	if (cols > 64)
+		cols = 64;
+	t->nr_cols = cols;
+	t->nr_rows = rows;
+	t->cell = calloc((size_t)cols * (size_t)rows + 1, CELL_MAX);
+	return t->cell ? 0 : -ENOMEM;
+}
+
+static void table_print(FILE *out, struct table *t)
+{
+	size_t linelen = 1;
+	char *line;
+
+	for (int c = 0; c < t->nr_cols; c++) {
+		for (int r = 0; r < t->nr_rows; r++) {
+			int w = (int)strlen(cell_at(t, r, c));
+			if (w > t->width[c])
+				t->width[c] = w;
+		}
+		linelen += (size_t)t->width[c] + 2;
+	}
+	line = malloc(linelen);
+	for (int r = 0; line && r < t->nr_rows; r++) {
+		int n = 0;
+		for (int c = 0; c < t->nr_cols; c++)
+			n += sprintf(line + n, t->left[c] ? "%s%-*s" : "%s%*s", c ? "  " : "",
+				     t->width[c], cell_at(t, r, c));
+		while (n > 0 && line[n - 1] == ' ')
+			n--;
+		fprintf(out, "%.*s\n", n, line);
+	}
+	free(line);
+	free(t->cell);
+	t->cell = NULL;
+}
+
+/* Column title of event e: its name, with the unit when it has one. */
+static void event_title(const struct model_event *e, char *buf, size_t len)
+{
+	char tmp[sizeof(e->name) + sizeof(e->unit) + 2];
+
+	snprintf(tmp, sizeof(tmp), e->unit[0] ? "%s(%s)" : "%s", e->name, e->unit);
+	util_strlcpy(buf, tmp, len);
+}
+
+static void counter_cells(struct table *t, int row, int col, const struct model *m,
+			  const struct model_row *r)
+{
+	for (int i = 0; i < m->nr_events; i++)
+		snapshot_cell(&m->events[i], &r->cells[i], cell_at(t, row, col + i), CELL_MAX);
+	for (int k = 0; k < m->nr_metrics; k++)
+		format_metric(r->metrics[k], cell_at(t, row, col + m->nr_events + k), CELL_MAX);
+}
+
+static void counter_titles(struct table *t, int col, const struct model *m)
+{
+	for (int i = 0; i < m->nr_events; i++)
+		event_title(&m->events[i], cell_at(t, 0, col + i), CELL_MAX);
+	for (int k = 0; k < m->nr_metrics; k++)
+		snprintf(cell_at(t, 0, col + m->nr_events + k), CELL_MAX, "%s%s",
+			 m->metrics[k].name, m->metrics[k].unit);
+}
+
+static void text_events(FILE *out, const struct model *m)
+{
+	struct table t;
+
+	if (table_init(&t, 4, m->nr_events + 1))
+		return;
+	t.left[0] = t.left[1] = t.left[3] = true;
+	snprintf(cell_at(&t, 0, 0), CELL_MAX, "EVENT");
+	snprintf(cell_at(&t, 0, 1), CELL_MAX, "STATE");
+	snprintf(cell_at(&t, 0, 2), CELL_MAX, "COVERAGE");
+	snprintf(cell_at(&t, 0, 3), CELL_MAX, "ENCODING");
+	for (int i = 0; i < m->nr_events; i++) {
+		const struct model_event *e = &m->events[i];
+		util_strlcpy(cell_at(&t, i + 1, 0), e->name, CELL_MAX);
+		util_strlcpy(cell_at(&t, i + 1, 1), snapshot_state_name(e->state), CELL_MAX);
+		if (e->state == COUNTER_OK || e->state == COUNTER_MULTIPLEXED)
+			snprintf(cell_at(&t, i + 1, 2), CELL_MAX, "%.1f%%", e->coverage * 100.0);
+		else
+			util_strlcpy(cell_at(&t, i + 1, 2), "-", CELL_MAX);
+		util_strlcpy(cell_at(&t, i + 1, 3), e->opened ? e->encoding : "", CELL_MAX);
+	}
+	table_print(out, &t);
+	/* Reasons are sentences: print them whole, below the table. */
+	for (int i = 0; i < m->nr_events; i++)
+		if (m->events[i].why[0])
+			fprintf(out, "  %s: %s\n", m->events[i].name, m->events[i].why);
+}
+
+static void text_cpus(FILE *out, const struct model *m)
+{
+	int cols = 2 + m->nr_events + m->nr_metrics, rows = m->nr_cpus + 2;
+	bool counters = m->mode == MODEL_SYSTEM;
+	struct table t;
+
+	if (!counters)
+		cols = 2;
+	if (table_init(&t, cols, rows))
+		return;
+	util_strlcpy(cell_at(&t, 0, 0), "CPU", CELL_MAX);
+	util_strlcpy(cell_at(&t, 0, 1), "CPU%", CELL_MAX);
+	if (counters)
+		counter_titles(&t, 2, m);
+	for (int i = 0; i < m->nr_cpus; i++) {
+		const struct model_row *r = &m->cpus[i];
+		snprintf(cell_at(&t, i + 1, 0), CELL_MAX, "%d", r->cpu);
+		format_pct(r->cpu_pct, cell_at(&t, i + 1, 1), CELL_MAX);
+		if (counters)
+			counter_cells(&t, i + 1, 2, m, r);
+	}
+	util_strlcpy(cell_at(&t, rows - 1, 0), "all", CELL_MAX);
+	format_pct(m->total.cpu_pct, cell_at(&t, rows - 1, 1), CELL_MAX);
+	if (counters)
+		counter_cells(&t, rows - 1, 2, m, &m->total);
+	table_print(out, &t);
+}
+
+static int shown_tasks(const struct model *m)
+{
+	return m->top_n > 0 && m->top_n < m->nr_tasks ? m->top_n : m->nr_tasks;
+}
+
+static void text_tasks(FILE *out, const struct model *m)
+{
+	int n = shown_tasks(m), fixed = 5;
+	int cols = fixed + 1 + (m->tasks_counted ? m->nr_events + m->nr_metrics : 0);
+	int rows = n + 1 + (m->tasks_counted ? 1 : 0);
+	bool threads = n && m->tasks[0].kind == MODEL_ROW_THREAD;
+	struct table t;
+
+	if (m->tasks_counted)
+		fprintf(out, "TASKS: %d of %d by CPU%%\n", n, m->tasks_total);
+	else
+		fprintf(out,
+			"TASKS: top %d of %d by CPU%% (/proc figures; per-task counters need -p PID "
+			"or -- COMMAND)\n",
+			n, m->tasks_total);
+	if (table_init(&t, cols, rows))
+		return;
+	t.left[1] = t.left[cols - 1] = true;
+	util_strlcpy(cell_at(&t, 0, 0), threads ? "TID" : "PID", CELL_MAX);
+	util_strlcpy(cell_at(&t, 0, 1), "USER", CELL_MAX);
+	util_strlcpy(cell_at(&t, 0, 2), "CPU%", CELL_MAX);
+	util_strlcpy(cell_at(&t, 0, 3), threads ? "PID" : "THR", CELL_MAX);
+	util_strlcpy(cell_at(&t, 0, 4), "STATE", CELL_MAX);
+	util_strlcpy(cell_at(&t, 0, cols - 1), "COMMAND", CELL_MAX);
+	if (m->tasks_counted)
+		counter_titles(&t, fixed, m);
+	for (int i = 0; i < n; i++) {
+		const struct model_row *r = &m->tasks[i];
+		snprintf(cell_at(&t, i + 1, 0), CELL_MAX, "%d", (int)(threads ? r->tid : r->pid));
+		util_strlcpy(cell_at(&t, i + 1, 1), r->user, CELL_MAX);
+		format_pct(r->cpu_pct, cell_at(&t, i + 1, 2), CELL_MAX);
+		snprintf(cell_at(&t, i + 1, 3), CELL_MAX, "%d",
+			 threads ? (int)r->pid : r->nr_threads);
+		util_strlcpy(cell_at(&t, i + 1, 4),
+			     r->note[0] ? r->note : (m->tasks_counted ? "counted" : "-"), CELL_MAX);
+		util_strlcpy(cell_at(&t, i + 1, cols - 1), r->comm, CELL_MAX);
+		if (m->tasks_counted)
+			counter_cells(&t, i + 1, fixed, m, r);
+	}
+	if (m->tasks_counted) {
+		util_strlcpy(cell_at(&t, rows - 1, 0), "total", CELL_MAX);
+		format_pct(NAN, cell_at(&t, rows - 1, 2), CELL_MAX);
+		counter_cells(&t, rows - 1, fixed, m, &m->total);
+	}
+	table_print(out, &t);
+}
+
+static void write_text(FILE *out, const struct model *m)
+{
+	char when[32];
+
+	iso_time(m->wall_ns, when, sizeof(when));
+	fprintf(out, "pfmtop %s  %s  %s %" PRIu64 "  %s %.2f s\n", PFMTOP_VERSION, when,
+		m->final ? "final" : "snapshot", m->seq, m->final ? "totals over" : "interval",
+		m->interval_s);
+	fprintf(out, "host %s  kernel %s  mode %s (%s)  preset %s  paranoid %d (%s)\n", m->host,
+		m->kernel, mode_name(m->mode), m->target, m->preset, m->paranoid, m->privilege);
+	for (int i = 0; i < m->nr_notes; i++)
+		fprintf(out, "note: %s\n", m->notes[i]);
+	fputc('\n', out);
+	text_events(out, m);
+	fputc('\n', out);
+	text_cpus(out, m);
+	fputc('\n', out);
+	text_tasks(out, m);
+	fputs("\nn/s not supported (see EVENTS), n/c not counted (did not run in the interval), "
+	      "(N%) multiplexed: scaled from N% of the interval, - not available\n\n",
+	      out);
+}
+
+/* ---- JSON ---- */
+
+static void json_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", out);
+		else if (c == '\t')
+			fputs("\\t", out);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+static void json_number(FILE *out, double v)
+{
+	if (isnan(v) || isinf(v))
+		fputs("null", out);
+	else if (v == floor(v) && fabs(v) < 1e15)
+		fprintf(out, "%.0f", v);
+	else
+		fprintf(out, "%.6g", v);
+}
+
+static void json_row_counters(FILE *out, const struct model *m, const struct model_row *r)
+{
+	fputs("\"counters\":{", out);
+	for (int i = 0; i < m->nr_events; i++) {
+		const struct model_event *e = &m->events[i];
+		const struct counter_value *v = &r->cells[i];
+		fprintf(out, "%s", i ? "," : "");
+		json_string(out, e->name);
+		fputs(":{\"value\":", out);
+		json_number(out, counted(v) ? display(e, v->value) : NAN);
+		fputs(",\"coverage\":", out);
+		json_number(out, counted(v) ? v->coverage : NAN);
+		fputs(",\"state\":", out);
+		json_string(out, snapshot_state_name(v->state));
+		fputc('}', out);
+	}
+	fputs("},\"metrics\":{", out);
+	for (int k = 0; k < m->nr_metrics; k++) {
+		fprintf(out, "%s", k ? "," : "");
+		json_string(out, m->metrics[k].name);
+		fputc(':', out);
+		json_number(out, r->metrics[k]);
+	}
+	fputc('}', out);
+}
+
+static void write_json(FILE *out, const struct model *m)
+{
+	char when[32];
+
+	iso_time(m->wall_ns, when, sizeof(when));
+	fprintf(out, "{\"pfmtop\":\"%s\",\"seq\":%" PRIu64 ",\"time\":\"%s\",\"interval_s\":",
+		PFMTOP_VERSION, m->seq, when);
+	json_number(out, m->interval_s);
+	fprintf(out, ",\"final\":%s,\"host\":", m->final ? "true" : "false");
+	json_string(out, m->host);
+	fputs(",\"kernel\":", out);
+	json_string(out, m->kernel);
+	fprintf(out, ",\"mode\":\"%s\",\"target\":", mode_name(m->mode));
+	json_string(out, m->target);
+	fputs(",\"preset\":", out);
+	json_string(out, m->preset);
+	fprintf(out, ",\"paranoid\":%d,\"privilege\":", m->paranoid);
+	json_string(out, m->privilege);
+	fputs(",\"notes\":[", out);
+	for (int i = 0; i < m->nr_notes; i++) {
+		fprintf(out, "%s", i ? "," : "");
+		json_string(out, m->notes[i]);
+	}
+	fputs("],\"events\":[", out);
+	for (int i = 0; i < m->nr_events; i++) {
+		const struct model_event *e = &m->events[i];
+		fprintf(out, "%s{\"name\":", i ? "," : "");
+		json_string(out, e->name);
+		fputs(",\"encoding\":", out);
+		json_string(out, e->opened ? e->encoding : "");
+		fputs(",\"unit\":", out);
+		json_string(out, e->unit);
+		fputs(",\"state\":", out);
+		json_string(out, snapshot_state_name(e->state));
+		fputs(",\"coverage\":", out);
+		json_number(out, e->state == COUNTER_OK || e->state == COUNTER_MULTIPLEXED
+					 ? e->coverage
+					 : NAN);
+		fputs(",\"reason\":", out);
+		json_string(out, e->why);
+		fputc('}', out);
+	}
+	fputs("],\"cpus\":[", out);
+	for (int i = 0; i < m->nr_cpus; i++) {
+		const struct model_row *r = &m->cpus[i];
+		fprintf(out, "%s{\"cpu\":%d,\"cpu_pct\":", i ? "," : "", r->cpu);
+		json_number(out, r->cpu_pct);
+		if (m->mode == MODEL_SYSTEM) {
+			fputc(',', out);
+			json_row_counters(out, m, r);
+		}
+		fputc('}', out);
+	}
+	fprintf(out, "],\"tasks_total\":%d,\"tasks\":[", m->tasks_total);
+	for (int i = 0, n = shown_tasks(m); i < n; i++) {
+		const struct model_row *r = &m->tasks[i];
+		fprintf(out, "%s{\"pid\":%d,\"tid\":%d,\"user\":", i ? "," : "", (int)r->pid,
+			(int)r->tid);
+		json_string(out, r->user);
+		fputs(",\"comm\":", out);
+		json_string(out, r->comm);
+		fprintf(out, ",\"threads\":%d,\"cpu_pct\":", r->nr_threads);
+		json_number(out, r->cpu_pct);
+		fprintf(out, ",\"counted\":%s,\"exited\":%s,\"note\":", r->counted ? "true" : "false",
+			r->exited ? "true" : "false");
+		json_string(out, r->note);
+		if (m->tasks_counted) {
+			fputc(',', out);
+			json_row_counters(out, m, r);
+		}
+		fputc('}', out);
+	}
+	fputs("],\"total\":{\"cpu_pct\":", out);
+	json_number(out, m->total.cpu_pct);
+	fputc(',', out);
+	json_row_counters(out, m, &m->total);
+	fputs("}}\n", out);
+}
+
+int snapshot_write(FILE *out, const struct model *m, enum snapshot_format fmt)
+{
+	if (fmt == SNAPSHOT_JSON)
+		write_json(out, m);
+	else
+		write_text(out, m);
+	return ferror(out) ? -EIO : 0;
+}

@@ -1,0 +1,28 @@
+/* snapshot: the model rendered as text (for people) or JSON Lines (for scripts). */
+#ifndef PFMTOP_SNAPSHOT_H
+#define PFMTOP_SNAPSHOT_H
+
+#include "model.h"
+
+#include <stdio.h>
+
+enum snapshot_format {
+	SNAPSHOT_TEXT,
+	SNAPSHOT_JSON,
+};
+
+/* Parse "text" or "json"; 0 or -EINVAL. */
+int snapshot_parse_format(const char *s, enum snapshot_format *out);
+
+/* Write one snapshot of m to out. 0, or -EIO when the stream failed. */
+int snapshot_write(FILE *out, const struct model *m, enum snapshot_format fmt);
+
+/* The words for a cell state: "ok", "multiplexed", "not counted", ... */
+const char *snapshot_state_name(enum counter_state st);
+
+/* Format one counter cell into buf as the text snapshot shows it
+ * (value in display units, "(63%)" when multiplexed, n/s, n/c, err). */
+const char *snapshot_cell(const struct model_event *e, const struct counter_value *v, char *buf,
+			  size_t len);
+
+#endif
