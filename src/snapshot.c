@@ -205,30 +205,23 @@ static void counter_titles(struct table *t, int col, const struct model *m)
 
 static void text_events(FILE *out, const struct model *m)
 {
-	struct table t;
+	int wn = (int)strlen("EVENT"), ws = (int)strlen("not supported");
 
-	if (table_init(&t, 4, m->nr_events + 1))
-		return;
-	t.left[0] = t.left[1] = t.left[3] = true;
-	snprintf(cell_at(&t, 0, 0), CELL_MAX, "EVENT");
-	snprintf(cell_at(&t, 0, 1), CELL_MAX, "STATE");
-	snprintf(cell_at(&t, 0, 2), CELL_MAX, "COVERAGE");
-	snprintf(cell_at(&t, 0, 3), CELL_MAX, "ENCODING");
+	for (int i = 0; i < m->nr_events; i++)
+		if ((int)strlen(m->events[i].name) > wn)
+			wn = (int)strlen(m->events[i].name);
+	fprintf(out, "%-*s  %-*s  %8s  %s\n", wn, "EVENT", ws, "STATE", "COVERAGE",
+		"ENCODING, OR WHY IT DOES NOT COUNT");
 	for (int i = 0; i < m->nr_events; i++) {
 		const struct model_event *e = &m->events[i];
-		util_strlcpy(cell_at(&t, i + 1, 0), e->name, CELL_MAX);
-		util_strlcpy(cell_at(&t, i + 1, 1), snapshot_state_name(e->state), CELL_MAX);
+		char cov[16] = "-";
+
 		if (e->state == COUNTER_OK || e->state == COUNTER_MULTIPLEXED)
-			snprintf(cell_at(&t, i + 1, 2), CELL_MAX, "%.1f%%", e->coverage * 100.0);
-		else
-			util_strlcpy(cell_at(&t, i + 1, 2), "-", CELL_MAX);
-		util_strlcpy(cell_at(&t, i + 1, 3), e->opened ? e->encoding : "", CELL_MAX);
+			snprintf(cov, sizeof(cov), "%.1f%%", e->coverage * 100.0);
+		/* The last column holds whole sentences: never cut them. */
+		fprintf(out, "%-*s  %-*s  %8s  %s\n", wn, e->name, ws, snapshot_state_name(e->state),
+			cov, e->why[0] ? e->why : e->encoding);
 	}
-	table_print(out, &t);
-	/* Reasons are sentences: print them whole, below the table. */
-	for (int i = 0; i < m->nr_events; i++)
-		if (m->events[i].why[0])
-			fprintf(out, "  %s: %s\n", m->events[i].name, m->events[i].why);
 }
 
 static void text_cpus(FILE *out, const struct model *m)

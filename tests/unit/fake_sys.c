@@ -82,6 +82,7 @@ static ssize_t fake_read(int fd, void *buf, size_t len)
 		errno = EBADF;
 		return -1;
 	}
+	e->last_read_len = len;
 	if (e->next_read >= e->nr_reads) {
 		errno = EAGAIN;
 		return -1;

@@ -27,6 +27,7 @@ struct fake_event {
 	uint64_t id;
 	int nr_enable, nr_disable, nr_reset;
 	unsigned long last_ioctl_arg;
+	size_t last_read_len; /* buffer size of the last read() */
 	struct fake_read reads[FAKE_MAX_READS];
 	int nr_reads, next_read;
 	void *ring;

@@ -1,0 +1,155 @@
+/* Unit tests for options: the command line and its error messages. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "options.h"
+
+#include <errno.h>
+#include <string.h>
+
+static int parse(struct options *o, char *err, const char *const *args)
+{
+	char *argv[32];
+	int argc = 0;
+
+	argv[argc++] = "pfmtop";
+	for (; *args; args++)
+		argv[argc++] = (char *)*args;
+	argv[argc] = NULL;
+	return options_parse(o, argc, argv, err, 256);
+}
+
+#define PARSE(o, err, ...) parse(o, err, (const char *const[]){__VA_ARGS__, NULL})
+
+static void test_defaults(void **state)
+{
+	struct options o;
+	char err[256];
+
+	assert_int_equal(parse(&o, err, (const char *const[]){NULL}), 0);
+	assert_int_equal(o.action, OPTIONS_RUN);
+	assert_false(o.batch);
+	assert_int_equal(o.session.mode, MODEL_SYSTEM);
+	assert_int_equal(o.session.interval_ns, 1000000000ull);
+	assert_int_equal(o.session.top_n, 10);
+	assert_string_equal(o.session.preset, "default");
+	/* The built-in default: 4 hardware events in one group + 4 software. */
+	assert_int_equal(o.session.events.nr, 8);
+	assert_string_equal(o.session.events.name[0], "cycles");
+	assert_int_equal(o.session.events.group[3], o.session.events.group[0]);
+	assert_int_not_equal(o.session.events.group[4], o.session.events.group[0]);
+	assert_string_equal(o.session.events.name[7], "page-faults");
+}
+
+static void test_batch_options(void **state)
+{
+	struct options o;
+	char err[256];
+
+	assert_int_equal(PARSE(&o, err, "-b", "-d", "0.5", "-n", "3", "-o", "out.txt", "--format",
+			       "json", "-N", "0", "-H"),
+			 0);
+	assert_true(o.batch);
+	assert_int_equal(o.session.interval_ns, 500000000ull);
+	assert_int_equal(o.iterations, 3);
+	assert_string_equal(o.output, "out.txt");
+	assert_int_equal(o.format, SNAPSHOT_JSON);
+	assert_int_equal(o.session.top_n, 0);
+	assert_true(o.session.threads);
+}
+
+static void test_events_accumulate(void **state)
+{
+	struct options o;
+	char err[256];
+
+	assert_int_equal(PARSE(&o, err, "-e", "{cycles,instructions}", "-e", "task-clock"), 0);
+	assert_int_equal(o.session.events.nr, 3);
+	assert_int_equal(o.session.events.group[0], o.session.events.group[1]);
+	assert_int_not_equal(o.session.events.group[2], o.session.events.group[0]);
+	assert_string_equal(o.session.preset, "custom (-e)");
+}
+
+static void test_targets(void **state)
+{
+	struct options o;
+	char err[256];
+
+	assert_int_equal(PARSE(&o, err, "-p", "12,34"), 0);
+	assert_int_equal(o.session.mode, MODEL_TASKS);
+	assert_int_equal(o.session.nr_pids, 2);
+	assert_int_equal(o.session.pids[1], 34);
+
+	assert_int_equal(PARSE(&o, err, "-C", "0-2,5"), 0);
+	assert_int_equal(o.session.nr_cpus, 4);
+	assert_int_equal(o.session.cpus[3], 5);
+
+	assert_int_equal(PARSE(&o, err, "-b", "--", "make", "-j2"), 0);
+	assert_int_equal(o.session.mode, MODEL_COMMAND);
+	assert_string_equal(o.session.argv[0], "make");
+	assert_string_equal(o.session.argv[1], "-j2");
+	assert_null(o.session.argv[2]);
+}
+
+static void test_actions(void **state)
+{
+	struct options o;
+	char err[256];
+
+	assert_int_equal(PARSE(&o, err, "--probe"), 0);
+	assert_int_equal(o.action, OPTIONS_PROBE);
+	assert_int_equal(PARSE(&o, err, "--list-events", "task*"), 0);
+	assert_int_equal(o.action, OPTIONS_LIST_EVENTS);
+	assert_string_equal(o.list_glob, "task*");
+	assert_int_equal(PARSE(&o, err, "--list-events"), 0);
+	assert_null(o.list_glob);
+	assert_int_equal(PARSE(&o, err, "-V"), 0);
+	assert_int_equal(o.action, OPTIONS_VERSION);
+	assert_int_equal(PARSE(&o, err, "--help"), 0);
+	assert_int_equal(o.action, OPTIONS_HELP);
+}
+
+static void expect_error(const char *const *args, const char *needle)
+{
+	struct options o;
+	char err[256];
+
+	assert_int_equal(parse(&o, err, args), -EINVAL);
+	if (!strstr(err, needle)) {
+		fprintf(stderr, "message '%s' lacks '%s'\n", err, needle);
+		fail();
+	}
+	assert_null(strchr(err, '\n'));
+}
+
+#define EXPECT_ERROR(needle, ...) expect_error((const char *const[]){__VA_ARGS__, NULL}, needle)
+
+static void test_errors(void **state)
+{
+	EXPECT_ERROR("-d 0.5", "-d", "abc");
+	EXPECT_ERROR("-d 0.5", "-d", "0");
+	EXPECT_ERROR("positive count", "-n", "0");
+	EXPECT_ERROR("not a process ID", "-p", "abc");
+	EXPECT_ERROR("not a process ID", "-p", "12,,x");
+	EXPECT_ERROR("CPU list", "-C", "x");
+	EXPECT_ERROR("text or json", "--format", "xml");
+	EXPECT_ERROR("column", "-e", "{cycles");
+	EXPECT_ERROR("unknown option", "--bogus");
+	EXPECT_ERROR("unknown option -z", "-z");
+	EXPECT_ERROR("needs a value", "-d");
+	EXPECT_ERROR("after --", "sleep");
+	EXPECT_ERROR("exclude each other", "-p", "1", "--", "true");
+	EXPECT_ERROR("system-wide", "-C", "0", "-p", "1");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),    cmocka_unit_test(test_batch_options),
+		cmocka_unit_test(test_events_accumulate), cmocka_unit_test(test_targets),
+		cmocka_unit_test(test_actions),     cmocka_unit_test(test_errors),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

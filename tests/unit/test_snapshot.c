@@ -1,0 +1,257 @@
+/* Unit tests for snapshot: text and JSON renderings of a fixed model against golden files. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "metrics.h"
+#include "model.h"
+#include "snapshot.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void set_event(struct model_event *e, const char *name, const char *enc, const char *unit,
+		      double scale, enum counter_state st, double cov, const char *why)
+{
+	util_strlcpy(e->name, name, sizeof(e->name));
+	util_strlcpy(e->encoding, enc, sizeof(e->encoding));
+	util_strlcpy(e->unit, unit, sizeof(e->unit));
+	util_strlcpy(e->why, why, sizeof(e->why));
+	e->scale = scale;
+	e->state = st;
+	e->coverage = cov;
+	e->opened = st != COUNTER_UNSUPPORTED;
+}
+
+static struct counter_value cell(enum counter_state st, double v, double cov)
+{
+	return (struct counter_value){.state = st, .value = v, .coverage = cov};
+}
+
+/* cycles + instructions (multiplexed, one group), task-clock (ms), faults. */
+static void build(struct model *m, enum model_mode mode)
+{
+	assert_int_equal(model_init(m, 4), 0);
+	m->seq = 3;
+	m->wall_ns = 1790000000ull * 1000000000ull; /* 2026-09-21T... fixed */
+	m->interval_s = 1.0;
+	util_strlcpy(m->host, "box", sizeof(m->host));
+	util_strlcpy(m->kernel, "6.1.0-test", sizeof(m->kernel));
+	util_strlcpy(m->target, mode == MODEL_SYSTEM ? "CPUs 0,1" : "PID 42", sizeof(m->target));
+	util_strlcpy(m->preset, "default", sizeof(m->preset));
+	util_strlcpy(m->privilege, "root", sizeof(m->privilege));
+	m->mode = mode;
+	m->paranoid = 2;
+	model_note(m, "a \"quoted\" note\twith a tab");
+	set_event(&m->events[0], "cycles", "perf::CYCLES", "", 1, COUNTER_MULTIPLEXED, 0.5, "");
+	set_event(&m->events[1], "instructions", "perf::INSTRUCTIONS", "", 1, COUNTER_MULTIPLEXED,
+		  0.5, "");
+	set_event(&m->events[2], "task-clock", "perf::TASK_CLOCK", "ms", 1e-6, COUNTER_OK, 1, "");
+	set_event(&m->events[3], "major-faults", "", "", 1, COUNTER_UNSUPPORTED, 0,
+		  "no such event here");
+	m->nr_metrics = 1;
+	util_strlcpy(m->metrics[0].name, "IPC", sizeof(m->metrics[0].name));
+
+	for (int c = 0; c < 2; c++) {
+		struct model_row *r = model_add_cpu(m);
+		r->cpu = c;
+		r->cpu_pct = c ? 12.25 : NAN;
+		r->counted = true;
+		r->cells[0] = cell(COUNTER_MULTIPLEXED, 2000000 * (c + 1), 0.5);
+		r->cells[1] = cell(COUNTER_MULTIPLEXED, 3000000 * (c + 1), 0.5);
+		r->cells[2] = cell(c ? COUNTER_OK : COUNTER_NOT_COUNTED, c ? 999500000.0 : NAN, c);
+		r->cells[3] = cell(COUNTER_UNSUPPORTED, NAN, 0);
+		r->metrics[0] = r->cells[1].value / r->cells[0].value;
+	}
+	struct model_row *t = model_add_task(m);
+	t->pid = t->tid = 42;
+	util_strlcpy(t->comm, "make -j", sizeof(t->comm));
+	util_strlcpy(t->user, "alice", sizeof(t->user));
+	t->nr_threads = 3;
+	t->cpu_pct = 99.5;
+	t->counted = mode != MODEL_SYSTEM;
+	t->cells[2] = cell(COUNTER_OK, 995000000.0, 1);
+	t->cells[0] = cell(COUNTER_ERROR, NAN, 0);
+	m->tasks_counted = mode != MODEL_SYSTEM;
+	m->tasks_total = 57;
+	m->total.cpu_pct = 6.5;
+	m->total.cells[0] = cell(COUNTER_MULTIPLEXED, 6000000, 0.5);
+	m->total.cells[2] = cell(COUNTER_OK, 999500000.0, 1);
+	m->top_n = 10;
+}
+
+static char *render(const struct model *m, enum snapshot_format fmt)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(snapshot_write(f, m, fmt), 0);
+	fclose(f);
+	return buf;
+}
+
+/* Compare with tests/fixtures/golden/NAME, where @VERSION@ stands for the
+ * version. PFMTOP_UPDATE_GOLDEN=1 rewrites the file instead. */
+static void check_golden(const char *name, const char *got)
+{
+	char path[4096], want[65536], expect[65536];
+	const char *dir = getenv("PFMTOP_FIXTURES");
+	FILE *f;
+	size_t n;
+
+	assert_non_null(dir);
+	snprintf(path, sizeof(path), "%s/golden/%s", dir, name);
+	if (getenv("PFMTOP_UPDATE_GOLDEN")) {
+		f = fopen(path, "w");
+		assert_non_null(f);
+		/* Store the version as a placeholder. */
+		const char *p = got, *v;
+		while ((v = strstr(p, PFMTOP_VERSION))) {
+			fwrite(p, 1, (size_t)(v - p), f);
+			fputs("@VERSION@", f);
+			p = v + strlen(PFMTOP_VERSION);
+		}
+		fputs(p, f);
+		fclose(f);
+		return;
+	}
+	f = fopen(path, "r");
+	assert_non_null(f);
+	n = fread(want, 1, sizeof(want) - 1, f);
+	fclose(f);
+	want[n] = '\0';
+	char *o = expect;
+	for (const char *p = want; *p;) {
+		if (!strncmp(p, "@VERSION@", 9)) {
+			o += sprintf(o, "%s", PFMTOP_VERSION);
+			p += 9;
+		} else {
+			*o++ = *p++;
+		}
+	}
+	*o = '\0';
+	if (strcmp(expect, got)) {
+		fprintf(stderr, "--- want %s\n%s--- got\n%s", name, expect, got);
+		fail();
+	}
+}
+
+static void test_text_system(void **state)
+{
+	struct model m;
+
+	build(&m, MODEL_SYSTEM);
+	char *s = render(&m, SNAPSHOT_TEXT);
+	check_golden("system.txt", s);
+	free(s);
+	model_fini(&m);
+}
+
+static void test_text_tasks(void **state)
+{
+	struct model m;
+
+	build(&m, MODEL_TASKS);
+	char *s = render(&m, SNAPSHOT_TEXT);
+	check_golden("tasks.txt", s);
+	free(s);
+	model_fini(&m);
+}
+
+static void test_json(void **state)
+{
+	struct model m;
+
+	build(&m, MODEL_TASKS);
+	char *s = render(&m, SNAPSHOT_JSON);
+	/* One line per snapshot. */
+	assert_non_null(strchr(s, '\n'));
+	assert_null(strchr(s, '\n') + 1 == s + strlen(s) ? NULL : strchr(strchr(s, '\n') + 1, '\n'));
+	/* Not-available numbers are null, never 0, NaN or inf. */
+	assert_null(strstr(s, "nan"));
+	assert_null(strstr(s, "inf"));
+	assert_non_null(strstr(s, "\"a \\\"quoted\\\" note\\twith a tab\""));
+	check_golden("tasks.json", s);
+	free(s);
+	model_fini(&m);
+}
+
+static void test_cells(void **state)
+{
+	struct model_event counts = {.scale = 1}, ms = {.scale = 1e-6, .unit = "ms"};
+	char buf[64];
+
+	assert_string_equal(snapshot_cell(&counts, &(struct counter_value){1234, 1, COUNTER_OK},
+					  buf, sizeof(buf)),
+			    "1234");
+	assert_string_equal(snapshot_cell(&ms, &(struct counter_value){2500000, 1, COUNTER_OK},
+					  buf, sizeof(buf)),
+			    "2.50");
+	assert_string_equal(
+		snapshot_cell(&counts, &(struct counter_value){4000, 0.629, COUNTER_MULTIPLEXED}, buf,
+			      sizeof(buf)),
+		"4000 (62%)");
+	/* Not counted is not zero. */
+	assert_string_equal(snapshot_cell(&counts, &(struct counter_value){NAN, 0, COUNTER_NOT_COUNTED},
+					  buf, sizeof(buf)),
+			    "n/c");
+	assert_string_equal(snapshot_cell(&counts, &(struct counter_value){NAN, 0, COUNTER_UNSUPPORTED},
+					  buf, sizeof(buf)),
+			    "n/s");
+	assert_string_equal(
+		snapshot_cell(&counts, &(struct counter_value){NAN, 0, COUNTER_ERROR}, buf, sizeof(buf)),
+		"err");
+}
+
+static void test_metrics_same_group_only(void **state)
+{
+	struct counters_event ev[] = {
+		{.attr = {.type = PERF_TYPE_HARDWARE, .config = PERF_COUNT_HW_CPU_CYCLES}, .group = 0},
+		{.attr = {.type = PERF_TYPE_HARDWARE, .config = PERF_COUNT_HW_INSTRUCTIONS}, .group = 1},
+		{.attr = {.type = PERF_TYPE_HARDWARE, .config = PERF_COUNT_HW_BRANCH_MISSES}, .group = 2},
+		{.attr = {.type = PERF_TYPE_HARDWARE, .config = PERF_COUNT_HW_BRANCH_INSTRUCTIONS},
+		 .group = 2},
+	};
+	struct metrics mt;
+	struct model m;
+
+	assert_int_equal(model_init(&m, 4), 0);
+	/* IPC's inputs are in different groups: no IPC. branch-miss is whole. */
+	assert_int_equal(metrics_setup(&mt, ev, 4, &m), 1);
+	assert_string_equal(m.metrics[0].name, "branch-miss");
+	struct model_row *r = model_add_cpu(&m);
+	r->cells[2] = cell(COUNTER_OK, 50, 1);
+	r->cells[3] = cell(COUNTER_OK, 1000, 1);
+	metrics_compute(&mt, r);
+	assert_true(fabs(r->metrics[0] - 5.0) < 1e-9);
+	/* A zero denominator or an uncounted input is "not available". */
+	r->cells[3] = cell(COUNTER_OK, 0, 1);
+	metrics_compute(&mt, r);
+	assert_true(isnan(r->metrics[0]));
+	r->cells[3] = cell(COUNTER_NOT_COUNTED, NAN, 0);
+	metrics_compute(&mt, r);
+	assert_true(isnan(r->metrics[0]));
+	/* Same group: IPC appears. */
+	ev[1].group = 0;
+	assert_int_equal(metrics_setup(&mt, ev, 4, &m), 2);
+	assert_string_equal(m.metrics[0].name, "IPC");
+	model_fini(&m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_text_system),
+		cmocka_unit_test(test_text_tasks),
+		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_cells),
+		cmocka_unit_test(test_metrics_same_group_only),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
