@@ -1,0 +1,40 @@
+#!/bin/sh
+# Install what pfmtop needs to build on Debian or Ubuntu; with --test, also
+# what its test suite needs. Safe to run again: apt skips what is there.
+#
+# Fedora equivalents (dnf install):
+#   build: gcc cmake pkgconf-pkg-config ncurses-devel libpfm-devel inih-devel
+#          elfutils-libelf-devel
+#   test:  libcmocka-devel tmux perf clang compiler-rt python3 util-linux procps-ng
+#          man-pages
+set -eu
+
+build_pkgs="build-essential cmake pkg-config libncurses-dev libpfm4-dev libinih-dev libelf-dev"
+test_pkgs="libcmocka-dev tmux linux-perf clang python3 util-linux procps manpages-dev"
+
+pkgs=$build_pkgs
+case "${1:-}" in
+--test) pkgs="$build_pkgs $test_pkgs" ;;
+"") ;;
+*) echo "usage: $0 [--test]" >&2; exit 2 ;;
+esac
+
+if [ "$(id -u)" -eq 0 ]; then
+	sudo=
+elif command -v sudo >/dev/null 2>&1; then
+	sudo=sudo
+else
+	echo "install-deps: run as root or install sudo (packages: $pkgs)" >&2
+	exit 1
+fi
+
+missing=
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+echo "install-deps: installing$missing"
+$sudo apt-get update -qq
+# shellcheck disable=SC2086
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing
