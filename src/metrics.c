@@ -16,21 +16,23 @@ static const struct {
 	{"branch-miss", "%", PERF_COUNT_HW_BRANCH_MISSES, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, 100},
 };
 
-static int find_hw(const struct counters_event *ev, int nr, uint64_t config, int group)
+static int find_hw(const struct counters_event *ev, const bool *opened, int nr, uint64_t config,
+		   int group)
 {
 	for (int i = 0; i < nr; i++)
 		if (ev[i].attr.type == PERF_TYPE_HARDWARE && ev[i].attr.config == config &&
-		    (group < 0 || ev[i].group == group))
+		    (!opened || opened[i]) && (group < 0 || ev[i].group == group))
 			return i;
 	return -1;
 }
 
-int metrics_setup(struct metrics *mt, const struct counters_event *ev, int nr, struct model *m)
+int metrics_setup(struct metrics *mt, const struct counters_event *ev, const bool *opened, int nr,
+		  struct model *m)
 {
 	memset(mt, 0, sizeof(*mt));
 	for (size_t k = 0; k < ARRAY_SIZE(builtin) && mt->nr < MODEL_MAX_METRICS; k++) {
-		int num = find_hw(ev, nr, builtin[k].num, -1);
-		int den = num < 0 ? -1 : find_hw(ev, nr, builtin[k].den, ev[num].group);
+		int num = find_hw(ev, opened, nr, builtin[k].num, -1);
+		int den = num < 0 ? -1 : find_hw(ev, opened, nr, builtin[k].den, ev[num].group);
 		if (den < 0)
 			continue;
 		mt->m[mt->nr].num = num;

@@ -13,9 +13,11 @@ struct metrics {
 	} m[MODEL_MAX_METRICS];
 };
 
-/* Find the built-in metrics whose inputs are in one group of ev and register
- * them as model columns. Returns the number found. */
-int metrics_setup(struct metrics *mt, const struct counters_event *ev, int nr, struct model *m);
+/* Find the built-in metrics whose inputs are in one group of ev and opened
+ * (opened[i], or all when opened is NULL), and register them as model
+ * columns. Returns the number found. */
+int metrics_setup(struct metrics *mt, const struct counters_event *ev, const bool *opened, int nr,
+		  struct model *m);
 
 /* Fill r->metrics from r->cells; NaN where an input was not counted or the
  * denominator is zero. */

@@ -381,7 +381,13 @@ int session_init(struct session *s, const struct session_config *cfg, char *err,
 	}
 	}
 	describe_events(s);
-	metrics_setup(&s->metrics, s->cev, s->nr_ev, &s->model);
+	bool *opened = calloc((size_t)s->nr_ev + 1, sizeof(bool));
+	if (!opened)
+		return -ENOMEM;
+	for (int i = 0; i < s->nr_ev; i++)
+		opened[i] = s->ev[i].nr_open > 0;
+	metrics_setup(&s->metrics, s->cev, opened, s->nr_ev, &s->model);
+	free(opened);
 	return 0;
 }
 

@@ -223,7 +223,7 @@ static void test_metrics_same_group_only(void **state)
 
 	assert_int_equal(model_init(&m, 4), 0);
 	/* IPC's inputs are in different groups: no IPC. branch-miss is whole. */
-	assert_int_equal(metrics_setup(&mt, ev, 4, &m), 1);
+	assert_int_equal(metrics_setup(&mt, ev, NULL, 4, &m), 1);
 	assert_string_equal(m.metrics[0].name, "branch-miss");
 	struct model_row *r = model_add_cpu(&m);
 	r->cells[2] = cell(COUNTER_OK, 50, 1);
@@ -239,8 +239,12 @@ static void test_metrics_same_group_only(void **state)
 	assert_true(isnan(r->metrics[0]));
 	/* Same group: IPC appears. */
 	ev[1].group = 0;
-	assert_int_equal(metrics_setup(&mt, ev, 4, &m), 2);
+	assert_int_equal(metrics_setup(&mt, ev, NULL, 4, &m), 2);
 	assert_string_equal(m.metrics[0].name, "IPC");
+	/* An input that opened nowhere gives no column. */
+	const bool opened[] = {false, true, true, true};
+	assert_int_equal(metrics_setup(&mt, ev, opened, 4, &m), 1);
+	assert_string_equal(m.metrics[0].name, "branch-miss");
 	model_fini(&m);
 }
 
