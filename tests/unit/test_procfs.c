@@ -1,0 +1,218 @@
+/* test_procfs: /proc parsing against fixtures and against this very process. */
+#include "procfs.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+static char fixture_root[PATH_MAX];
+
+static int use_fixture(void **state)
+{
+	procfs_set_root(fixture_root);
+	return 0;
+}
+
+static int use_live(void **state)
+{
+	procfs_set_root(NULL);
+	return 0;
+}
+
+static void test_stat_with_odd_comm(void **state)
+{
+	struct procfs_task t;
+
+	assert_int_equal(procfs_task_read(4242, 0, &t), 0);
+	assert_int_equal(t.pid, 4242);
+	assert_int_equal(t.tid, 4242);
+	assert_string_equal(t.comm, "evil ) (name");
+	assert_int_equal(t.state, 'R');
+	assert_int_equal(t.ppid, 1);
+	assert_int_equal(t.utime, 37);
+	assert_int_equal(t.stime, 12);
+	assert_int_equal(t.num_threads, 2);
+	assert_int_equal(t.starttime, 987654);
+	assert_int_equal(t.processor, 3);
+	assert_int_equal(t.uid, 1001); /* the effective uid */
+
+	/* tid == pid is the process itself too */
+	assert_int_equal(procfs_task_read(4242, 4242, &t), 0);
+	assert_int_equal(t.utime, 37);
+}
+
+static void test_thread(void **state)
+{
+	struct procfs_task t;
+
+	assert_int_equal(procfs_task_read(4242, 4243, &t), 0);
+	assert_int_equal(t.pid, 4242);
+	assert_int_equal(t.tid, 4243);
+	assert_string_equal(t.comm, "worker 1");
+	assert_int_equal(t.state, 'S');
+	assert_int_equal(t.utime, 7);
+	assert_int_equal(t.stime, 2);
+	assert_int_equal(t.starttime, 987700);
+	assert_int_equal(t.processor, 6);
+	assert_int_equal(t.uid, 1001);
+}
+
+static void test_gone_and_broken(void **state)
+{
+	struct procfs_task t;
+	pid_t tids[4];
+	char buf[64];
+
+	assert_int_equal(procfs_task_read(999, 0, &t), -ENOENT);
+	assert_int_equal(procfs_task_read(4242, 4299, &t), -ENOENT);
+	assert_int_equal(procfs_threads(999, tids, 4), -ENOENT);
+	assert_int_equal(procfs_cmdline(999, buf, sizeof(buf)), -ENOENT);
+	assert_int_equal(procfs_task_read(77, 0, &t), -EINVAL);
+}
+
+static void test_threads_and_pids(void **state)
+{
+	pid_t ids[8];
+
+	assert_int_equal(procfs_threads(4242, ids, 8), 2);
+	assert_int_equal(ids[0], 4242);
+	assert_int_equal(ids[1], 4243);
+	assert_int_equal(procfs_threads(4242, ids, 1), 1);
+	assert_int_equal(procfs_threads(2, ids, 8), 1);
+	assert_int_equal(ids[0], 2);
+
+	/* numeric directories only: not self, sys, stat or cpuinfo */
+	assert_int_equal(procfs_pids(ids, 8), 3);
+	assert_int_equal(ids[0], 2);
+	assert_int_equal(ids[1], 77);
+	assert_int_equal(ids[2], 4242);
+}
+
+static void test_cpu_times(void **state)
+{
+	struct procfs_cpu c[8];
+
+	assert_int_equal(procfs_cpu_times(c, 8), 5);
+	assert_int_equal(c[0].cpu, 0);
+	/* user nice system idle iowait irq softirq steal */
+	assert_int_equal(c[0].total, 1393280 + 32966 + 572056 + 13343292 + 6130 + 0 + 17875 + 0);
+	assert_int_equal(c[0].busy, 1393280 + 32966 + 572056 + 0 + 17875 + 0);
+	assert_int_equal(c[3].cpu, 3);
+	assert_int_equal(c[4].cpu, 6);
+	/* guest and guest_nice are inside user and nice already */
+	assert_int_equal(c[4].total, 100 + 20 + 30 + 400 + 50 + 6 + 7 + 8);
+	assert_int_equal(c[4].busy, 100 + 20 + 30 + 6 + 7 + 8);
+	assert_int_equal(procfs_cpu_times(c, 2), 2);
+}
+
+static void test_cmdline(void **state)
+{
+	char buf[64];
+
+	assert_int_equal(procfs_cmdline(4242, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "./evil --flag x y");
+	assert_int_equal(procfs_cmdline(2, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "[kthreadd]");
+	memset(buf, '#', sizeof(buf));
+	assert_int_equal(procfs_cmdline(4242, buf, 5), 0);
+	assert_string_equal(buf, "./ev");
+	assert_int_equal(buf[5], '#');
+	assert_int_equal(procfs_cmdline(2, buf, 4), 0);
+	assert_string_equal(buf, "[kt");
+}
+
+static void test_users(void **state)
+{
+	const char *root = procfs_user(0);
+
+	assert_string_equal(root, "root");
+	assert_ptr_equal(procfs_user(0), root);
+	assert_string_equal(procfs_user(3999999), "3999999");
+	assert_ptr_equal(procfs_user(0), root);
+	assert_true(procfs_hz() > 0);
+	assert_int_equal(procfs_hz(), sysconf(_SC_CLK_TCK));
+}
+
+static void test_live_self(void **state)
+{
+	struct procfs_task a, b;
+	pid_t self = getpid(), ids[4096];
+	char cmd[4096], comm[32];
+	int n;
+
+	assert_int_equal(procfs_task_read(self, 0, &a), 0);
+	snprintf(comm, sizeof(comm), "%.15s", program_invocation_short_name);
+	assert_string_equal(a.comm, comm);
+	assert_int_equal(a.ppid, getppid());
+	assert_int_equal(a.uid, geteuid());
+	assert_int_equal(a.state, 'R');
+	assert_true(a.num_threads >= 1);
+	assert_true(a.processor >= 0);
+
+	n = procfs_threads(self, ids, 4096);
+	assert_true(n >= 1);
+	assert_int_equal(ids[0], self);
+	assert_int_equal(procfs_task_read(self, ids[0], &b), 0);
+
+	/* the start time tells this process apart from a recycled pid */
+	for (volatile int i = 0; i < 1000000; i++)
+		;
+	assert_int_equal(procfs_task_read(self, 0, &b), 0);
+	assert_int_equal(a.starttime, b.starttime);
+	assert_true(b.utime + b.stime >= a.utime + a.stime);
+
+	n = procfs_pids(ids, 4096);
+	assert_true(n >= 2);
+	bool found = false;
+
+	for (int i = 0; i < n; i++)
+		found |= ids[i] == self;
+	assert_true(found);
+	for (int i = 1; i < n; i++)
+		assert_true(ids[i - 1] < ids[i]);
+
+	assert_int_equal(procfs_cmdline(self, cmd, sizeof(cmd)), 0);
+	assert_non_null(strstr(cmd, "test_procfs"));
+	assert_int_equal(procfs_cmdline(1, cmd, sizeof(cmd)), 0);
+	assert_true(cmd[0] != '\0');
+
+	struct procfs_cpu cpus[1024];
+
+	n = procfs_cpu_times(cpus, 1024);
+	assert_true(n >= 1);
+	assert_int_equal(n, sysconf(_SC_NPROCESSORS_ONLN));
+	for (int i = 0; i < n; i++)
+		assert_true(cpus[i].busy <= cpus[i].total);
+}
+
+int main(void)
+{
+	const char *fixtures = getenv("PFMTOP_FIXTURES");
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup(test_stat_with_odd_comm, use_fixture),
+	    cmocka_unit_test_setup(test_thread, use_fixture),
+	    cmocka_unit_test_setup(test_gone_and_broken, use_fixture),
+	    cmocka_unit_test_setup(test_threads_and_pids, use_fixture),
+	    cmocka_unit_test_setup(test_cpu_times, use_fixture),
+	    cmocka_unit_test_setup(test_cmdline, use_fixture),
+	    cmocka_unit_test_setup(test_users, use_fixture),
+	    cmocka_unit_test_setup(test_live_self, use_live),
+	};
+
+	if (!fixtures) {
+		fprintf(stderr, "PFMTOP_FIXTURES is not set\n");
+		return 77;
+	}
+	snprintf(fixture_root, sizeof(fixture_root), "%s/proc-root", fixtures);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
