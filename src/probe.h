@@ -49,6 +49,9 @@ bool probe_user_only(const struct probe *p);
  * no capability). */
 bool probe_no_access(const struct probe *p);
 
+/* True when cpu is in p->cpus_online. */
+bool probe_cpu_online(const struct probe *p, int cpu);
+
 /* Raise RLIMIT_NOFILE's soft limit to the hard limit; updates p. 0 or -errno. */
 int probe_raise_nofile(struct probe *p);
 
