@@ -13,7 +13,16 @@ struct counter_value counters_scale(uint64_t dvalue, uint64_t denabled, uint64_t
 {
 	struct counter_value v = {.value = NAN, .coverage = 0, .state = COUNTER_NOT_COUNTED};
 
-	if (drunning == 0 || denabled == 0)
+	if (denabled == 0) {
+		/* Never enabled in the interval: a task target that did not run
+		 * (its time only passes while it runs), or one waiting for exec.
+		 * Nothing happened, which is a count of zero, not a gap. */
+		v.value = (double)dvalue;
+		v.coverage = 1.0;
+		v.state = COUNTER_OK;
+		return v;
+	}
+	if (drunning == 0)
 		return v;
 	if (drunning >= denabled) {
 		v.value = (double)dvalue;

@@ -16,7 +16,7 @@
 enum counter_state {
 	COUNTER_OK,          /* ran for the whole interval */
 	COUNTER_MULTIPLEXED, /* ran for part of it: value scaled up, coverage < 100% */
-	COUNTER_NOT_COUNTED, /* enabled but never ran, or not enabled yet (Δrunning = 0) */
+	COUNTER_NOT_COUNTED, /* enabled but never scheduled on the PMU (Δrunning = 0) */
 	COUNTER_UNSUPPORTED, /* the open failed: see the event's reason */
 	COUNTER_ERROR,       /* pinned group in error state: read() returned 0 bytes */
 };
@@ -28,7 +28,8 @@ struct counter_value {
 	enum counter_state state;
 };
 
-/* Scale a delta: Δvalue · Δenabled / Δrunning, with coverage and state. */
+/* Scale a delta: Δvalue · Δenabled / Δrunning, with coverage and state.
+ * Δenabled = 0 (the target did not run) is a plain Δvalue, state OK. */
 struct counter_value counters_scale(uint64_t dvalue, uint64_t denabled, uint64_t drunning);
 
 /* Bytes read() returns for nr events in a group with this read_format. */

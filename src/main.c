@@ -122,11 +122,6 @@ static void save_snapshot(struct app *a)
 	view_status(a->view, msg);
 }
 
-static void unwatch_fd(int fd, void *arg)
-{
-	loop_del_fd(((struct app *)arg)->loop, fd);
-}
-
 static void finish(struct app *a, int code)
 {
 	loop_stop(a->loop, code);
@@ -138,7 +133,6 @@ static void on_tick(struct loop *l, uint64_t expirations, void *arg)
 
 	if (a->view && view_paused(a->view))
 		return;
-	session_for_each_task_fd(&a->s, true, unwatch_fd, a);
 	session_tick(&a->s, false);
 	emit(a);
 	if (a->opt.iterations && a->snapshots >= a->opt.iterations &&
@@ -156,26 +150,25 @@ static void final_for_command(struct app *a)
 	finish(a, session_exit_status(&a->s));
 }
 
-static void on_task_hup(struct loop *l, int fd, uint32_t events, void *arg)
+static void on_process_exit(struct loop *l, int fd, uint32_t events, void *arg)
 {
 	struct app *a = arg;
 
 	loop_del_fd(l, fd);
-	session_task_hup(&a->s, fd);
+	session_process_exited(&a->s, fd);
 	if (session_done(&a->s)) {
-		/* The last task is gone: show its final interval now, then stop. */
-		session_for_each_task_fd(&a->s, true, unwatch_fd, a);
+		/* The last process is gone: show its final interval now, then stop. */
 		session_tick(&a->s, false);
 		emit(a);
 		finish(a, 0);
 	}
 }
 
-static void watch_task_fd(int fd, void *arg)
+static void watch_pidfd(int fd, void *arg)
 {
 	struct app *a = arg;
 
-	loop_add_fd(a->loop, fd, 0, on_task_hup, a);
+	loop_add_fd(a->loop, fd, EPOLLIN, on_process_exit, a);
 }
 
 static void on_signal(struct loop *l, int sig, pid_t sender, void *arg)
@@ -379,7 +372,7 @@ static int run(struct app *a)
 	}
 	if (a->view)
 		view_draw(a->view, NULL);
-	session_for_each_task_fd(&a->s, false, watch_task_fd, a);
+	session_for_each_pidfd(&a->s, watch_pidfd, a);
 	loop_set_tick(a->loop, a->opt.session.interval_ns, on_tick, a);
 	/* A command may already be gone (SIGCHLD then arrives through the loop). */
 	ret = loop_run(a->loop);

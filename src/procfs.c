@@ -150,7 +150,7 @@ static int parse_uid(const char *s, uid_t *uid)
 int procfs_task_read(pid_t pid, pid_t tid, struct procfs_task *out)
 {
 	char path[PATH_MAX], buf[4096];
-	bool own = tid == 0 || tid == pid;
+	bool own = tid == 0;
 	ssize_t n;
 	int err;
 

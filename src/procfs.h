@@ -18,9 +18,10 @@ struct procfs_task {
 	int num_threads;
 };
 
-/* Read /proc/PID/task/TID/stat (tid == pid or 0 for the process's own
- * /proc/PID/stat, which sums its threads) and the uid from status. 0 or
- * -errno (-ENOENT when the task is gone). */
+/* Read /proc/PID/stat (tid 0: the process, its threads summed) or
+ * /proc/PID/task/TID/stat (one thread; tid == pid is the main thread alone),
+ * and the uid from the matching status. 0 or -errno (-ENOENT when the task
+ * is gone). */
 int procfs_task_read(pid_t pid, pid_t tid, struct procfs_task *out);
 
 /* Thread ids of pid into tids (at most max); returns the count or -errno. */

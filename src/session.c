@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -300,6 +301,8 @@ int session_init(struct session *s, const struct session_config *cfg, char *err,
 	memset(s, 0, sizeof(*s));
 	s->cfg = *cfg;
 	s->go_fd = s->exec_err_fd = -1;
+	for (size_t i = 0; i < ARRAY_SIZE(s->pidfd); i++)
+		s->pidfd[i] = -1;
 	s->child = -1;
 	err[0] = '\0';
 	probe_collect(&s->probe);
@@ -356,6 +359,9 @@ int session_init(struct session *s, const struct session_config *cfg, char *err,
 				ret = add_process(s, cfg->pids[i], err, errlen);
 				if (ret)
 					return ret;
+				/* Exit notification; without pidfds (before 5.3) the
+				 * /proc check at each tick still notices. */
+				s->pidfd[i] = (int)syscall(SYS_pidfd_open, cfg->pids[i], 0);
 			}
 		} else {
 			ret = own_processes(s, err, errlen);
@@ -651,7 +657,7 @@ static void drop_exited(struct session *s)
 
 	for (int i = 0; i < s->nr_targets; i++) {
 		struct session_target *t = &s->targets[i];
-		if (t->exited && s->mode == MODEL_TASKS) {
+		if (t->shown_exited && s->mode == MODEL_TASKS) {
 			counters_close(&t->cs);
 			continue;
 		}
@@ -671,14 +677,14 @@ static void refresh_targets(struct session *s)
 		if (t->tid < 0)
 			continue;
 		t->prev_ticks = t->ticks;
-		if (procfs_task_read(t->pid, t->tid, &pt) == 0 &&
+		if (procfs_task_read(t->pid, s->mode == MODEL_COMMAND ? 0 : t->tid, &pt) == 0 &&
 		    (t->starttime == 0 || pt.starttime == t->starttime) && pt.state != 'Z' &&
 		    pt.state != 'X') {
 			t->ticks = pt.utime + pt.stime;
 			t->starttime = pt.starttime;
 			util_strlcpy(t->comm, pt.comm, sizeof(t->comm));
-		} else if (s->mode == MODEL_TASKS) {
-			t->exited = true;
+		} else {
+			t->exited = true; /* gone, or a zombie: its counts are final */
 		}
 	}
 }
@@ -836,6 +842,8 @@ int session_tick(struct session *s, bool final)
 		metrics_compute(&s->metrics, &m->tasks[i]);
 	metrics_compute(&s->metrics, &m->total);
 	event_states(s);
+	for (int i = 0; i < s->nr_targets; i++)
+		s->targets[i].shown_exited |= s->targets[i].exited;
 	s->last_ns = now;
 	s->now_ns = now;
 	s->seq++;
@@ -875,32 +883,23 @@ int session_exit_status(const struct session *s)
 	return 1;
 }
 
-void session_for_each_task_fd(struct session *s, bool exited_only, void (*fn)(int fd, void *arg),
-			      void *arg)
+void session_for_each_pidfd(struct session *s, void (*fn)(int fd, void *arg), void *arg)
 {
-	for (int i = 0; i < s->nr_targets; i++) {
-		struct session_target *t = &s->targets[i];
-		if (t->tid < 0 || !t->counted || (exited_only && !t->exited))
-			continue;
-		for (int k = 0; k < s->nr_ev; k++) {
-			int fd = counters_leader_fd(&t->cs, k);
-			if (fd >= 0) {
-				fn(fd, arg);
-				break;
-			}
-		}
-	}
+	for (int i = 0; i < s->cfg.nr_pids; i++)
+		if (s->pidfd[i] >= 0)
+			fn(s->pidfd[i], arg);
 }
 
-void session_task_hup(struct session *s, int fd)
+void session_process_exited(struct session *s, int pidfd)
 {
-	for (int i = 0; i < s->nr_targets; i++) {
-		struct session_target *t = &s->targets[i];
-		if (!t->counted || t->tid < 0 || s->mode != MODEL_TASKS)
+	for (int i = 0; i < s->cfg.nr_pids; i++) {
+		if (s->pidfd[i] != pidfd)
 			continue;
-		for (int k = 0; k < s->nr_ev; k++)
-			if (t->cs.c[k].fd == fd)
-				t->exited = true;
+		for (int k = 0; k < s->nr_targets; k++)
+			if (s->targets[k].pid == s->cfg.pids[i])
+				s->targets[k].exited = true;
+		close(pidfd);
+		s->pidfd[i] = -1;
 	}
 }
 
@@ -930,6 +929,9 @@ void session_fini(struct session *s)
 	for (int i = 0; i < s->nr_targets; i++)
 		counters_close(&s->targets[i].cs);
 	free(s->targets);
+	for (size_t i = 0; i < ARRAY_SIZE(s->pidfd); i++)
+		if (s->pidfd[i] >= 0)
+			close(s->pidfd[i]);
 	if (s->go_fd >= 0)
 		close(s->go_fd);
 	if (s->exec_err_fd >= 0)

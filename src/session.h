@@ -49,6 +49,7 @@ struct session_target {
 	bool counted;         /* counters open */
 	char note[48];        /* why not counted */
 	bool exited;          /* gone: shown once more, then dropped */
+	bool shown_exited;    /* that once has been */
 	uint64_t starttime;
 	char comm[32];
 	uid_t uid;
@@ -75,6 +76,7 @@ struct session {
 	int nr_targets, cap_targets;
 	struct session_target *targets;
 	int nr_fd_limited;
+	int pidfd[256];       /* per cfg.pids entry, -1 when none */
 	/* the command */
 	pid_t child;
 	int go_fd, exec_err_fd;
@@ -116,14 +118,14 @@ bool session_done(const struct session *s);
 /* The command's exit status as a shell reports it (128+signal). */
 int session_exit_status(const struct session *s);
 
-/* Calls fn with the leader fd of each counted task target (to watch it for
- * the hang-up that tells the task exited); exited_only: only targets marked
- * exited, whose fds the next tick closes. */
-void session_for_each_task_fd(struct session *s, bool exited_only, void (*fn)(int fd, void *arg),
-			      void *arg);
+/* Calls fn with a pidfd for each -p process: it becomes readable when the
+ * process exits. (A counting perf fd is no use for this: without a ring,
+ * poll() reports EPOLLHUP at once.) */
+void session_for_each_pidfd(struct session *s, void (*fn)(int fd, void *arg), void *arg);
 
-/* Mark the task target that owns fd as exited (its events hung up). */
-void session_task_hup(struct session *s, int fd);
+/* The process behind pidfd exited: mark its threads exited (shown once more,
+ * then dropped) and close the pidfd; the caller stops watching it first. */
+void session_process_exited(struct session *s, int pidfd);
 
 /* Try to open each listed event alone on this process (or CPU 0 for CPU-wide
  * PMUs); 0 when it opens, else the errno. */

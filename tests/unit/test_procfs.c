@@ -46,9 +46,10 @@ static void test_stat_with_odd_comm(void **state)
 	assert_int_equal(t.processor, 3);
 	assert_int_equal(t.uid, 1001); /* the effective uid */
 
-	/* tid == pid is the process itself too */
+	/* tid == pid is the main thread alone, not the process's sum */
 	assert_int_equal(procfs_task_read(4242, 4242, &t), 0);
-	assert_int_equal(t.utime, 37);
+	assert_int_equal(t.utime, 30);
+	assert_int_equal(t.tid, 4242);
 }
 
 static void test_thread(void **state)
