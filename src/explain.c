@@ -419,8 +419,8 @@ const char *explain_short(int err)
 	case EACCES:
 	case EPERM:
 		return "no permission";
-	case ENOENT:
-		return "no such event";
+	case ENOENT: /* the name resolved: this kernel or PMU cannot count it */
+		return "not supported";
 	case EOPNOTSUPP:
 	case ENOSYS:
 		return "not supported";

@@ -64,7 +64,10 @@ static int resolve_events(struct session *s, char *err, size_t errlen)
 			return ret;
 		s->cev[i].attr = s->ev[i].desc.attr;
 		s->cev[i].group = l->group[i];
-		if (s->user_only) {
+		if (s->user_only && !s->cev[i].attr.exclude_kernel) {
+			size_t n = strlen(s->ev[i].desc.encoding);
+			snprintf(s->ev[i].desc.encoding + n, sizeof(s->ev[i].desc.encoding) - n,
+				 " [user space only]");
 			s->cev[i].attr.exclude_kernel = 1;
 			s->cev[i].attr.exclude_hv = 1;
 		}
@@ -255,8 +258,9 @@ static void describe_events(struct session *s)
 			me->scale = 1e-6;
 			util_strlcpy(me->unit, "ms", sizeof(me->unit));
 		}
-		me->opened = e->nr_open > 0;
-		if (e->nr_open == 0 && !e->why[0]) {
+		/* Opened somewhere, or never tried (no target at all). */
+		me->opened = e->nr_open > 0 || (!e->err && !e->why[0]);
+		if (!me->opened && !e->why[0]) {
 			struct explain_ctx ctx = {
 				.probe = &s->probe,
 				.event = e->desc.name,
@@ -264,7 +268,6 @@ static void describe_events(struct session *s)
 				.pid = s->mode == MODEL_SYSTEM ? -1 : 0,
 				.cpu = s->mode == MODEL_SYSTEM ? 0 : -1,
 			};
-			e->err = e->err ? e->err : ENOENT;
 			explain_open_error(e->err, &ctx, e->why, sizeof(e->why));
 			if (e->desc.hardware && e->err == ENOENT && !s->probe.core_pmu &&
 			    strlen(hw) + strlen(e->desc.name) + 3 < sizeof(hw)) {
@@ -755,6 +758,11 @@ static void static_notes(struct session *s)
 		if (buf[0])
 			model_note(m, "%s", buf);
 	}
+	if (s->nr_targets == 0 && s->mode == MODEL_TASKS)
+		model_note(m,
+			   "no processes of %s to count (pfmtop leaves itself out): start some, or "
+			   "use -p PID or -- COMMAND",
+			   procfs_user(getuid()));
 	if (s->nr_fd_limited)
 		model_note(m,
 			   "%d tasks not counted: out of file descriptors (limit %llu); raise it "

@@ -302,7 +302,7 @@ static void test_short(void **state)
 	assert_string_equal(explain_short(EOPNOTSUPP), "not supported");
 	assert_string_equal(explain_short(EACCES), "no permission");
 	assert_string_equal(explain_short(EPERM), "no permission");
-	assert_string_equal(explain_short(ENOENT), "no such event");
+	assert_string_equal(explain_short(ENOENT), "not supported");
 	assert_string_equal(explain_short(ESRCH), "task gone");
 	assert_string_equal(explain_short(EBUSY), "PMU busy");
 	assert_string_equal(explain_short(EMFILE), "fd limit");
