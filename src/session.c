@@ -5,7 +5,9 @@
 #include "sys.h"
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
@@ -30,6 +32,24 @@ static bool kernel_context_only(const struct perf_event_attr *a)
 {
 	return a->type == PERF_TYPE_SOFTWARE && (a->config == PERF_COUNT_SW_CONTEXT_SWITCHES ||
 						 a->config == PERF_COUNT_SW_CPU_MIGRATIONS);
+}
+
+/* Counter fds pfmtop may open: the limit less what is open now and a reserve
+ * for /proc reads, the output file, the terminal and pidfds. */
+static long fd_budget(const struct probe *p)
+{
+	long open_now = 0, budget;
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+
+	if (d) {
+		while ((de = readdir(d)))
+			open_now += de->d_name[0] != '.';
+		closedir(d);
+	}
+	budget = (long)(p->nofile_soft > (rlim_t)LONG_MAX ? LONG_MAX : (long)p->nofile_soft) -
+		 open_now - SESSION_FD_RESERVE;
+	return budget > 0 ? budget : 0;
 }
 
 static struct session_target *add_target(struct session *s)
@@ -100,14 +120,16 @@ static void open_target(struct session *s, struct session_target *t, pid_t pid, 
 {
 	int ret;
 
-	if (s->nr_fd_limited) {
-		/* Once fds ran out, later tasks are not tried: that would only thrash. */
+	if (s->nr_fd_limited || s->fds_used + s->nr_ev > s->fd_budget) {
+		/* Over budget: not tried, so the fds pfmtop itself needs (/proc,
+		 * output, terminal) stay free. */
 		ret = -EMFILE;
 	} else {
 		ret = counters_open(&t->cs, &s->ccfg, pid, cpu);
 	}
 	if (ret == 0) {
 		t->counted = true;
+		s->fds_used += t->cs.nr_open;
 		for (int i = 0; i < s->nr_ev; i++) {
 			if (t->cs.c[i].fd >= 0)
 				s->ev[i].nr_open++;
@@ -310,6 +332,7 @@ int session_init(struct session *s, const struct session_config *cfg, char *err,
 	err[0] = '\0';
 	probe_collect(&s->probe);
 	probe_raise_nofile(&s->probe);
+	s->fd_budget = fd_budget(&s->probe);
 	s->mode = cfg->mode;
 	if (probe_no_access(&s->probe)) {
 		snprintf(err, errlen,
@@ -661,6 +684,7 @@ static void drop_exited(struct session *s)
 	for (int i = 0; i < s->nr_targets; i++) {
 		struct session_target *t = &s->targets[i];
 		if (t->shown_exited && s->mode == MODEL_TASKS) {
+			s->fds_used -= t->cs.nr_open;
 			counters_close(&t->cs);
 			continue;
 		}
@@ -680,13 +704,13 @@ static void refresh_targets(struct session *s)
 		if (t->tid < 0)
 			continue;
 		t->prev_ticks = t->ticks;
-		if (procfs_task_read(t->pid, s->mode == MODEL_COMMAND ? 0 : t->tid, &pt) == 0 &&
-		    (t->starttime == 0 || pt.starttime == t->starttime) && pt.state != 'Z' &&
-		    pt.state != 'X') {
+		int ret = procfs_task_read(t->pid, s->mode == MODEL_COMMAND ? 0 : t->tid, &pt);
+		if (ret == 0 && (t->starttime == 0 || pt.starttime == t->starttime) &&
+		    pt.state != 'Z' && pt.state != 'X') {
 			t->ticks = pt.utime + pt.stime;
 			t->starttime = pt.starttime;
 			util_strlcpy(t->comm, pt.comm, sizeof(t->comm));
-		} else {
+		} else if (ret == 0 || ret == -ENOENT || ret == -ESRCH) {
 			t->exited = true; /* gone, or a zombie: its counts are final */
 		}
 	}

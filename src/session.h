@@ -20,6 +20,7 @@
 	"cpu-migrations,page-faults"
 
 #define SESSION_MAX_CPUS 4096
+#define SESSION_FD_RESERVE 32 /* fds kept free for /proc, output, terminal */
 
 struct session_config {
 	struct events_list events; /* what to count (parsed -e, or the default) */
@@ -75,7 +76,9 @@ struct session {
 	int cpus[SESSION_MAX_CPUS];
 	int nr_targets, cap_targets;
 	struct session_target *targets;
-	int nr_fd_limited;
+	int nr_fd_limited;    /* targets left uncounted for want of fds */
+	long fd_budget;       /* counter fds allowed (RLIMIT_NOFILE less a reserve) */
+	long fds_used;
 	int pidfd[256];       /* per cfg.pids entry, -1 when none */
 	/* the command */
 	pid_t child;
