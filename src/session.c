@@ -559,7 +559,9 @@ static void proc_task_rows(struct session *s, double interval_s)
 				continue;
 			struct proc_sample cur = {pids[i], tids[k], pt.starttime, pt.utime + pt.stime};
 			const struct proc_sample *old =
-				bsearch(&cur, s->proc_prev, (size_t)s->nr_proc_prev, sizeof(cur), cmp_proc);
+				s->nr_proc_prev ? bsearch(&cur, s->proc_prev, (size_t)s->nr_proc_prev,
+							  sizeof(cur), cmp_proc)
+						: NULL;
 			uint64_t delta = cur.ticks;
 			if (old && old->starttime == cur.starttime)
 				delta = cur.ticks - old->ticks;
