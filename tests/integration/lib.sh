@@ -1,0 +1,204 @@
+# Shared helpers for the integration tests (sourced, not run).
+#
+# Environment (set by CTest, see tests/CMakeLists.txt):
+#   PFMTOP          the pfmtop binary under test
+#   PFMTOP_HELPERS  directory with the workload programs (touch_pages, spin, ...)
+#   PFMTOP_SRCDIR   the source tree
+#
+# Exit codes: 0 pass, 1 fail, 77 skip.
+# shellcheck shell=bash
+
+set -euo pipefail
+
+: "${PFMTOP:?PFMTOP must point at the pfmtop binary}"
+: "${PFMTOP_HELPERS:?PFMTOP_HELPERS must point at the built test helpers}"
+[ -x "$PFMTOP" ] || {
+	echo "FAIL: PFMTOP=$PFMTOP is not an executable" >&2
+	exit 1
+}
+
+TEST_NAME=$(basename "$0" .sh)
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/pfmtop-$TEST_NAME.XXXXXX")
+chmod 755 "$TMP"
+
+# Commands to run at exit, newest first (kill background jobs, tmux servers...).
+_CLEANUPS=()
+cleanup_add() { _CLEANUPS+=("$*"); }
+
+_lib_on_exit() {
+	local rc=$? i
+	set +e
+	for ((i = ${#_CLEANUPS[@]} - 1; i >= 0; i--)); do
+		eval "${_CLEANUPS[$i]}" >/dev/null 2>&1
+	done
+	rm -rf "$TMP"
+	exit "$rc"
+}
+trap _lib_on_exit EXIT
+
+skip() {
+	echo "SKIP: $*"
+	exit 77
+}
+
+# fail MSG [FILE...]: report MSG and show each FILE (the output the check was about).
+fail() {
+	local msg=$1 f
+	shift
+	{
+		echo "FAIL: $TEST_NAME: $msg"
+		for f in "$@"; do
+			echo "----- $(basename "$f") -----"
+			if [ -s "$f" ]; then cat "$f"; else echo "(empty)"; fi
+		done
+		[ $# -eq 0 ] || echo "-----"
+	} >&2
+	exit 1
+}
+
+info() { echo "  $*"; }
+pass() { echo "ok: $*"; }
+
+need_root() { [ "$(id -u)" -eq 0 ] || skip "needs root"; }
+
+need_cmd() {
+	local c
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 || skip "$c is not installed"
+	done
+}
+
+# helper NAME: path of a built workload program.
+helper() {
+	local p="$PFMTOP_HELPERS/$1"
+	[ -x "$p" ] || fail "helper $1 not built (expected $p)"
+	printf '%s\n' "$p"
+}
+
+paranoid() { cat /proc/sys/kernel/perf_event_paranoid; }
+
+# run OUT ERR CMD...: run CMD with stdout in OUT and stderr in ERR, without
+# letting set -e stop the script; the exit status is left in RC.
+RC=0
+run() {
+	local out=$1 err=$2
+	shift 2
+	set +e
+	"$@" >"$out" 2>"$err"
+	RC=$?
+	set -e
+}
+
+# expect_rc WANT WHAT FILE...: fail unless the last run() exited with WANT.
+expect_rc() {
+	local want=$1 what=$2
+	shift 2
+	[ "$RC" -eq "$want" ] || fail "$what: exit status $RC, expected $want" "$@"
+}
+
+# py EXPR [ARGS...]: print the value of a Python expression; ARGS are in
+# the list a (strings). Booleans print as 1/0.
+py() {
+	python3 - "$@" <<'EOF'
+import sys
+expr, a = sys.argv[1], sys.argv[2:]
+v = eval(expr, {"a": a, "float": float, "int": int, "abs": abs})
+print(int(v) if isinstance(v, bool) else v)
+EOF
+}
+
+# check EXPR MSG [FILE...]: fail with MSG unless the Python expression is true.
+# Numbers go in through the expression text, e.g. check "$x >= 20000" "...".
+check() {
+	local expr=$1 msg=$2
+	shift 2
+	[ "$(py "$expr")" = 1 ] || fail "$msg (checked: $expr)" "$@"
+}
+
+# within A B PCT: true if A and B differ by at most PCT percent of B.
+within() { [ "$(py "abs(float(a[0]) - float(a[1])) <= float(a[2]) / 100 * abs(float(a[1]))" "$1" "$2" "$3")" = 1 ]; }
+
+# json FILE EXPR: parse FILE as JSON Lines and print the Python expression
+# EXPR, evaluated with:
+#   lines        every parsed line, in order
+#   final        the last line with "final": true (None if there is none)
+#   last         the last line
+#   ctr(row, ev) row["counters"][ev]["value"] (row: a snapshot's "total",
+#                a "cpus" entry or a "tasks" entry)
+#   state(row, ev) row["counters"][ev]["state"]
+# A line that is not JSON, or an EXPR that raises, makes it exit 3 with the
+# reason on stderr. Booleans print as 1/0, None as "null".
+json() {
+	python3 - "$1" "$2" <<'EOF'
+import json, sys
+path, expr = sys.argv[1], sys.argv[2]
+lines = []
+with open(path) as f:
+    for i, l in enumerate(f, 1):
+        if not l.strip():
+            continue
+        try:
+            lines.append(json.loads(l))
+        except ValueError as e:
+            print("line %d is not JSON: %s: %.200s" % (i, e, l), file=sys.stderr)
+            sys.exit(3)
+finals = [x for x in lines if x.get("final") is True]
+env = {
+    "lines": lines,
+    "final": finals[-1] if finals else None,
+    "last": lines[-1] if lines else None,
+    "ctr": lambda row, ev: row["counters"][ev]["value"],
+    "state": lambda row, ev: row["counters"][ev]["state"],
+    "json": json,
+}
+try:
+    v = eval(expr, env)
+except Exception as e:
+    print("cannot evaluate %s: %s: %s" % (expr, type(e).__name__, e), file=sys.stderr)
+    sys.exit(3)
+if isinstance(v, bool):
+    v = int(v)
+print("null" if v is None else v)
+EOF
+}
+
+# json_check FILE EXPR MSG: fail with MSG (showing FILE) unless EXPR is true.
+json_check() {
+	local v
+	v=$(json "$1" "$2" 2>"$TMP/json.err") || fail "$3: $(cat "$TMP/json.err")" "$1"
+	[ "$v" = 1 ] || fail "$3 (checked: $2 -> $v)" "$1"
+}
+
+# perf_stat EVENT CMD...: the count perf stat gives for EVENT over CMD
+# (msec for task-clock). Skips the test if perf is missing or cannot count it.
+perf_stat() {
+	local ev=$1 v
+	shift
+	need_cmd perf
+	perf stat -x, -e "$ev" -o "$TMP/perf.$ev" -- "$@" >/dev/null 2>&1 ||
+		fail "perf stat -e $ev $* failed" "$TMP/perf.$ev"
+	v=$(awk -F, -v ev="$ev" '$3 == ev { print $1 }' "$TMP/perf.$ev")
+	case "$v" in
+	'' | '<not supported>' | '<not counted>') skip "perf stat cannot count $ev here: '$v'" ;;
+	esac
+	printf '%s\n' "$v"
+}
+
+# wait_gone PID SECS: wait up to SECS for PID to exit; 1 if it is still there.
+wait_gone() {
+	local pid=$1 n
+	n=$(py "int(float(a[0]) * 20)" "$2")
+	while [ "$n" -gt 0 ]; do
+		kill -0 "$pid" 2>/dev/null || return 0
+		sleep 0.05
+		n=$((n - 1))
+	done
+	! kill -0 "$pid" 2>/dev/null
+}
+
+# no_hw_pmu: true if perf stat says cycles are not supported here (false if
+# perf is missing or cycles count).
+no_hw_pmu() {
+	command -v perf >/dev/null 2>&1 &&
+		perf stat -x, -e cycles true 2>&1 >/dev/null | grep -q '^<not supported>,,cycles'
+}

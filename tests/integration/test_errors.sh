@@ -1,0 +1,82 @@
+#!/bin/bash
+# User errors: ONE line on stderr starting with "pfmtop:", exit 2 (usage),
+# nothing on stdout, no crash, no hang.
+. "$(dirname "$0")/lib.sh"
+
+out=$TMP/out err=$TMP/err
+nerr=0
+
+# usage_error WORD ARGS...: pfmtop ARGS must fail as a usage error whose one
+# line of stderr contains WORD (the thing the user got wrong).
+usage_error() {
+	local word=$1
+	shift
+	run "$out" "$err" timeout 10 "$PFMTOP" "$@" </dev/null
+	local what="pfmtop $*"
+	[ "$RC" -ne 124 ] || fail "$what: still running after 10 s instead of rejecting the arguments" "$out" "$err"
+	[ "$RC" -lt 128 ] || fail "$what: died by signal $((RC - 128))" "$out" "$err"
+	expect_rc 2 "$what" "$out" "$err"
+	[ "$(wc -l <"$err")" -eq 1 ] || fail "$what: stderr should be exactly one line" "$err"
+	grep -q '^pfmtop: ' "$err" || fail "$what: stderr does not start with 'pfmtop: '" "$err"
+	grep -qF -- "$word" "$err" || fail "$what: the message does not mention '$word'" "$err"
+	[ ! -s "$out" ] || fail "$what: printed on stdout as well" "$out"
+	nerr=$((nerr + 1))
+	info "$what -> $(cat "$err")"
+}
+
+usage_error "--bogus" --bogus
+usage_error "-x" -x
+usage_error "abc" -b -d abc
+usage_error "-d" -b -d 0
+usage_error "-d" -b -d -1
+usage_error "-d" -b -d
+usage_error "-n" -b -n 0
+usage_error "abc" -b -n abc
+usage_error "abc" -b -p abc
+usage_error "-p" -b -p 1,abc
+usage_error "'x'" -b -C x
+usage_error "xml" -b --format xml
+usage_error "bogus_event" -b -e bogus_event
+usage_error "{" -b -e '{cycles'
+usage_error "}" -b -e 'cycles}'
+usage_error "stray" -b stray
+usage_error "-p" -b -p 1 -- true
+usage_error "-C" -b -C 0 -p 1
+usage_error "-N" -b -N -1
+
+# The interactive view needs a terminal.
+set +e
+"$PFMTOP" </dev/null 2>"$err" | cat >"$out"
+RC=${PIPESTATUS[0]}
+set -e
+expect_rc 2 "pfmtop | cat (no -b, stdout is a pipe)" "$out" "$err"
+[ "$(wc -l <"$err")" -eq 1 ] && grep -q '^pfmtop: .*terminal' "$err" ||
+	fail "pfmtop | cat: expected one 'pfmtop: ... terminal ...' line" "$err"
+[ ! -s "$out" ] || fail "pfmtop | cat: wrote to the pipe" "$out"
+info "pfmtop | cat -> $(cat "$err")"
+nerr=$((nerr + 1))
+
+# -o without -b: from a terminal the message must be about -o (script gives
+# pfmtop a pty); without one it must still be a one-line usage error.
+usage_error "-b" -o "$TMP/never.txt"
+[ ! -e "$TMP/never.txt" ] || fail "-o without -b created the file"
+if command -v script >/dev/null 2>&1; then
+	set +e
+	script -qec "'$PFMTOP' -o '$TMP/never.txt'" /dev/null </dev/null >"$out" 2>&1
+	RC=$?
+	set -e
+	tr -d '\r' <"$out" >"$err"
+	expect_rc 2 "pfmtop -o FILE (on a terminal, no -b)" "$err"
+	[ "$(grep -c . "$err")" -eq 1 ] && grep -q '^pfmtop: .*-o.*-b' "$err" ||
+		fail "pfmtop -o FILE on a terminal: expected one 'pfmtop: ... -o ... -b' line" "$err"
+	[ ! -e "$TMP/never.txt" ] || fail "-o without -b created the file"
+	info "pfmtop -o FILE (tty) -> $(cat "$err")"
+	nerr=$((nerr + 1))
+fi
+
+# A CPU that is not online: the kernel can only say EINVAL/ENODEV for it, so
+# pfmtop must catch it up front rather than run with every counter failing.
+ncpu=$(nproc --all)
+usage_error "$((ncpu + 97))" -b -n 1 -d 0.1 -e task-clock -C "$((ncpu + 97))"
+
+pass "$nerr user errors: one 'pfmtop:' line each, exit 2, nothing on stdout"

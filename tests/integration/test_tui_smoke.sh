@@ -1,0 +1,65 @@
+#!/bin/bash
+# The interactive view in a real terminal (tmux): it draws, 's' saves a
+# snapshot file, 'q' quits with status 0 and gives the terminal back intact.
+. "$(dirname "$0")/lib.sh"
+
+need_cmd tmux
+
+work=$TMP/work
+mkdir "$work"
+sock=$TMP/tmux.sock
+tm() { tmux -S "$sock" "$@"; }
+cleanup_add "tmux -S '$sock' kill-server"
+
+pane() { tm capture-pane -p -t t; }
+# wait_for SECS PYTHON-FREE-TEST...: retry a shell test every 0.1 s.
+wait_for() {
+	local n=$(($1 * 10))
+	shift
+	while [ "$n" -gt 0 ]; do
+		"$@" && return 0
+		sleep 0.1
+		n=$((n - 1))
+	done
+	"$@"
+}
+pane_has() {
+	local s
+	pane >"$TMP/pane"
+	for s in "$@"; do grep -qF -- "$s" "$TMP/pane" || return 1; done
+}
+saved() { compgen -G "$work/pfmtop-*.txt" >/dev/null; }
+shell_idle() { [ "$(tm display-message -p -t t '#{pane_current_command}')" = bash ]; }
+
+tm new-session -d -s t -x 120 -y 40 -c "$work" "env PS1='tui\$ ' bash --norc --noprofile" ||
+	skip "tmux cannot start a session here"
+wait_for 5 pane_has 'tui$' || fail "the shell in tmux did not start" "$TMP/pane"
+tm send-keys -t t "stty -g >'$TMP/stty.before'; '$PFMTOP'; echo rc=\$?; stty -g >'$TMP/stty.after'" Enter
+
+# --- it draws ---
+wait_for 6 pane_has pfmtop CPU task-clock ||
+	fail "after 6 s the screen lacks 'pfmtop', 'CPU' or 'task-clock'" "$TMP/pane"
+sleep 0.3
+shell_idle && fail "pfmtop is no longer running in the pane" "$TMP/pane"
+pass "the view shows pfmtop, CPU and task-clock"
+
+# --- 's' saves the screen to pfmtop-*.txt in the working directory ---
+tm send-keys -t t s
+wait_for 3 saved || fail "'s' did not create pfmtop-*.txt in $work ($(ls -A "$work" | tr '\n' ' '))" "$TMP/pane"
+file=$(compgen -G "$work/pfmtop-*.txt" | head -n1)
+grep -q snapshot "$file" || fail "$(basename "$file") does not contain 'snapshot'" "$file"
+[ -z "$(find "$work" -mindepth 1 -name '.*')" ] || fail "temporary file left in $work: $(ls -A "$work" | tr '\n' ' ')"
+wait_for 2 pane_has "$(basename "$file")" || fail "the status line does not name the saved file" "$TMP/pane"
+pass "'s' saved $(basename "$file")"
+
+# --- 'q' quits and the shell gets a sane terminal back ---
+tm send-keys -t t q
+wait_for 5 pane_has 'rc=' || fail "'q' did not end pfmtop within 5 s" "$TMP/pane"
+pane_has 'rc=0' || fail "pfmtop exited with a non-zero status after 'q'" "$TMP/pane"
+wait_for 3 test -s "$TMP/stty.after" || fail "the shell did not run the command after pfmtop"
+cmp -s "$TMP/stty.before" "$TMP/stty.after" ||
+	fail "terminal modes differ after pfmtop quit: before $(cat "$TMP/stty.before") after $(cat "$TMP/stty.after")"
+tm send-keys -t t "echo done-\$((40 + 2))" Enter
+wait_for 3 pane_has done-42 || fail "the shell did not answer after pfmtop quit" "$TMP/pane"
+pane_has 'task-clock' && fail "pfmtop's screen is still on the terminal after it quit (alternate screen not left)" "$TMP/pane"
+pass "'q': exit 0, terminal modes restored, shell usable"
