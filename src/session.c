@@ -100,6 +100,19 @@ static int resolve_events(struct session *s, char *err, size_t errlen)
 static int online_cpus(struct session *s, char *err, size_t errlen)
 {
 	if (s->cfg.nr_cpus) {
+		static int online[SESSION_MAX_CPUS];
+		int n = util_cpulist_parse(s->probe.cpus_online, online, SESSION_MAX_CPUS);
+
+		for (int i = 0; n > 0 && i < s->cfg.nr_cpus; i++) {
+			bool found = false;
+			for (int k = 0; k < n && !found; k++)
+				found = online[k] == s->cfg.cpus[i];
+			if (!found) {
+				snprintf(err, errlen, "-C: CPU %d is not online (online CPUs: %s)",
+					 s->cfg.cpus[i], s->probe.cpus_online);
+				return -EINVAL;
+			}
+		}
 		memcpy(s->cpus, s->cfg.cpus, sizeof(int) * (size_t)s->cfg.nr_cpus);
 		s->nr_cpus = s->cfg.nr_cpus;
 	} else {
@@ -352,7 +365,9 @@ int session_init(struct session *s, const struct session_config *cfg, char *err,
 	ret = model_init(&s->model, s->nr_ev);
 	if (ret)
 		return ret;
-	online_cpus(s, err, errlen);
+	ret = online_cpus(s, err, errlen);
+	if (ret)
+		return ret;
 	if (s->mode == MODEL_SYSTEM && !probe_system_wide_ok(&s->probe))
 		s->mode = MODEL_TASKS; /* own processes; the header says why */
 
