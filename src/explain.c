@@ -2,6 +2,7 @@
 #include "explain.h"
 
 #include "probe.h"
+#include "util.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -32,14 +33,6 @@ static int kernel_before(const struct probe *p, int major, int minor)
 	return ma < major || (ma == major && mi < minor);
 }
 
-static const char *rlim_text(rlim_t v, char *buf, size_t len)
-{
-	if (v == RLIM_INFINITY)
-		snprintf(buf, len, "unlimited");
-	else
-		snprintf(buf, len, "%" PRIuMAX, (uintmax_t)v);
-	return buf;
-}
 
 /*
  * EACCES/EPERM. Checked in this order: unknown situation, paranoid 3, raw
@@ -252,8 +245,8 @@ static void explain_mfile(const struct explain_ctx *c, const char *ev, char *buf
 		         "Out of file descriptors opening %s: the limit is %s open files (hard "
 		         "limit %s) and every event takes one per CPU or task; raise it with "
 		         "ulimit -n %s, or count fewer events or CPUs",
-		         ev, rlim_text(p->nofile_soft, soft, sizeof(soft)),
-		         rlim_text(p->nofile_hard, hard, sizeof(hard)), hard);
+		         ev, util_limit_text(p->nofile_soft, soft, sizeof(soft)),
+		         util_limit_text(p->nofile_hard, hard, sizeof(hard)), hard);
 	else
 		snprintf(
 		    buf, len,
@@ -261,7 +254,7 @@ static void explain_mfile(const struct explain_ctx *c, const char *ev, char *buf
 		    "the hard limit, and every event takes one per CPU or task; raise the hard "
 		    "limit as root (ulimit -Hn, LimitNOFILE=, limits.conf), or count fewer "
 		    "events or CPUs",
-		    ev, rlim_text(p->nofile_soft, soft, sizeof(soft)));
+		    ev, util_limit_text(p->nofile_soft, soft, sizeof(soft)));
 }
 
 const char *explain_open_error(int err, const struct explain_ctx *ctx, char *buf, size_t len)

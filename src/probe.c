@@ -1,6 +1,8 @@
 /* probe: collects the machine facts that decide what pfmtop can count. */
 #include "probe.h"
 
+#include "util.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -25,17 +27,7 @@ static char root[PATH_MAX]; /* "" stands for "/" */
 
 void probe_set_root(const char *dir)
 {
-	size_t n;
-
-	root[0] = '\0';
-	if (!dir || !strcmp(dir, "/"))
-		return;
-	n = strlen(dir);
-	if (n >= sizeof(root))
-		return;
-	memcpy(root, dir, n + 1);
-	while (n > 1 && root[n - 1] == '/')
-		root[--n] = '\0';
+	util_set_root(root, sizeof(root), dir);
 }
 
 /* Copy src into dst, truncated to fit. */
@@ -535,14 +527,6 @@ static const char *nmi_meaning(int v)
 	return v == 0 ? "(off)" : v == 1 ? "(holds one hardware counter)" : "";
 }
 
-static const char *rlim_text(rlim_t v, char *buf, size_t len)
-{
-	if (v == RLIM_INFINITY)
-		snprintf(buf, len, "unlimited");
-	else
-		snprintf(buf, len, "%" PRIuMAX, (uintmax_t)v);
-	return buf;
-}
 
 #define KEY_WIDTH 28 /* strlen("perf_event_max_sample_rate: ") */
 
@@ -649,5 +633,5 @@ void probe_print(const struct probe *p, FILE *out)
 	                   : "not mounted (no tracepoints; mount -t tracefs nodev "
 	                     "/sys/kernel/tracing)");
 	line(out, "RLIMIT_NOFILE", "%s (hard %s; one file per event per CPU system-wide)",
-	     rlim_text(p->nofile_soft, a, sizeof(a)), rlim_text(p->nofile_hard, b, sizeof(b)));
+	     util_limit_text(p->nofile_soft, a, sizeof(a)), util_limit_text(p->nofile_hard, b, sizeof(b)));
 }

@@ -1,6 +1,8 @@
 /* procfs: reads task, thread and CPU figures from /proc. */
 #include "procfs.h"
 
+#include "util.h"
+
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -17,17 +19,7 @@ static char root[PATH_MAX]; /* "" stands for "/" */
 
 void procfs_set_root(const char *dir)
 {
-	size_t n;
-
-	root[0] = '\0';
-	if (!dir || !strcmp(dir, "/"))
-		return;
-	n = strlen(dir);
-	if (n >= sizeof(root))
-		return;
-	memcpy(root, dir, n + 1);
-	while (n > 1 && root[n - 1] == '/')
-		root[--n] = '\0';
+	util_set_root(root, sizeof(root), dir);
 }
 
 __attribute__((format(printf, 3, 4))) static int path_of(char *out, size_t len, const char *fmt,

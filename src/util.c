@@ -3,10 +3,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -135,4 +137,28 @@ int util_parse_seconds(const char *s, uint64_t *ns)
 		return -EINVAL;
 	*ns = (uint64_t)llround(d * 1e9);
 	return 0;
+}
+
+void util_set_root(char *root, size_t len, const char *dir)
+{
+	size_t n;
+
+	root[0] = '\0';
+	if (!dir || !strcmp(dir, "/"))
+		return;
+	n = strlen(dir);
+	if (n >= len)
+		return;
+	memcpy(root, dir, n + 1);
+	while (n > 1 && root[n - 1] == '/')
+		root[--n] = '\0';
+}
+
+const char *util_limit_text(uint64_t v, char *buf, size_t len)
+{
+	if (v == (uint64_t)RLIM_INFINITY)
+		snprintf(buf, len, "unlimited");
+	else
+		snprintf(buf, len, "%" PRIu64, v);
+	return buf;
 }

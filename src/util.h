@@ -30,4 +30,11 @@ int util_read_int(const char *path, long long *out);
  * nanoseconds; -EINVAL unless 0.01 s <= d <= 1 day. */
 int util_parse_seconds(const char *s, uint64_t *ns);
 
+/* Store dir as a root prefix in root (size len): "" for "/" or NULL, no
+ * trailing slash. Test hooks use it to read /proc and /sys from fixtures. */
+void util_set_root(char *root, size_t len, const char *dir);
+
+/* A resource limit as text: the number, or "unlimited". Returns buf. */
+const char *util_limit_text(uint64_t v, char *buf, size_t len);
+
 #endif
