@@ -1,0 +1,1568 @@
+/* symbols: address to function name from kallsyms, process maps, ELF binaries and perf maps. */
+#include "symbols.h"
+
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* A symbol with no size ends where the next one starts; the last one of a
+ * table (or of a kernel module) gets this much. */
+#define SYM_TAIL 4096
+
+/* Binaries no process maps any more, kept in case they come back. */
+#define UNUSED_KEEP 64
+
+/* How far back a lookup walks for a symbol that encloses later ones. */
+#define NEST_BACK 4
+
+/* One symbol: [start, start + size), its name at pool + name. */
+struct sym {
+	uint64_t start;
+	uint32_t size;
+	uint32_t name;
+};
+
+/* Symbols sorted by start (starts unique), names in one pool. */
+struct symtab {
+	struct sym *syms;
+	uint32_t *mods; /* kernel only: module label in the pool per symbol, 0 = core */
+	size_t nr;
+	char *pool;
+};
+
+/* A symbol as read, before aliases are merged. */
+struct rawsym {
+	uint64_t start, size;
+	uint32_t name, mod;
+	int64_t rank; /* of two aliases, the higher rank names the address */
+};
+
+struct tabbuild {
+	struct rawsym *v;
+	size_t nr, cap;
+	char *pool;
+	size_t pool_len, pool_cap;
+};
+
+/* A PT_LOAD: file bytes [off, off + filesz) load at vaddr. */
+struct seg {
+	uint64_t off, filesz, vaddr;
+};
+
+enum dso_state {
+	DSO_NEW,    /* not read yet */
+	DSO_LOADED, /* segments and symbols read (symbols may be none) */
+	DSO_FAILED, /* could not be opened or is not ELF */
+};
+
+/* A mapped file, shared by every process that maps it. */
+struct dso {
+	struct dso *hnext;         /* hash chain */
+	struct dso *uprev, *unext; /* unused list while refs == 0 */
+	bool unused;
+	unsigned long refs; /* mappings pointing here */
+	uint32_t maj, min;
+	uint64_t ino; /* 0: keyed by path */
+	bool deleted;
+	enum dso_state state;
+	struct seg *segs;
+	size_t nr_segs;
+	struct symtab tab;
+	char *path;       /* as reported: the key when ino is 0 */
+	char *file;       /* path without " (deleted)" */
+	const char *base; /* basename, inside file */
+};
+
+enum map_kind {
+	MAP_FILE,    /* a binary */
+	MAP_ANON,    /* anonymous: JIT code lives here (perf map) */
+	MAP_SPECIAL, /* [vdso], [vsyscall], [uprobes]: no file to read */
+};
+
+struct map {
+	uint64_t start, end, pgoff;
+	enum map_kind kind;
+	struct dso *dso;   /* MAP_FILE */
+	const char *label; /* otherwise: a static string */
+};
+
+/* A process's perf-PID.map and the file it came from. */
+struct jit {
+	bool tried, loaded;
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+	struct symtab tab;
+};
+
+struct proc {
+	struct proc *hnext;
+	pid_t pid;
+	bool scanned;     /* /proc/PID/maps was read (or tried) since start or exec */
+	bool exited;      /* waiting for symbols_reap() */
+	struct map *maps; /* sorted by start, not overlapping */
+	size_t nr, cap;
+	struct jit jit;
+};
+
+enum kernel_state {
+	KERNEL_NOT_TRIED,
+	KERNEL_LOADED,
+	KERNEL_HIDDEN, /* zero addresses */
+	KERNEL_FAILED, /* unreadable */
+};
+
+struct symbols {
+	char root[PATH_MAX]; /* "" stands for "/" */
+
+	enum kernel_state kstate;
+	struct symtab ktab;
+
+	struct proc **procs;
+	size_t nr_procs, procs_buckets;
+
+	struct dso **dsos;
+	size_t nr_dsos, dsos_buckets;
+	struct dso *unused_head, *unused_tail; /* oldest first */
+	size_t nr_unused;
+
+	struct symbols_stats stats;
+};
+
+/* ---- paths and small helpers ---- */
+
+__attribute__((format(printf, 4, 5))) static int root_path(const struct symbols *s, char *out,
+                                                           size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	size_t n = strlen(s->root);
+	int m;
+
+	if (n >= len)
+		return -ENAMETOOLONG;
+	memcpy(out, s->root, n);
+	va_start(ap, fmt);
+	m = vsnprintf(out + n, len - n, fmt, ap);
+	va_end(ap);
+	return m < 0 || (size_t)m >= len - n ? -ENAMETOOLONG : 0;
+}
+
+static const char *basename_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+static bool has_prefix(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+static bool has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+static void result_set(struct symbols_result *out, enum symbols_status status, const char *name,
+                       uint64_t offset, const char *module)
+{
+	out->status = status;
+	out->offset = offset;
+	util_strlcpy(out->name, name, sizeof(out->name));
+	util_strlcpy(out->module, module, sizeof(out->module));
+}
+
+static void result_no_symbol(struct symbols_result *out, const char *module, uint64_t offset)
+{
+	out->status = SYMBOLS_NO_SYMBOL;
+	out->offset = offset;
+	util_strlcpy(out->module, module, sizeof(out->module));
+	snprintf(out->name, sizeof(out->name), "%s+0x%llx", module, (unsigned long long)offset);
+}
+
+/* ---- symbol tables ---- */
+
+/* Append name (len bytes) to the pool, control bytes replaced so a name
+ * cannot steer the terminal. Its offset, or -ENOMEM / -E2BIG. */
+static int64_t build_name(struct tabbuild *b, const char *name, size_t len)
+{
+	uint32_t off;
+	size_t i;
+
+	if (b->pool_len + len + 1 > UINT32_MAX)
+		return -E2BIG;
+	if (b->pool_len + len + 1 > b->pool_cap) {
+		size_t cap = b->pool_cap ? b->pool_cap : 4096;
+		char *p;
+
+		while (cap < b->pool_len + len + 1)
+			cap *= 2;
+		p = realloc(b->pool, cap);
+		if (!p)
+			return -ENOMEM;
+		b->pool = p;
+		b->pool_cap = cap;
+	}
+	off = b->pool_len;
+	for (i = 0; i < len; i++) {
+		unsigned char c = name[i];
+
+		b->pool[off + i] = c < 0x20 || c == 0x7f ? '?' : c;
+	}
+	b->pool[off + len] = '\0';
+	b->pool_len += len + 1;
+	return off;
+}
+
+static int build_init(struct tabbuild *b)
+{
+	memset(b, 0, sizeof(*b));
+	/* Offset 0 is the empty name: "no module". */
+	return build_name(b, "", 0) < 0 ? -ENOMEM : 0;
+}
+
+static void build_free(struct tabbuild *b)
+{
+	free(b->v);
+	free(b->pool);
+	memset(b, 0, sizeof(*b));
+}
+
+static int build_add(struct tabbuild *b, uint64_t start, uint64_t size, const char *name,
+                     size_t len, uint32_t mod, int64_t rank)
+{
+	int64_t off;
+
+	if (b->nr == b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 256;
+		struct rawsym *v = realloc(b->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		b->v = v;
+		b->cap = cap;
+	}
+	off = build_name(b, name, len);
+	if (off < 0)
+		return off;
+	b->v[b->nr++] =
+	    (struct rawsym){.start = start, .size = size, .name = off, .mod = mod, .rank = rank};
+	return 0;
+}
+
+/*
+ * Rank of one of several names for an address: a sized symbol, then a
+ * non-local one, then fewer leading underscores (getpid over __getpid),
+ * then global over weak, then the shorter name.
+ */
+static int64_t rank_of(bool sized, bool local, bool weak, const char *name, size_t len)
+{
+	int64_t under = 0;
+
+	while (under < 7 && name[under] == '_')
+		under++;
+	return (int64_t)sized << 40 | (int64_t)!local << 39 | (7 - under) << 36 |
+	       (int64_t)(!local && !weak) << 35 | (int64_t)(0xffff - (len < 0xffff ? len : 0xffff));
+}
+
+static int rawsym_cmp(const void *a, const void *b, void *pool)
+{
+	const struct rawsym *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank > y->rank ? -1 : 1;
+	return strcmp((const char *)pool + x->name, (const char *)pool + y->name);
+}
+
+static void symtab_free(struct symtab *t)
+{
+	free(t->syms);
+	free(t->mods);
+	free(t->pool);
+	memset(t, 0, sizeof(*t));
+}
+
+/* Sort, keep the best name per address, size the unsized, and move the
+ * result into t (emptied first). The builder is freed either way. */
+static int build_finish(struct tabbuild *b, struct symtab *t, bool with_mods)
+{
+	struct symtab n = {0};
+	size_t i, k = 0;
+	int err = -ENOMEM;
+
+	symtab_free(t);
+	if (!b->nr) {
+		build_free(b);
+		return 0;
+	}
+	qsort_r(b->v, b->nr, sizeof(*b->v), rawsym_cmp, b->pool);
+	n.syms = malloc(b->nr * sizeof(*n.syms));
+	if (!n.syms)
+		goto out;
+	if (with_mods) {
+		n.mods = malloc(b->nr * sizeof(*n.mods));
+		if (!n.mods)
+			goto out;
+	}
+	for (i = 0; i < b->nr; i++) {
+		const struct rawsym *r = &b->v[i];
+
+		if (k && n.syms[k - 1].start == r->start)
+			continue; /* an alias ranked lower */
+		b->v[k] = *r;
+		n.syms[k].start = r->start;
+		n.syms[k].name = r->name;
+		if (n.mods)
+			n.mods[k] = r->mod;
+		k++;
+	}
+	for (i = 0; i < k; i++) {
+		uint64_t size = b->v[i].size;
+
+		if (!size) {
+			if (i + 1 < k && b->v[i + 1].mod == b->v[i].mod)
+				size = b->v[i + 1].start - b->v[i].start;
+			else
+				size = SYM_TAIL;
+		}
+		n.syms[i].size = size > UINT32_MAX ? UINT32_MAX : size;
+	}
+	n.nr = k;
+	n.pool = b->pool;
+	b->pool = NULL;
+	*t = n;
+	n.syms = NULL;
+	n.mods = NULL;
+	err = 0;
+out:
+	free(n.syms);
+	free(n.mods);
+	build_free(b);
+	return err;
+}
+
+/* Index of the symbol containing addr, or -1. */
+static ssize_t symtab_find(const struct symtab *t, uint64_t addr)
+{
+	size_t lo = 0, hi = t->nr, i;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->syms[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* lo symbols start at or below addr; the last one usually holds it,
+	 * an earlier one only when it encloses the ones after it. */
+	for (i = lo; i > 0 && lo - i < NEST_BACK; i--) {
+		const struct sym *sym = &t->syms[i - 1];
+
+		if (addr - sym->start < sym->size)
+			return i - 1;
+	}
+	return -1;
+}
+
+/* ---- kernel ---- */
+
+static bool ktype_is_text(char type)
+{
+	return type == 't' || type == 'T' || type == 'w' || type == 'W';
+}
+
+/* Parse "ADDR TYPE NAME[\t[MODULE]]" into b. 1 if the address is not
+ * zero, 0 if it is, -errno on allocation failure. Malformed lines: 0. */
+static int kallsyms_line(struct tabbuild *b, char *line, uint32_t *last_mod, char *last_name,
+                         size_t last_len)
+{
+	char *p = line, *name, *end, *mod = NULL;
+	unsigned long long addr;
+	char type;
+	size_t mlen = 0;
+	int err;
+
+	errno = 0;
+	addr = strtoull(p, &end, 16);
+	if (end == p || errno || *end != ' ')
+		return 0;
+	p = end + 1;
+	type = *p++;
+	if (!type || *p != ' ')
+		return 0;
+	name = ++p;
+	while (*p && *p != '\t' && *p != ' ' && *p != '\n')
+		p++;
+	if (p == name)
+		return 0;
+	end = p;
+	while (*p == '\t' || *p == ' ')
+		p++;
+	if (*p == '[') {
+		mod = p;
+		while (*p && *p != ']' && *p != '\n')
+			p++;
+		if (*p == ']')
+			mlen = p + 1 - mod;
+		else
+			mod = NULL;
+	}
+	if (!addr)
+		return 0;
+	if (!ktype_is_text(type))
+		return 1;
+	if (!mod) {
+		*last_mod = 0;
+	} else if (mlen >= last_len || strncmp(mod, last_name, mlen) || last_name[mlen]) {
+		/* module symbols come in runs: pool each name once per run */
+		int64_t off = build_name(b, mod, mlen);
+
+		if (off < 0)
+			return off;
+		*last_mod = off;
+		if (mlen >= last_len)
+			mlen = 0;
+		memcpy(last_name, mod, mlen);
+		last_name[mlen] = '\0';
+	}
+	err = build_add(b, addr, 0, name, end - name, *last_mod,
+	                rank_of(false, type == 't', type == 'w' || type == 'W', name, end - name));
+	return err ? err : 1;
+}
+
+int symbols_load_kernel(struct symbols *s)
+{
+	char path[PATH_MAX], last_name[128] = "";
+	struct tabbuild b;
+	char *line = NULL;
+	size_t cap = 0;
+	uint32_t last_mod = 0;
+	bool visible = false;
+	FILE *f;
+	int err;
+
+	symtab_free(&s->ktab);
+	s->kstate = KERNEL_FAILED;
+	err = root_path(s, path, sizeof(path), "/proc/kallsyms");
+	if (err)
+		return err;
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	err = build_init(&b);
+	while (!err && getline(&line, &cap, f) > 0) {
+		int r = kallsyms_line(&b, line, &last_mod, last_name, sizeof(last_name));
+
+		if (r < 0)
+			err = r;
+		else if (r)
+			visible = true;
+	}
+	if (!err && ferror(f))
+		err = -EIO;
+	free(line);
+	fclose(f);
+	if (!err && !visible) {
+		build_free(&b);
+		s->kstate = KERNEL_HIDDEN;
+		s->stats.kernel_symbols = 0;
+		return 0;
+	}
+	if (!err)
+		err = build_finish(&b, &s->ktab, true);
+	else
+		build_free(&b);
+	if (err)
+		return err;
+	s->kstate = KERNEL_LOADED;
+	s->stats.kernel_symbols = s->ktab.nr;
+	return 0;
+}
+
+bool symbols_kernel_hidden(const struct symbols *s)
+{
+	return s->kstate == KERNEL_HIDDEN || s->kstate == KERNEL_FAILED;
+}
+
+static void resolve_kernel(struct symbols *s, uint64_t ip, struct symbols_result *out)
+{
+	const char *mod;
+	ssize_t i;
+
+	if (s->kstate == KERNEL_NOT_TRIED)
+		symbols_load_kernel(s);
+	if (s->kstate != KERNEL_LOADED) {
+		result_set(out, SYMBOLS_KERNEL_HIDDEN, "[kernel]", 0, "[kernel]");
+		return;
+	}
+	i = symtab_find(&s->ktab, ip);
+	if (i < 0) {
+		result_set(out, SYMBOLS_UNKNOWN, "[unknown]", 0, "[kernel]");
+		return;
+	}
+	mod = s->ktab.pool + s->ktab.mods[i];
+	result_set(out, SYMBOLS_FOUND, s->ktab.pool + s->ktab.syms[i].name,
+	           ip - s->ktab.syms[i].start, *mod ? mod : "[kernel]");
+}
+
+/* ---- binaries ---- */
+
+static size_t dso_hash(uint32_t maj, uint32_t min, uint64_t ino, const char *path)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	if (ino) {
+		h ^= ino;
+		h *= 1099511628211ULL;
+		h ^= (uint64_t)maj << 32 | min;
+		h *= 1099511628211ULL;
+		return h ^ h >> 29;
+	}
+	for (; *path; path++) {
+		h ^= (unsigned char)*path;
+		h *= 1099511628211ULL;
+	}
+	return h ^ h >> 29;
+}
+
+static bool dso_is(const struct dso *d, uint32_t maj, uint32_t min, uint64_t ino, const char *path)
+{
+	if (ino)
+		return d->ino == ino && d->maj == maj && d->min == min;
+	return !d->ino && !strcmp(d->path, path);
+}
+
+static void dso_destroy(struct dso *d)
+{
+	free(d->segs);
+	symtab_free(&d->tab);
+	free(d->path);
+	free(d->file);
+	free(d);
+}
+
+static void unused_unlink(struct symbols *s, struct dso *d)
+{
+	if (d->uprev)
+		d->uprev->unext = d->unext;
+	else
+		s->unused_head = d->unext;
+	if (d->unext)
+		d->unext->uprev = d->uprev;
+	else
+		s->unused_tail = d->uprev;
+	d->uprev = d->unext = NULL;
+	d->unused = false;
+	s->nr_unused--;
+}
+
+static void dso_evict(struct symbols *s, struct dso *d)
+{
+	struct dso **pp = &s->dsos[dso_hash(d->maj, d->min, d->ino, d->path) % s->dsos_buckets];
+
+	while (*pp && *pp != d)
+		pp = &(*pp)->hnext;
+	if (*pp)
+		*pp = d->hnext;
+	if (d->unused)
+		unused_unlink(s, d);
+	s->nr_dsos--;
+	s->stats.binaries = s->nr_dsos;
+	dso_destroy(d);
+}
+
+static void dso_ref(struct symbols *s, struct dso *d)
+{
+	if (d->unused)
+		unused_unlink(s, d);
+	d->refs++;
+}
+
+static void dso_put(struct symbols *s, struct dso *d)
+{
+	if (--d->refs)
+		return;
+	d->unused = true;
+	d->uprev = s->unused_tail;
+	d->unext = NULL;
+	if (s->unused_tail)
+		s->unused_tail->unext = d;
+	else
+		s->unused_head = d;
+	s->unused_tail = d;
+	s->nr_unused++;
+	if (s->nr_unused > UNUSED_KEEP)
+		dso_evict(s, s->unused_head);
+}
+
+static int dsos_grow(struct symbols *s)
+{
+	size_t nb = s->dsos_buckets ? s->dsos_buckets * 2 : 64, i;
+	struct dso **b = calloc(nb, sizeof(*b));
+
+	if (!b)
+		return -ENOMEM;
+	for (i = 0; i < s->dsos_buckets; i++) {
+		struct dso *d = s->dsos[i], *next;
+
+		for (; d; d = next) {
+			size_t h = dso_hash(d->maj, d->min, d->ino, d->path) % nb;
+
+			next = d->hnext;
+			d->hnext = b[h];
+			b[h] = d;
+		}
+	}
+	free(s->dsos);
+	s->dsos = b;
+	s->dsos_buckets = nb;
+	return 0;
+}
+
+/* The binary for this file, found or added (unread, no references). */
+static struct dso *dso_get(struct symbols *s, const char *path, uint32_t maj, uint32_t min,
+                           uint64_t ino)
+{
+	struct dso *d;
+	size_t h;
+
+	if (s->dsos_buckets) {
+		h = dso_hash(maj, min, ino, path) % s->dsos_buckets;
+		for (d = s->dsos[h]; d; d = d->hnext)
+			if (dso_is(d, maj, min, ino, path))
+				return d;
+	}
+	if (s->nr_dsos >= s->dsos_buckets && dsos_grow(s))
+		return NULL;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return NULL;
+	d->maj = maj;
+	d->min = min;
+	d->ino = ino;
+	d->deleted = has_suffix(path, " (deleted)");
+	d->path = strdup(path);
+	d->file = strndup(path, strlen(path) - (d->deleted ? strlen(" (deleted)") : 0));
+	if (!d->path || !d->file) {
+		dso_destroy(d);
+		return NULL;
+	}
+	d->base = basename_of(d->file);
+	h = dso_hash(maj, min, ino, path) % s->dsos_buckets;
+	d->hnext = s->dsos[h];
+	s->dsos[h] = d;
+	s->nr_dsos++;
+	s->stats.binaries = s->nr_dsos;
+	return d;
+}
+
+/* Read the function symbols of the first section of this type. -ENOENT
+ * when there is none or it holds no functions. */
+static int dso_read_syms(struct dso *d, Elf *elf, Elf64_Word type)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	Elf_Data *data;
+	struct tabbuild b;
+	size_t i, n;
+	int err;
+
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == type)
+			break;
+	if (!scn || !sh.sh_entsize)
+		return -ENOENT;
+	data = elf_getdata(scn, NULL);
+	if (!data)
+		return -ENOENT;
+	err = build_init(&b);
+	n = sh.sh_size / sh.sh_entsize;
+	for (i = 0; !err && i < n; i++) {
+		GElf_Sym sym;
+		const char *name;
+		int stt, stb;
+
+		if (!gelf_getsym(data, i, &sym))
+			break;
+		stt = GELF_ST_TYPE(sym.st_info);
+		stb = GELF_ST_BIND(sym.st_info);
+		if ((stt != STT_FUNC && stt != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF ||
+		    !sym.st_value)
+			continue;
+		name = elf_strptr(elf, sh.sh_link, sym.st_name);
+		if (!name || !*name)
+			continue;
+		err = build_add(
+		    &b, sym.st_value, sym.st_size, name, strlen(name), 0,
+		    rank_of(sym.st_size, stb == STB_LOCAL, stb == STB_WEAK, name, strlen(name)));
+	}
+	if (!err && !b.nr)
+		err = -ENOENT;
+	if (err) {
+		build_free(&b);
+		return err;
+	}
+	return build_finish(&b, &d->tab, false);
+}
+
+static int dso_read_elf(struct dso *d, int fd)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	size_t phnum, i;
+	int err = -ENOEXEC;
+
+	if (!elf)
+		return -ENOEXEC;
+	if (elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &phnum))
+		goto out;
+	d->segs = calloc(phnum ? phnum : 1, sizeof(*d->segs));
+	if (!d->segs) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		d->segs[d->nr_segs++] =
+		    (struct seg){.off = ph.p_offset, .filesz = ph.p_filesz, .vaddr = ph.p_vaddr};
+	}
+	err = dso_read_syms(d, elf, SHT_SYMTAB);
+	if (err == -ENOENT)
+		err = dso_read_syms(d, elf, SHT_DYNSYM);
+	if (err == -ENOENT)
+		err = 0; /* stripped: ips still get module+0xVADDR */
+out:
+	elf_end(elf);
+	return err;
+}
+
+/* Open path read-only if it is a regular file (and, when ino is not 0,
+ * that inode). fd or -errno. */
+static int open_regular(const char *path, uint64_t ino)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (ino && st.st_ino != ino)) {
+		close(fd);
+		return -ENOENT;
+	}
+	return fd;
+}
+
+/*
+ * Open the file behind map m of pid. A deleted file is read through
+ * map_files (the very file the process maps) or at its old path if the
+ * inode still matches; a live one through the process's root first.
+ */
+static int dso_open(struct symbols *s, const struct dso *d, pid_t pid, const struct map *m)
+{
+	char path[PATH_MAX];
+	uint64_t ino = d->deleted ? d->ino : 0;
+	int fd = -ENOENT;
+
+	if (d->deleted &&
+	    !root_path(s, path, sizeof(path), "/proc/%d/map_files/%llx-%llx", (int)pid,
+	               (unsigned long long)m->start, (unsigned long long)m->end)) {
+		fd = open_regular(path, 0);
+		if (fd >= 0)
+			return fd;
+	}
+	if (d->file[0] != '/')
+		return -ENOENT;
+	if (!root_path(s, path, sizeof(path), "/proc/%d/root%s", (int)pid, d->file)) {
+		fd = open_regular(path, ino);
+		if (fd >= 0)
+			return fd;
+	}
+	if (!root_path(s, path, sizeof(path), "%s", d->file))
+		fd = open_regular(path, ino);
+	return fd;
+}
+
+static void dso_load(struct symbols *s, struct dso *d, pid_t pid, const struct map *m)
+{
+	int fd = dso_open(s, d, pid, m), err;
+
+	if (fd < 0) {
+		d->state = DSO_FAILED;
+		s->stats.elf_failures++;
+		return;
+	}
+	err = dso_read_elf(d, fd);
+	close(fd);
+	if (err) {
+		free(d->segs);
+		d->segs = NULL;
+		d->nr_segs = 0;
+		symtab_free(&d->tab);
+		d->state = DSO_FAILED;
+		s->stats.elf_failures++;
+		return;
+	}
+	d->state = DSO_LOADED;
+	s->stats.elf_loads++;
+}
+
+/* The loaded segment holding file offset off (PT_LOAD file ranges do not
+ * overlap). */
+static const struct seg *dso_seg(const struct dso *d, uint64_t off)
+{
+	size_t i;
+
+	for (i = 0; i < d->nr_segs; i++)
+		if (off - d->segs[i].off < d->segs[i].filesz)
+			return &d->segs[i];
+	return NULL;
+}
+
+static void resolve_file(struct symbols *s, struct proc *p, const struct map *m, uint64_t ip,
+                         struct symbols_result *out)
+{
+	struct dso *d = m->dso;
+	uint64_t off = ip - m->start + m->pgoff, vaddr;
+	const struct seg *seg;
+	ssize_t i;
+
+	if (d->state == DSO_NEW)
+		dso_load(s, d, p->pid, m);
+	if (d->state != DSO_LOADED || !(seg = dso_seg(d, off))) {
+		result_no_symbol(out, d->base, off);
+		return;
+	}
+	vaddr = off - seg->off + seg->vaddr;
+	i = symtab_find(&d->tab, vaddr);
+	if (i < 0) {
+		result_no_symbol(out, d->base, vaddr);
+		return;
+	}
+	result_set(out, SYMBOLS_FOUND, d->tab.pool + d->tab.syms[i].name,
+	           vaddr - d->tab.syms[i].start, d->base);
+}
+
+/* ---- processes and their mappings ---- */
+
+static size_t pid_hash(pid_t pid, size_t buckets)
+{
+	return ((uint32_t)pid * 2654435761u) % buckets;
+}
+
+static struct proc *proc_find(const struct symbols *s, pid_t pid)
+{
+	struct proc *p;
+
+	if (!s->procs_buckets)
+		return NULL;
+	for (p = s->procs[pid_hash(pid, s->procs_buckets)]; p; p = p->hnext)
+		if (p->pid == pid)
+			return p;
+	return NULL;
+}
+
+static int procs_grow(struct symbols *s)
+{
+	size_t nb = s->procs_buckets ? s->procs_buckets * 2 : 256, i;
+	struct proc **b = calloc(nb, sizeof(*b));
+
+	if (!b)
+		return -ENOMEM;
+	for (i = 0; i < s->procs_buckets; i++) {
+		struct proc *p = s->procs[i], *next;
+
+		for (; p; p = next) {
+			size_t h = pid_hash(p->pid, nb);
+
+			next = p->hnext;
+			p->hnext = b[h];
+			b[h] = p;
+		}
+	}
+	free(s->procs);
+	s->procs = b;
+	s->procs_buckets = nb;
+	return 0;
+}
+
+static struct proc *proc_add(struct symbols *s, pid_t pid)
+{
+	struct proc *p;
+	size_t h;
+
+	if (s->nr_procs >= s->procs_buckets && procs_grow(s))
+		return NULL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	h = pid_hash(pid, s->procs_buckets);
+	p->hnext = s->procs[h];
+	s->procs[h] = p;
+	s->nr_procs++;
+	s->stats.processes = s->nr_procs;
+	return p;
+}
+
+static struct proc *proc_get(struct symbols *s, pid_t pid)
+{
+	struct proc *p = proc_find(s, pid);
+
+	return p ? p : proc_add(s, pid);
+}
+
+static void proc_clear_maps(struct symbols *s, struct proc *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nr; i++)
+		if (p->maps[i].dso)
+			dso_put(s, p->maps[i].dso);
+	p->nr = 0;
+}
+
+static void jit_clear(struct jit *j)
+{
+	symtab_free(&j->tab);
+	memset(j, 0, sizeof(*j));
+}
+
+static void proc_unlink(struct symbols *s, struct proc *p)
+{
+	struct proc **pp = &s->procs[pid_hash(p->pid, s->procs_buckets)];
+
+	while (*pp && *pp != p)
+		pp = &(*pp)->hnext;
+	if (*pp)
+		*pp = p->hnext;
+	p->hnext = NULL;
+	s->nr_procs--;
+	s->stats.processes = s->nr_procs;
+}
+
+/* Free an unlinked p and drop its references. */
+static void proc_destroy(struct symbols *s, struct proc *p)
+{
+	proc_clear_maps(s, p);
+	free(p->maps);
+	jit_clear(&p->jit);
+	free(p);
+}
+
+static void proc_remove(struct symbols *s, struct proc *p)
+{
+	proc_unlink(s, p);
+	proc_destroy(s, p);
+}
+
+static int maps_reserve(struct proc *p, size_t more)
+{
+	size_t cap = p->cap ? p->cap : 16;
+	struct map *v;
+
+	if (p->nr + more <= p->cap)
+		return 0;
+	while (cap < p->nr + more)
+		cap *= 2;
+	v = realloc(p->maps, cap * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	p->maps = v;
+	p->cap = cap;
+	return 0;
+}
+
+/* Insert m (its dso reference taken here), cutting what it overlaps. */
+static int proc_insert(struct symbols *s, struct proc *p, const struct map *m)
+{
+	size_t i = 0, hi = p->nr;
+
+	if (maps_reserve(p, 2))
+		return -ENOMEM;
+	/* referenced before the cut, which may drop the last other reference */
+	if (m->dso)
+		dso_ref(s, m->dso);
+	/* sorted and disjoint, so ends are sorted too: skip to the first
+	 * mapping ending after m starts */
+	while (i < hi) {
+		size_t mid = i + (hi - i) / 2;
+
+		if (p->maps[mid].end <= m->start)
+			i = mid + 1;
+		else
+			hi = mid;
+	}
+	while (i < p->nr && p->maps[i].start < m->end) {
+		struct map *o = &p->maps[i];
+
+		if (o->end <= m->start) {
+			i++;
+		} else if (o->start < m->start && o->end > m->end) {
+			/* m punches a hole: o becomes two */
+			struct map right = *o;
+
+			right.pgoff += m->end - o->start;
+			right.start = m->end;
+			o->end = m->start;
+			if (right.dso)
+				dso_ref(s, right.dso);
+			memmove(&p->maps[i + 2], &p->maps[i + 1], (p->nr - i - 1) * sizeof(*o));
+			p->maps[i + 1] = right;
+			p->nr++;
+			i += 2;
+		} else if (o->start < m->start) {
+			o->end = m->start;
+			i++;
+		} else if (o->end > m->end) {
+			o->pgoff += m->end - o->start;
+			o->start = m->end;
+			i++;
+		} else {
+			if (o->dso)
+				dso_put(s, o->dso);
+			memmove(o, o + 1, (p->nr - i - 1) * sizeof(*o));
+			p->nr--;
+		}
+	}
+	for (i = p->nr; i > 0 && p->maps[i - 1].start > m->start; i--)
+		;
+	memmove(&p->maps[i + 1], &p->maps[i], (p->nr - i) * sizeof(*m));
+	p->maps[i] = *m;
+	p->nr++;
+	return 0;
+}
+
+/* What a mapping name stands for: anonymous memory, a special kernel
+ * mapping, or a file (NULL label). */
+static enum map_kind classify(const char *name, const char **label)
+{
+	static const struct {
+		const char *prefix, *label;
+		enum map_kind kind;
+	} names[] = {
+	    {"//anon", "[anon]", MAP_ANON},          {"/anon_hugepage", "[anon]", MAP_ANON},
+	    {"/dev/zero", "[anon]", MAP_ANON},       {"/SYSV", "[anon]", MAP_ANON},
+	    {"[heap]", "[heap]", MAP_ANON},          {"[stack", "[stack]", MAP_ANON},
+	    {"[vdso]", "[vdso]", MAP_SPECIAL},       {"[vsyscall]", "[vsyscall]", MAP_SPECIAL},
+	    {"[uprobes]", "[uprobes]", MAP_SPECIAL},
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		if (has_prefix(name, names[i].prefix)) {
+			*label = names[i].label;
+			return names[i].kind;
+		}
+	if (!*name || name[0] == '[') {
+		*label = "[anon]"; /* no name, [anon:name] and the like */
+		return MAP_ANON;
+	}
+	*label = NULL;
+	return MAP_FILE;
+}
+
+static int proc_map(struct symbols *s, struct proc *p, uint64_t start, uint64_t end, uint64_t pgoff,
+                    const char *name, uint32_t maj, uint32_t min, uint64_t ino)
+{
+	struct map m = {.start = start, .end = end, .pgoff = pgoff};
+
+	if (end <= start)
+		return -EINVAL;
+	m.kind = classify(name, &m.label);
+	if (m.kind == MAP_FILE) {
+		m.dso = dso_get(s, name, maj, min, ino);
+		if (!m.dso)
+			return -ENOMEM;
+	}
+	return proc_insert(s, p, &m);
+}
+
+static const struct map *proc_lookup(const struct proc *p, uint64_t ip)
+{
+	size_t lo = 0, hi = p->nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->maps[mid].start <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && ip < p->maps[lo - 1].end)
+		return &p->maps[lo - 1];
+	return NULL;
+}
+
+/* One line of /proc/PID/maps, if it is an executable mapping. */
+static int maps_line(struct symbols *s, struct proc *p, char *line)
+{
+	unsigned long long start, end, off, ino;
+	unsigned int maj, min;
+	char perms[8];
+	char *name;
+	size_t n;
+	int at = 0;
+
+	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &off, &maj, &min,
+	           &ino, &at) < 7 ||
+	    !at)
+		return 0;
+	if (strlen(perms) < 3 || perms[2] != 'x')
+		return 0;
+	name = line + at;
+	n = strlen(name);
+	while (n && (name[n - 1] == '\n' || name[n - 1] == ' '))
+		name[--n] = '\0';
+	return proc_map(s, p, start, end, off, name, maj, min, ino);
+}
+
+/* Replace p's mappings with those in its maps file; kept if it cannot be
+ * opened. The old ones are dropped last, so binaries mapped before and
+ * after never look unused. */
+static int proc_scan(struct symbols *s, struct proc *p)
+{
+	struct proc old = {.pid = p->pid};
+	char path[PATH_MAX];
+	char *line = NULL;
+	size_t cap = 0;
+	FILE *f;
+	int err;
+
+	p->scanned = true;
+	err = root_path(s, path, sizeof(path), "/proc/%d/maps", (int)p->pid);
+	if (err)
+		return err;
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ESRCH ? -ENOENT : -errno;
+	old.maps = p->maps;
+	old.nr = p->nr;
+	p->maps = NULL;
+	p->nr = p->cap = 0;
+	while (getline(&line, &cap, f) > 0) {
+		err = maps_line(s, p, line);
+		if (err)
+			break;
+	}
+	free(line);
+	fclose(f);
+	proc_clear_maps(s, &old);
+	free(old.maps);
+	return err;
+}
+
+int symbols_process_scan(struct symbols *s, pid_t pid)
+{
+	struct proc *p;
+	int err;
+
+	if (pid <= 0)
+		return -EINVAL;
+	p = proc_find(s, pid);
+	if (!p) {
+		p = proc_add(s, pid);
+		if (!p)
+			return -ENOMEM;
+		err = proc_scan(s, p);
+		if (err && !p->nr)
+			proc_remove(s, p);
+		return err;
+	}
+	err = proc_scan(s, p);
+	if (!err)
+		p->exited = false;
+	return err;
+}
+
+int symbols_mmap(struct symbols *s, pid_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+                 const char *filename, uint32_t maj, uint32_t min, uint64_t ino)
+{
+	struct proc *p;
+
+	if (pid <= 0 || !len || start + len < start || !filename)
+		return -EINVAL;
+	p = proc_get(s, pid);
+	if (!p)
+		return -ENOMEM;
+	return proc_map(s, p, start, start + len, pgoff, filename, maj, min, ino);
+}
+
+int symbols_fork(struct symbols *s, pid_t parent, pid_t child)
+{
+	struct proc *pp, *old, *c;
+	size_t i;
+	int err = 0;
+
+	if (parent == child || child <= 0)
+		return 0;
+	old = proc_find(s, child);
+	if (old && old->exited) {
+		/* a recycled pid: what we knew was someone else */
+		proc_remove(s, old);
+		old = NULL;
+	}
+	if (old) /* records of the child read before the FORK: keep them on top */
+		proc_unlink(s, old);
+	c = proc_add(s, child);
+	if (!c) {
+		if (old)
+			proc_destroy(s, old);
+		return -ENOMEM;
+	}
+	pp = proc_find(s, parent);
+	if (pp) {
+		err = maps_reserve(c, pp->nr);
+		for (i = 0; !err && i < pp->nr; i++) {
+			c->maps[i] = pp->maps[i];
+			if (c->maps[i].dso)
+				dso_ref(s, c->maps[i].dso);
+			c->nr++;
+		}
+		c->scanned = pp->scanned;
+	}
+	if (old) {
+		for (i = 0; !err && i < old->nr; i++)
+			err = proc_insert(s, c, &old->maps[i]);
+		proc_destroy(s, old);
+	}
+	return err;
+}
+
+void symbols_exec(struct symbols *s, pid_t pid)
+{
+	struct proc *p = proc_find(s, pid);
+
+	if (!p)
+		return;
+	proc_clear_maps(s, p);
+	jit_clear(&p->jit);
+	p->scanned = false;
+}
+
+void symbols_exit(struct symbols *s, pid_t pid)
+{
+	struct proc *p = proc_find(s, pid);
+
+	if (p)
+		p->exited = true;
+}
+
+void symbols_reap(struct symbols *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->procs_buckets; i++) {
+		struct proc *p = s->procs[i], *next;
+
+		for (; p; p = next) {
+			next = p->hnext;
+			if (p->exited)
+				proc_remove(s, p);
+		}
+	}
+}
+
+/* ---- perf-PID.map ---- */
+
+/* The pid of pid inside its own pid namespace (last NSpid field), or pid. */
+static pid_t ns_pid(const struct symbols *s, pid_t pid)
+{
+	char path[PATH_MAX], *line = NULL;
+	size_t cap = 0;
+	pid_t ns = pid;
+	FILE *f;
+
+	if (root_path(s, path, sizeof(path), "/proc/%d/status", (int)pid))
+		return pid;
+	f = fopen(path, "re");
+	if (!f)
+		return pid;
+	while (getline(&line, &cap, f) > 0) {
+		char *p = line + strlen("NSpid:"), *end;
+
+		if (!has_prefix(line, "NSpid:"))
+			continue;
+		for (;;) {
+			long v = strtol(p, &end, 10);
+
+			if (end == p)
+				break;
+			if (v > 0 && v <= INT_MAX)
+				ns = v;
+			p = end;
+		}
+		break;
+	}
+	free(line);
+	fclose(f);
+	return ns;
+}
+
+/* A perf map is trusted when root, we, or the process's owner wrote it. */
+static bool jit_owner_ok(const struct symbols *s, pid_t pid, const struct stat *st)
+{
+	char path[PATH_MAX];
+	struct stat ps;
+
+	if (st->st_uid == 0 || st->st_uid == geteuid())
+		return true;
+	return !root_path(s, path, sizeof(path), "/proc/%d", (int)pid) && !stat(path, &ps) &&
+	       ps.st_uid == st->st_uid;
+}
+
+/* Open pid's perf map: inside its mount namespace under its namespace pid
+ * first, then in ours. FILE or NULL; *st filled. */
+static FILE *jit_open(const struct symbols *s, pid_t pid, struct stat *st)
+{
+	char path[PATH_MAX];
+	pid_t ns = ns_pid(s, pid);
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		FILE *f;
+		int fd;
+
+		if (k == 0 ? root_path(s, path, sizeof(path), "/proc/%d/root/tmp/perf-%d.map",
+		                       (int)pid, (int)ns)
+		           : root_path(s, path, sizeof(path), "/tmp/perf-%d.map", (int)pid))
+			continue;
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		if (fd < 0)
+			continue;
+		if (fstat(fd, st) || !S_ISREG(st->st_mode) || !jit_owner_ok(s, pid, st)) {
+			close(fd);
+			continue;
+		}
+		f = fdopen(fd, "r");
+		if (f)
+			return f;
+		close(fd);
+	}
+	return NULL;
+}
+
+/* "START SIZE name" (hex, 0x optional); later lines win for one START. */
+static int jit_line(struct tabbuild *b, char *line, int64_t lineno)
+{
+	unsigned long long start, size;
+	char *p = line, *end;
+	size_t n;
+
+	errno = 0;
+	start = strtoull(p, &end, 16);
+	if (end == p || errno || (*end != ' ' && *end != '\t'))
+		return 0;
+	p = end;
+	size = strtoull(p, &end, 16);
+	if (end == p || errno || (*end != ' ' && *end != '\t'))
+		return 0;
+	p = end + strspn(end, " \t");
+	n = strcspn(p, "\n");
+	while (n && (p[n - 1] == '\r' || p[n - 1] == ' '))
+		n--;
+	if (!n || !start)
+		return 0;
+	return build_add(b, start, size, p, n, 0, lineno);
+}
+
+/* (Re)read p's perf map if it appeared or changed since the last read. */
+static void jit_refresh(struct symbols *s, struct proc *p)
+{
+	struct tabbuild b;
+	struct stat st;
+	char *line = NULL;
+	size_t cap = 0;
+	int64_t lineno = 0;
+	FILE *f;
+	int err;
+
+	p->jit.tried = true;
+	f = jit_open(s, p->pid, &st);
+	if (!f)
+		return;
+	if (p->jit.loaded && st.st_dev == p->jit.dev && st.st_ino == p->jit.ino &&
+	    st.st_size == p->jit.size && st.st_mtim.tv_sec == p->jit.mtime.tv_sec &&
+	    st.st_mtim.tv_nsec == p->jit.mtime.tv_nsec) {
+		fclose(f);
+		return;
+	}
+	err = build_init(&b);
+	while (!err && getline(&line, &cap, f) > 0)
+		err = jit_line(&b, line, ++lineno);
+	free(line);
+	fclose(f);
+	if (err) {
+		build_free(&b);
+		return;
+	}
+	if (build_finish(&b, &p->jit.tab, false))
+		return;
+	p->jit.loaded = true;
+	p->jit.dev = st.st_dev;
+	p->jit.ino = st.st_ino;
+	p->jit.size = st.st_size;
+	p->jit.mtime = st.st_mtim;
+	s->stats.jit_loads++;
+}
+
+static bool resolve_jit(struct symbols *s, struct proc *p, uint64_t ip, struct symbols_result *out)
+{
+	ssize_t i = -1;
+
+	if (p->jit.tried)
+		i = symtab_find(&p->jit.tab, ip);
+	if (i < 0) {
+		/* first use, or a miss: the JIT may have written more since */
+		jit_refresh(s, p);
+		i = symtab_find(&p->jit.tab, ip);
+	}
+	if (i < 0)
+		return false;
+	result_set(out, SYMBOLS_FOUND, p->jit.tab.pool + p->jit.tab.syms[i].name,
+	           ip - p->jit.tab.syms[i].start, "[jit]");
+	return true;
+}
+
+/* ---- lookups ---- */
+
+static int resolve_user(struct symbols *s, pid_t pid, uint64_t ip, struct symbols_result *out)
+{
+	const struct map *m;
+	struct proc *p;
+
+	result_set(out, SYMBOLS_UNKNOWN, "[unknown]", 0, "[unknown]");
+	if (pid <= 0)
+		return 0;
+	p = proc_find(s, pid);
+	if (!p) {
+		p = proc_add(s, pid);
+		if (!p)
+			return -ENOMEM;
+		if (proc_scan(s, p) && !p->nr) {
+			/* gone or unreadable: nothing to remember, try again later */
+			proc_remove(s, p);
+			return 0;
+		}
+	} else if (!p->scanned && !p->exited) {
+		proc_scan(s, p);
+	}
+	m = proc_lookup(p, ip);
+	if (!m || m->kind == MAP_ANON) {
+		if (!resolve_jit(s, p, ip, out) && m)
+			util_strlcpy(out->module, m->label, sizeof(out->module));
+		return 0;
+	}
+	if (m->kind == MAP_SPECIAL) {
+		result_no_symbol(out, m->label, ip - m->start);
+		return 0;
+	}
+	resolve_file(s, p, m, ip, out);
+	/* not an ELF binary (a JIT's memfd or /dev/shm file): its perf map may know */
+	if (m->dso->state == DSO_FAILED)
+		resolve_jit(s, p, ip, out);
+	return 0;
+}
+
+int symbols_resolve(struct symbols *s, pid_t pid, uint64_t ip, bool kernel,
+                    struct symbols_result *out)
+{
+	if (kernel) {
+		resolve_kernel(s, ip, out);
+		return 0;
+	}
+	return resolve_user(s, pid, ip, out);
+}
+
+int symbols_format(const struct symbols_result *r, char *buf, size_t len)
+{
+	int n;
+
+	if (r->status == SYMBOLS_FOUND && r->offset)
+		n = snprintf(buf, len, "%s+0x%llx", r->name, (unsigned long long)r->offset);
+	else
+		n = snprintf(buf, len, "%s", r->name);
+	return n < 0 || (size_t)n >= len ? -ENOSPC : 0;
+}
+
+/* ---- lifetime ---- */
+
+struct symbols *symbols_new(void)
+{
+	struct symbols *s;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	if (procs_grow(s) || dsos_grow(s)) {
+		symbols_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void symbols_free(struct symbols *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->procs_buckets; i++)
+		while (s->procs[i])
+			proc_remove(s, s->procs[i]);
+	for (i = 0; i < s->dsos_buckets; i++) {
+		struct dso *d = s->dsos[i], *next;
+
+		for (; d; d = next) {
+			next = d->hnext;
+			dso_destroy(d);
+		}
+	}
+	symtab_free(&s->ktab);
+	free(s->procs);
+	free(s->dsos);
+	free(s);
+}
+
+int symbols_set_root(struct symbols *s, const char *root)
+{
+	size_t n;
+
+	if (!root || !strcmp(root, "/")) {
+		s->root[0] = '\0';
+		return 0;
+	}
+	n = strlen(root);
+	if (n >= sizeof(s->root))
+		return -ENAMETOOLONG;
+	memcpy(s->root, root, n + 1);
+	while (n > 1 && s->root[n - 1] == '/')
+		s->root[--n] = '\0';
+	return 0;
+}
+
+void symbols_stats(const struct symbols *s, struct symbols_stats *out)
+{
+	*out = s->stats;
+}

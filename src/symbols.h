@@ -1,0 +1,147 @@
+/* symbols: turns kernel and user instruction addresses into function names. */
+#ifndef PFMTOP_SYMBOLS_H
+#define PFMTOP_SYMBOLS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/*
+ * Where names come from:
+ * - kernel: <root>/proc/kallsyms, text symbols only, sorted once. When
+ *   kptr_restrict hides the addresses (all zero) kernel ips resolve to
+ *   "[kernel]" with status SYMBOLS_KERNEL_HIDDEN.
+ * - user: the executable mappings of each process, from /proc/PID/maps
+ *   (symbols_process_scan(), or lazily on the first lookup of a pid never
+ *   scanned) and from MMAP/MMAP2 records (symbols_mmap()). A mapped file is
+ *   a "binary", shared by every process that maps it: keyed by (dev, inode)
+ *   when known, else by path, and read once, lazily, on the first lookup
+ *   that lands in it: .symtab functions, else .dynsym, via libelf. Binaries
+ *   are opened through /proc/PID/root/PATH first (other mount namespaces,
+ *   containers), then PATH. A "(deleted)" binary is read through
+ *   /proc/PID/map_files/ or a file at its old path with the same inode;
+ *   failing that its ips show as "module+0xOFF".
+ * - JIT code: /tmp/perf-PID.map ("START SIZE name", hex), looked up when an
+ *   ip falls in an anonymous executable mapping, in no mapping at all, or in
+ *   a file that cannot be read as ELF (a JIT's memfd or /dev/shm file); read
+ *   inside the process's mount namespace first (with its namespace pid) and
+ *   re-read when the file changes. It is trusted when owned by root, by us
+ *   or by the process's owner.
+ *
+ * Lookups are binary searches; nothing here is meant to run per sample.
+ * Resolve at refresh time, for the rows that are shown.
+ *
+ * Pids are process ids (tgid): maps belong to processes, not threads.
+ */
+
+struct symbols;
+
+#define SYMBOLS_NAME_MAX   512 /* longer names are truncated */
+#define SYMBOLS_MODULE_MAX 64
+
+enum symbols_status {
+	SYMBOLS_FOUND,         /* name: the function; offset: ip - its start */
+	SYMBOLS_NO_SYMBOL,     /* binary known, no symbol: name "module+0xOFF" */
+	SYMBOLS_UNKNOWN,       /* no mapping (or anonymous, no perf map): "[unknown]" */
+	SYMBOLS_KERNEL_HIDDEN, /* kernel ip, kallsyms hidden or unreadable: "[kernel]" */
+};
+
+/*
+ * A resolved address, copied out (no pointers into the cache). name is
+ * always displayable as is. For SYMBOLS_NO_SYMBOL, offset is the address
+ * inside the binary: the ELF virtual address when the binary could be read
+ * (what addr2line -e module takes), else the file offset.
+ */
+struct symbols_result {
+	enum symbols_status status;
+	uint64_t offset;
+	char name[SYMBOLS_NAME_MAX];
+	/* basename of the binary; "[kernel]" or "[module]" for the kernel;
+	 * "[jit]" (perf map), "[vdso]", "[anon]", "[heap]", "[unknown]" ... */
+	char module[SYMBOLS_MODULE_MAX];
+};
+
+struct symbols_stats {
+	unsigned long elf_loads;    /* binaries read (the cache works if this stays low) */
+	unsigned long elf_failures; /* binaries that could not be opened or parsed */
+	unsigned long jit_loads;    /* perf-PID.map files read */
+	size_t binaries;            /* binaries held (mapped by someone or recently) */
+	size_t processes;           /* processes tracked */
+	size_t kernel_symbols;      /* text symbols from kallsyms */
+};
+
+/* A new, empty resolver (reading nothing yet), or NULL when out of memory
+ * or when libelf is unusable. Free with symbols_free(). */
+struct symbols *symbols_new(void);
+
+/* Free s and everything it caches. NULL is fine. */
+void symbols_free(struct symbols *s);
+
+/* Read /proc and /tmp below root instead of / (tests); NULL restores "/".
+ * Binaries are read below it too. 0, or -ENAMETOOLONG (root unchanged). */
+int symbols_set_root(struct symbols *s, const char *root);
+
+/* (Re)read <root>/proc/kallsyms. 0 when read, including when the addresses
+ * are hidden (see symbols_kernel_hidden()); -errno when it cannot be read
+ * (kernel ips then resolve as hidden too). Kernel lookups call it once by
+ * themselves when it was never called. */
+int symbols_load_kernel(struct symbols *s);
+
+/* True when kallsyms was read and showed only zero addresses
+ * (kptr_restrict, or no CAP_SYSLOG), or could not be read at all. */
+bool symbols_kernel_hidden(const struct symbols *s);
+
+/* Replace what is known of pid's mappings with the executable mappings in
+ * <root>/proc/PID/maps. 0, or -errno (-ENOENT: the process is gone; what
+ * was known is kept). */
+int symbols_process_scan(struct symbols *s, pid_t pid);
+
+/*
+ * A new mapping of pid (PERF_RECORD_MMAP or MMAP2): [start, start + len)
+ * from file offset pgoff of filename (as the record spells it: "//anon",
+ * "[vdso]", "/path (deleted)" ... are understood). maj, min and ino
+ * identify the file for MMAP2 records without a build id; pass ino 0 when
+ * unknown (MMAP, build-id MMAP2): the binary is then keyed by path. Only
+ * pass executable mappings (what MMAP records carry without mmap_data).
+ * The mapping replaces whatever it overlaps. 0, or -EINVAL / -ENOMEM.
+ */
+int symbols_mmap(struct symbols *s, pid_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+                 const char *filename, uint32_t maj, uint32_t min, uint64_t ino);
+
+/* PERF_RECORD_FORK (pid, ppid): child starts with parent's mappings
+ * (mappings already recorded for child are kept on top). parent == child
+ * (a new thread) does nothing. 0 or -ENOMEM. */
+int symbols_fork(struct symbols *s, pid_t parent, pid_t child);
+
+/* PERF_RECORD_COMM with the exec flag: forget pid's mappings and JIT map;
+ * they are rebuilt from MMAP records and, on the next lookup, from
+ * /proc/PID/maps. */
+void symbols_exec(struct symbols *s, pid_t pid);
+
+/* PERF_RECORD_EXIT of a process (pid == tid): pid's mappings stay
+ * resolvable (its last samples still need names) until symbols_reap(). */
+void symbols_exit(struct symbols *s, pid_t pid);
+
+/* Forget the processes symbols_exit() marked; call it after a refresh has
+ * resolved its rows. Binaries nobody maps any more are kept in a small
+ * cache and freed as newer ones join it. */
+void symbols_reap(struct symbols *s);
+
+/*
+ * Resolve ip, a kernel address when kernel is true (pid is then ignored),
+ * else an address in process pid, into *out. Reads kallsyms, /proc/PID/maps,
+ * binaries and perf maps as needed, and caches them. Returns 0 with *out
+ * filled (whatever the status), or -ENOMEM (*out then says "[unknown]").
+ */
+int symbols_resolve(struct symbols *s, pid_t pid, uint64_t ip, bool kernel,
+                    struct symbols_result *out);
+
+/* Write r as one label into buf: "name+0xOFF" ("name" at offset 0) for
+ * found symbols, else r->name. 0, or -ENOSPC (truncated, NUL-terminated). */
+int symbols_format(const struct symbols_result *r, char *buf, size_t len);
+
+/* Counters for tests, benchmarks and the health view. */
+void symbols_stats(const struct symbols *s, struct symbols_stats *out);
+
+#endif

@@ -1,0 +1,782 @@
+/* test_symbols: address resolution against this process, libc, the kernel and fixtures. */
+#include "symbols.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <sys/stat.h>
+
+/* Above PID_MAX_LIMIT (4194304): never a live process. */
+#define FAKE_PID 5000001
+
+static char fixture_root[PATH_MAX];
+static char hidden_root[PATH_MAX];
+
+/* A function of libc itself: sanitizers interpose many libc names, so
+ * RTLD_DEFAULT could hand back their wrapper. */
+static void *libc_sym(const char *name)
+{
+	void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+	void *addr;
+
+	assert_non_null(libc);
+	addr = dlsym(libc, name);
+	dlclose(libc);
+	return addr;
+}
+
+/* Called once so it is real code; noclone keeps its name intact. */
+__attribute__((noinline, noclone)) static int probe_target(int n)
+{
+	volatile int acc = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		acc += i * 3 + (acc >> 2);
+	return acc;
+}
+
+static int setup(void **state)
+{
+	struct symbols *s = symbols_new();
+
+	assert_non_null(s);
+	*state = s;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	symbols_free(*state);
+	return 0;
+}
+
+static void resolve(struct symbols *s, pid_t pid, uint64_t ip, bool kernel,
+                    struct symbols_result *r)
+{
+	assert_int_equal(symbols_resolve(s, pid, ip, kernel, r), 0);
+}
+
+static void test_own_static_function(void **state)
+{
+	struct symbols *s = *state;
+	uintptr_t fn = (uintptr_t)probe_target;
+	struct symbols_result r;
+	char exe[PATH_MAX];
+	ssize_t n;
+
+	assert_true(probe_target(10) >= 0);
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	assert_true(n > 0);
+	exe[n] = '\0';
+
+	assert_int_equal(symbols_process_scan(s, getpid()), 0);
+	resolve(s, getpid(), fn, false, &r);
+	assert_int_equal(r.status, SYMBOLS_FOUND);
+	assert_string_equal(r.name, "probe_target");
+	assert_int_equal(r.offset, 0);
+	assert_string_equal(r.module, strrchr(exe, '/') + 1);
+
+	resolve(s, getpid(), fn + 5, false, &r);
+	assert_int_equal(r.status, SYMBOLS_FOUND);
+	assert_string_equal(r.name, "probe_target");
+	assert_int_equal(r.offset, 5);
+}
+
+/* The name we give must be the function dladdr names, or an alias of it. */
+static void check_libc(struct symbols *s, const char *sym)
+{
+	void *addr = libc_sym(sym);
+	struct symbols_result r;
+	Dl_info info;
+
+	assert_non_null(addr);
+	assert_true(dladdr(addr, &info));
+	resolve(s, getpid(), (uintptr_t)addr, false, &r);
+	assert_int_equal(r.status, SYMBOLS_FOUND);
+	assert_string_equal(r.module, "libc.so.6");
+	assert_int_equal(r.offset, 0);
+	if (!info.dli_sname || strcmp(r.name, info.dli_sname))
+		assert_ptr_equal(libc_sym(r.name), addr);
+
+	resolve(s, getpid(), (uintptr_t)addr + 3, false, &r);
+	assert_int_equal(r.status, SYMBOLS_FOUND);
+	assert_int_equal(r.offset, 3);
+}
+
+static void test_libc_functions(void **state)
+{
+	struct symbols *s = *state;
+
+	/* no explicit scan: the first lookup reads /proc/PID/maps */
+	check_libc(s, "qsort");
+	check_libc(s, "getpid");
+	check_libc(s, "strtoull");
+}
+
+static void test_live_kernel(void **state)
+{
+	struct symbols *s = *state;
+	struct symbols_result r;
+	unsigned long long addr = 0;
+	char line[512], name[256], type;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	if (!f)
+		skip();
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long a;
+
+		if (sscanf(line, "%llx %c %255s", &a, &type, name) == 3 &&
+		    (type == 'T' || type == 't') && !strcmp(name, "schedule")) {
+			addr = a;
+			break;
+		}
+	}
+	fclose(f);
+	if (!addr) {
+		print_message("kallsyms hides addresses (kptr_restrict) or lacks schedule\n");
+		skip();
+	}
+	assert_int_equal(symbols_load_kernel(s), 0);
+	assert_false(symbols_kernel_hidden(s));
+	resolve(s, 0, addr + 4, true, &r);
+	assert_int_equal(r.status, SYMBOLS_FOUND);
+	assert_string_equal(r.name, "schedule");
+	assert_int_equal(r.offset, 4);
+	assert_string_equal(r.module, "[kernel]");
+}
+
+static void test_kallsyms_fixture(void **state)
+{
+	struct symbols *s = *state;
+	struct symbols_result r;
+	struct symbols_stats st;
+
+	assert_int_equal(symbols_set_root(s, fixture_root), 0);
+	assert_int_equal(symbols_load_kernel(s), 0);
+	assert_false(symbols_kernel_hidden(s));
+	symbols_stats(s, &st);
+	assert_int_equal(st.kernel_symbols, 9); /* text only, aliases merged */
+
+	resolve(s, 0, 0xffffffff81001015, true, &r);
+	assert_int_equal(r.status, SYMBOLS_FOUND);
+	assert_string_equal(r.name, "do_thing"); /* over the local __do_thing_alias */
+	assert_int_equal(r.offset, 5);
+	assert_string_equal(r.module, "[kernel]");
+
+	resolve(s, 0, 0xffffffff81000010, true, &r);
+	assert_string_equal(r.name, "startup_64"); /* over _stext */
+
+	resolve(s, 0, 0xffffffff81001300, true, &r); /* some_data is not code */
+	assert_string_equal(r.name, "weak_fn");
+	assert_int_equal(r.offset, 0x200);
+
+	resolve(s, 0, 0xffffffffc0001404, true, &r);
+	assert_int_equal(r.status, SYMBOLS_FOUND);
+	assert_string_equal(r.name, "ext4_sync_fs");
+	assert_int_equal(r.offset, 4);
+	assert_string_equal(r.module, "[ext4]");
+
+	resolve(s, 0, 0xffffffffc0003010, true, &r);
+	assert_string_equal(r.name, "xfs_foo");
+	assert_string_equal(r.module, "[xfs]");
+
+	resolve(s, 0, 0xffffffff80000000, true, &r); /* below the first symbol */
+	assert_int_equal(r.status, SYMBOLS_UNKNOWN);
+	assert_string_equal(r.name, "[unknown]");
+	assert_string_equal(r.module, "[kernel]");
+
+	resolve(s, 0, 0xffffffffc0100000, true, &r); /* far past the last */
+	assert_int_equal(r.status, SYMBOLS_UNKNOWN);
+}
+
+static void test_kallsyms_hidden(void **state)
+{
+	struct symbols *s = *state;
+	struct symbols_result r;
+	char buf[64];
+
+	assert_int_equal(symbols_set_root(s, hidden_root), 0);
+	/* not loaded explicitly: the first kernel lookup reads it */
+	resolve(s, 0, 0xffffffff81001015, true, &r);
+	assert_true(symbols_kernel_hidden(s));
+	assert_int_equal(r.status, SYMBOLS_KERNEL_HIDDEN);
+	assert_string_equal(r.name, "[kernel]");
+	assert_string_equal(r.module, "[kernel]");
+	assert_int_equal(symbols_format(&r, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "[kernel]");
+
+	assert_int_equal(symbols_load_kernel(s), 0);
+	assert_true(symbols_kernel_hidden(s));
+
+	/* unreadable kallsyms: an error, and ips still show as [kernel] */
+	assert_int_equal(symbols_set_root(s, "/nonexistent-root"), 0);
+	assert_int_equal(symbols_load_kernel(s), -ENOENT);
+	assert_true(symbols_kernel_hidden(s));
+	resolve(s, 0, 0xffffffff81001015, true, &r);
+	assert_int_equal(r.status, SYMBOLS_KERNEL_HIDDEN);
+}
+
+static void test_maps_fixture(void **state)
+{
+	struct symbols *s = *state;
+	struct symbols_result r;
+	struct symbols_stats st;
+
+	assert_int_equal(symbols_set_root(s, fixture_root), 0);
+	assert_int_equal(symbols_process_scan(s, 4242), 0);
+
+	/* a binary that cannot be read: module+file offset */
+	resolve(s, 4242, 0x55d0c0a01234, false, &r);
+	assert_int_equal(r.status, SYMBOLS_NO_SYMBOL);
+	assert_string_equal(r.name, "app+0x1234");
+	assert_string_equal(r.module, "app");
+	assert_int_equal(r.offset, 0x1234);
+
+	/* deleted, and gone from disk: pgoff counts */
+	resolve(s, 4242, 0x7f2000000010, false, &r);
+	assert_int_equal(r.status, SYMBOLS_NO_SYMBOL);
+	assert_string_equal(r.name, "libgone.so+0x2010");
+	assert_string_equal(r.module, "libgone.so");
+
+	resolve(s, 4242, 0x7f3000000010, false, &r);
+	assert_int_equal(r.status, SYMBOLS_NO_SYMBOL);
+	assert_string_equal(r.name, "[vdso]+0x10");
+
+	/* [stack] is not executable: no mapping, no perf map entry */
+	resolve(s, 4242, 0x7ffc00000010, false, &r);
+	assert_int_equal(r.status, SYMBOLS_UNKNOWN);
+	assert_string_equal(r.name, "[unknown]");
+	assert_string_equal(r.module, "[unknown]");
+
+	symbols_stats(s, &st);
+	assert_int_equal(st.elf_failures, 2);
+	assert_int_equal(st.elf_loads, 0);
+	/* a failed binary is not retried */
+	resolve(s, 4242, 0x55d0c0a01000, false, &r);
+	assert_string_equal(r.name, "app+0x1000");
+	symbols_stats(s, &st);
+	assert_int_equal(st.elf_failures, 2);
+}
+
+static void test_perf_map(void **state)
+{
+	struct symbols *s = *state;
+	struct symbols_result r;
+	struct symbols_stats st;
+	char buf[128];
+
+	assert_int_equal(symbols_set_root(s, fixture_root), 0);
+	resolve(s, 4242, 0x7f1000000110, false, &r);
+	assert_int_equal(r.status, SYMBOLS_FOUND);
+	assert_string_equal(r.name, "LazyCompile:*fib /srv/app.js:3");
+	assert_int_equal(r.offset, 0x10);
+	assert_string_equal(r.module, "[jit]");
+	assert_int_equal(symbols_format(&r, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "LazyCompile:*fib /srv/app.js:3+0x10");
+
+	/* the later line for one address wins */
+	resolve(s, 4242, 0x7f1000000210, false, &r);
+	assert_string_equal(r.name, "Builtin: replaced");
+
+	/* anonymous code the JIT did not describe */
+	resolve(s, 4242, 0x7f1000000400, false, &r);
+	assert_int_equal(r.status, SYMBOLS_UNKNOWN);
+	assert_string_equal(r.name, "[unknown]");
+	assert_string_equal(r.module, "[anon]");
+
+	/* a JIT's memfd is no ELF binary: the perf map names its code */
+	resolve(s, 4242, 0x7f4000000108, false, &r);
+	assert_int_equal(r.status, SYMBOLS_FOUND);
+	assert_string_equal(r.name, "memfd_jit_fn");
+	assert_int_equal(r.offset, 8);
+	resolve(s, 4242, 0x7f4000000200, false, &r);
+	assert_int_equal(r.status, SYMBOLS_NO_SYMBOL);
+	assert_string_equal(r.name, "memfd:jit-code+0x200");
+
+	/* code outside every mapping, described by the perf map */
+	resolve(s, 4242, 0x7f3100000004, false, &r);
+	assert_int_equal(r.status, SYMBOLS_FOUND);
+	assert_string_equal(r.name, "code_outside_any_mapping");
+	assert_int_equal(r.offset, 4);
+
+	symbols_stats(s, &st);
+	assert_int_equal(st.jit_loads, 1); /* misses re-check, an unchanged file is not re-read */
+}
+
+static void test_perf_map_other_namespace(void **state)
+{
+	struct symbols *s = *state;
+	struct symbols_result r;
+
+	/* pid 4343 is pid 7 in its own namespace and /tmp is its own */
+	assert_int_equal(symbols_set_root(s, fixture_root), 0);
+	resolve(s, 4343, 0x7f5000000020, false, &r);
+	assert_int_equal(r.status, SYMBOLS_FOUND);
+	assert_string_equal(r.name, "container_jit_fn");
+	assert_int_equal(r.offset, 0x20);
+}
+
+static void test_fork_exec_exit(void **state)
+{
+	struct symbols *s = *state;
+	const pid_t a = FAKE_PID, b = FAKE_PID + 1;
+	struct symbols_result r;
+	struct symbols_stats st;
+
+	assert_int_equal(symbols_mmap(s, a, 0x400000, 0x2000, 0, "/nonexistent/a.out", 0, 0, 0), 0);
+	resolve(s, a, 0x400010, false, &r);
+	assert_string_equal(r.name, "a.out+0x10");
+
+	/* a later mapping punches a hole; the tail keeps its file offset */
+	assert_int_equal(symbols_mmap(s, a, 0x400800, 0x100, 0x3000, "/nonexistent/b.so", 0, 0, 0),
+	                 0);
+	resolve(s, a, 0x400810, false, &r);
+	assert_string_equal(r.name, "b.so+0x3010");
+	resolve(s, a, 0x400900, false, &r);
+	assert_string_equal(r.name, "a.out+0x900");
+	resolve(s, a, 0x400700, false, &r);
+	assert_string_equal(r.name, "a.out+0x700");
+
+	assert_int_equal(symbols_fork(s, a, b), 0);
+	resolve(s, b, 0x400810, false, &r);
+	assert_string_equal(r.name, "b.so+0x3010");
+	resolve(s, b, 0x400010, false, &r);
+	assert_string_equal(r.name, "a.out+0x10");
+	assert_int_equal(symbols_fork(s, a, a), 0); /* a thread: nothing */
+
+	/* exec: b's old image is gone; its new one comes from MMAP */
+	symbols_exec(s, b);
+	resolve(s, b, 0x400010, false, &r);
+	assert_int_equal(r.status, SYMBOLS_UNKNOWN);
+	assert_int_equal(symbols_mmap(s, b, 0x500000, 0x1000, 0, "/nonexistent/c.out", 0, 0, 0), 0);
+	resolve(s, b, 0x500020, false, &r);
+	assert_string_equal(r.name, "c.out+0x20");
+	resolve(s, a, 0x400010, false, &r); /* the parent is untouched */
+	assert_string_equal(r.name, "a.out+0x10");
+
+	/* exit: still resolvable until reaped */
+	symbols_exit(s, a);
+	resolve(s, a, 0x400010, false, &r);
+	assert_string_equal(r.name, "a.out+0x10");
+	symbols_reap(s);
+	resolve(s, a, 0x400010, false, &r);
+	assert_int_equal(r.status, SYMBOLS_UNKNOWN);
+	resolve(s, b, 0x500020, false, &r);
+	assert_string_equal(r.name, "c.out+0x20");
+
+	symbols_stats(s, &st);
+	assert_int_equal(st.processes, 1);
+	assert_int_equal(symbols_mmap(s, a, 0x1000, 0, 0, "/x", 0, 0, 0), -EINVAL);
+	assert_int_equal(symbols_mmap(s, 0, 0x1000, 0x1000, 0, "/x", 0, 0, 0), -EINVAL);
+}
+
+static void test_fork_keeps_child_records(void **state)
+{
+	struct symbols *s = *state;
+	const pid_t a = FAKE_PID, b = FAKE_PID + 1;
+	struct symbols_result r;
+
+	assert_int_equal(symbols_mmap(s, a, 0x400000, 0x2000, 0, "/nonexistent/a.out", 0, 0, 0), 0);
+	/* the child's MMAP read before its FORK (another CPU's ring) */
+	assert_int_equal(symbols_mmap(s, b, 0x401000, 0x1000, 0, "/nonexistent/d.so", 0, 0, 0), 0);
+	assert_int_equal(symbols_fork(s, a, b), 0);
+	resolve(s, b, 0x400010, false, &r);
+	assert_string_equal(r.name, "a.out+0x10");
+	resolve(s, b, 0x401010, false, &r);
+	assert_string_equal(r.name, "d.so+0x10");
+
+	/* an exited pid coming back in a FORK is someone new */
+	symbols_exit(s, b);
+	assert_int_equal(symbols_fork(s, FAKE_PID + 7, b), 0);
+	resolve(s, b, 0x401010, false, &r);
+	assert_int_equal(r.status, SYMBOLS_UNKNOWN);
+}
+
+struct libc_map {
+	unsigned long long start, end, pgoff, ino;
+	unsigned int maj, min;
+	char path[PATH_MAX];
+};
+
+/* The executable mapping of libc in this process, from /proc/self/maps. */
+static void find_libc(struct libc_map *m)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[PATH_MAX + 128], perms[8];
+	bool found = false;
+
+	assert_non_null(f);
+	while (!found && fgets(line, sizeof(line), f)) {
+		int at = 0;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &m->start, &m->end, perms,
+		           &m->pgoff, &m->maj, &m->min, &m->ino, &at) < 7 ||
+		    !at || perms[2] != 'x' || !strstr(line + at, "/libc.so.6"))
+			continue;
+		snprintf(m->path, sizeof(m->path), "%s", line + at);
+		m->path[strcspn(m->path, "\n")] = '\0';
+		found = true;
+	}
+	fclose(f);
+	assert_true(found);
+}
+
+static void test_shared_binary_read_once(void **state)
+{
+	struct symbols *s = *state;
+	void *addr = libc_sym("qsort");
+	struct symbols_result r;
+	struct symbols_stats st;
+	struct libc_map m;
+	pid_t pid;
+
+	find_libc(&m);
+	for (pid = FAKE_PID; pid < FAKE_PID + 3; pid++)
+		assert_int_equal(symbols_mmap(s, pid, m.start, m.end - m.start, m.pgoff, m.path,
+		                              m.maj, m.min, m.ino),
+		                 0);
+	assert_int_equal(symbols_fork(s, FAKE_PID, FAKE_PID + 3), 0);
+	for (pid = FAKE_PID; pid < FAKE_PID + 4; pid++) {
+		resolve(s, pid, (uintptr_t)addr, false, &r);
+		assert_int_equal(r.status, SYMBOLS_FOUND);
+		assert_string_equal(r.module, "libc.so.6");
+		assert_ptr_equal(libc_sym(r.name), addr);
+	}
+	symbols_stats(s, &st);
+	assert_int_equal(st.elf_loads, 1);
+	assert_int_equal(st.binaries, 1);
+
+	/* every process that mapped it gone, the binary stays cached */
+	for (pid = FAKE_PID; pid < FAKE_PID + 4; pid++)
+		symbols_exit(s, pid);
+	symbols_reap(s);
+	assert_int_equal(symbols_mmap(s, FAKE_PID, m.start, m.end - m.start, m.pgoff, m.path, m.maj,
+	                              m.min, m.ino),
+	                 0);
+	resolve(s, FAKE_PID, (uintptr_t)addr, false, &r);
+	assert_int_equal(r.status, SYMBOLS_FOUND);
+	symbols_stats(s, &st);
+	assert_int_equal(st.elf_loads, 1);
+}
+
+static void test_deleted_binary(void **state)
+{
+	struct symbols *s = *state;
+	void *addr = libc_sym("qsort");
+	char deleted[PATH_MAX + 16];
+	struct symbols_result r;
+	struct libc_map m;
+
+	find_libc(&m);
+	snprintf(deleted, sizeof(deleted), "%s (deleted)", m.path);
+
+	/* a file at the old path with another inode is not the one mapped */
+	assert_int_equal(symbols_mmap(s, FAKE_PID, m.start, m.end - m.start, m.pgoff, deleted,
+	                              m.maj, m.min, m.ino + 1),
+	                 0);
+	resolve(s, FAKE_PID, (uintptr_t)addr, false, &r);
+	assert_int_equal(r.status, SYMBOLS_NO_SYMBOL);
+	assert_string_equal(r.module, "libc.so.6");
+	assert_int_equal(r.offset, (uintptr_t)addr - m.start + m.pgoff);
+	assert_true(!strncmp(r.name, "libc.so.6+0x", strlen("libc.so.6+0x")));
+
+	/* the same inode still there (or through map_files): read it */
+	assert_int_equal(symbols_mmap(s, FAKE_PID + 1, m.start, m.end - m.start, m.pgoff, deleted,
+	                              m.maj, m.min, m.ino),
+	                 0);
+	resolve(s, FAKE_PID + 1, (uintptr_t)addr, false, &r);
+	assert_int_equal(r.status, SYMBOLS_FOUND);
+	assert_ptr_equal(libc_sym(r.name), addr);
+}
+
+static void test_unused_binaries_bounded(void **state)
+{
+	struct symbols *s = *state;
+	struct symbols_stats st;
+	char path[64];
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		snprintf(path, sizeof(path), "/nonexistent/lib%d.so", i);
+		assert_int_equal(symbols_mmap(s, FAKE_PID, 0x10000 * (uint64_t)(i + 1), 0x1000, 0,
+		                              path, 0, 0, 0),
+		                 0);
+	}
+	symbols_stats(s, &st);
+	assert_int_equal(st.binaries, 200);
+	symbols_exit(s, FAKE_PID);
+	symbols_reap(s);
+	symbols_stats(s, &st);
+	assert_true(st.binaries > 0 && st.binaries < 200);
+	assert_int_equal(st.processes, 0);
+}
+
+/*
+ * A small ELF whose text segment loads away from its file offset: file
+ * bytes [0x1000, 0x3000) at vaddr 0x801000. tabs says which symbol tables
+ * it carries: 1 .symtab, 2 .dynsym (names prefixed "dyn_"), 3 both.
+ */
+static void write_elf(const char *path, int tabs)
+{
+	static const char names[] = "\0func_a\0__func_a_alias\0func_b\0func_c\0data_x\0"
+	                            "dyn_a\0";
+	static const char shstr[] = "\0.symtab\0.strtab\0.dynsym\0.shstrtab";
+	enum { N_A = 1, N_ALIAS = 8, N_B = 23, N_C = 30, N_DATA = 37, N_DYN_A = 44 };
+	enum {
+		OFF_PH = 0x40,
+		OFF_STR = 0x100,
+		OFF_SYM = 0x140,
+		OFF_DYN = 0x240,
+		OFF_SHSTR = 0x300,
+		OFF_SH = 0x340,
+		FILE_SIZE = 0x3000
+	};
+	const Elf64_Sym syms[] = {
+	    {0},
+	    {.st_name = N_A,
+	     .st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC),
+	     .st_shndx = 1,
+	     .st_value = 0x801100,
+	     .st_size = 0x40},
+	    {.st_name = N_ALIAS,
+	     .st_info = ELF64_ST_INFO(STB_LOCAL, STT_FUNC),
+	     .st_shndx = 1,
+	     .st_value = 0x801100,
+	     .st_size = 0x40},
+	    {.st_name = N_B,
+	     .st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC),
+	     .st_shndx = 1,
+	     .st_value = 0x801200}, /* no size: runs to func_c */
+	    {.st_name = N_DATA,
+	     .st_info = ELF64_ST_INFO(STB_GLOBAL, STT_OBJECT),
+	     .st_shndx = 1,
+	     .st_value = 0x801250,
+	     .st_size = 8},
+	    {.st_name = N_C,
+	     .st_info = ELF64_ST_INFO(STB_GLOBAL, STT_GNU_IFUNC),
+	     .st_shndx = 1,
+	     .st_value = 0x801300,
+	     .st_size = 0x10},
+	};
+	const Elf64_Sym dyn[] = {
+	    {0},
+	    {.st_name = N_DYN_A,
+	     .st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC),
+	     .st_shndx = 1,
+	     .st_value = 0x801100,
+	     .st_size = 0x40},
+	};
+	unsigned char *buf = calloc(1, FILE_SIZE);
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)buf;
+	Elf64_Phdr *ph = (Elf64_Phdr *)(buf + OFF_PH);
+	Elf64_Shdr *sh = (Elf64_Shdr *)(buf + OFF_SH);
+	int nsh = 0, strndx;
+	FILE *f;
+
+	assert_non_null(buf);
+	memcpy(eh->e_ident, ELFMAG, SELFMAG);
+	eh->e_ident[EI_CLASS] = ELFCLASS64;
+	eh->e_ident[EI_DATA] = ELFDATA2LSB;
+	eh->e_ident[EI_VERSION] = EV_CURRENT;
+	eh->e_type = ET_DYN;
+	eh->e_machine = EM_X86_64;
+	eh->e_version = EV_CURRENT;
+	eh->e_phoff = OFF_PH;
+	eh->e_shoff = OFF_SH;
+	eh->e_ehsize = sizeof(*eh);
+	eh->e_phentsize = sizeof(*ph);
+	eh->e_phnum = 2;
+	eh->e_shentsize = sizeof(*sh);
+	ph[0] = (Elf64_Phdr){.p_type = PT_LOAD,
+	                     .p_flags = PF_R,
+	                     .p_offset = 0,
+	                     .p_vaddr = 0x400000,
+	                     .p_filesz = 0x1000,
+	                     .p_memsz = 0x1000};
+	ph[1] = (Elf64_Phdr){.p_type = PT_LOAD,
+	                     .p_flags = PF_R | PF_X,
+	                     .p_offset = 0x1000,
+	                     .p_vaddr = 0x801000,
+	                     .p_filesz = 0x2000,
+	                     .p_memsz = 0x2000};
+	memcpy(buf + OFF_STR, names, sizeof(names));
+	memcpy(buf + OFF_SYM, syms, sizeof(syms));
+	memcpy(buf + OFF_DYN, dyn, sizeof(dyn));
+	memcpy(buf + OFF_SHSTR, shstr, sizeof(shstr));
+
+	nsh++; /* the null section */
+	strndx = nsh++;
+	sh[strndx] = (Elf64_Shdr){.sh_name = 9,
+	                          .sh_type = SHT_STRTAB,
+	                          .sh_offset = OFF_STR,
+	                          .sh_size = sizeof(names),
+	                          .sh_addralign = 1};
+	if (tabs & 1)
+		sh[nsh++] = (Elf64_Shdr){.sh_name = 1,
+		                         .sh_type = SHT_SYMTAB,
+		                         .sh_offset = OFF_SYM,
+		                         .sh_size = sizeof(syms),
+		                         .sh_link = strndx,
+		                         .sh_info = 1,
+		                         .sh_addralign = 8,
+		                         .sh_entsize = sizeof(Elf64_Sym)};
+	if (tabs & 2)
+		sh[nsh++] = (Elf64_Shdr){.sh_name = 17,
+		                         .sh_type = SHT_DYNSYM,
+		                         .sh_offset = OFF_DYN,
+		                         .sh_size = sizeof(dyn),
+		                         .sh_link = strndx,
+		                         .sh_info = 1,
+		                         .sh_addralign = 8,
+		                         .sh_entsize = sizeof(Elf64_Sym)};
+	sh[nsh] = (Elf64_Shdr){.sh_name = 25,
+	                       .sh_type = SHT_STRTAB,
+	                       .sh_offset = OFF_SHSTR,
+	                       .sh_size = sizeof(shstr),
+	                       .sh_addralign = 1};
+	eh->e_shstrndx = nsh++;
+	eh->e_shnum = nsh;
+
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(buf, 1, FILE_SIZE, f), FILE_SIZE);
+	assert_int_equal(fclose(f), 0);
+	free(buf);
+}
+
+/* Map file bytes [0x1000, 0x3000) of path at 0x7f0000000000 in pid. */
+#define ELF_MAP 0x7f0000000000ULL
+
+static uint64_t ip_of(uint64_t vaddr)
+{
+	return ELF_MAP + (vaddr - 0x801000);
+}
+
+static void test_load_bias(void **state)
+{
+	struct symbols *s = *state;
+	char dir[] = "/tmp/test_symbols.XXXXXX", path[64], gone[64];
+	struct symbols_result r;
+	struct symbols_stats st;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/libbias.so", dir);
+	write_elf(path, 1);
+	assert_int_equal(symbols_mmap(s, FAKE_PID, ELF_MAP, 0x2000, 0x1000, path, 0, 0, 0), 0);
+
+	resolve(s, FAKE_PID, ip_of(0x801104), false, &r);
+	assert_int_equal(r.status, SYMBOLS_FOUND);
+	assert_string_equal(r.name, "func_a"); /* the global name of the two */
+	assert_int_equal(r.offset, 4);
+	assert_string_equal(r.module, "libbias.so");
+
+	resolve(s, FAKE_PID, ip_of(0x801230), false, &r); /* sizeless; data_x is no code */
+	assert_string_equal(r.name, "func_b");
+	assert_int_equal(r.offset, 0x30);
+
+	resolve(s, FAKE_PID, ip_of(0x801308), false, &r); /* an IFUNC */
+	assert_string_equal(r.name, "func_c");
+	assert_int_equal(r.offset, 8);
+
+	/* past func_a's size, before func_b: no symbol, the ELF address */
+	resolve(s, FAKE_PID, ip_of(0x801180), false, &r);
+	assert_int_equal(r.status, SYMBOLS_NO_SYMBOL);
+	assert_string_equal(r.name, "libbias.so+0x801180");
+	resolve(s, FAKE_PID, ip_of(0x801310), false, &r);
+	assert_int_equal(r.status, SYMBOLS_NO_SYMBOL);
+
+	symbols_stats(s, &st);
+	assert_int_equal(st.elf_loads, 1);
+
+	/* read, then deleted: the cached symbols still serve */
+	assert_int_equal(unlink(path), 0);
+	resolve(s, FAKE_PID, ip_of(0x801104), false, &r);
+	assert_string_equal(r.name, "func_a");
+
+	/* .symtab beats .dynsym; .dynsym when there is no .symtab */
+	snprintf(path, sizeof(path), "%s/both.so", dir);
+	write_elf(path, 3);
+	snprintf(gone, sizeof(gone), "%s/dynonly.so", dir);
+	write_elf(gone, 2);
+	assert_int_equal(symbols_mmap(s, FAKE_PID + 1, ELF_MAP, 0x2000, 0x1000, path, 0, 0, 0), 0);
+	assert_int_equal(symbols_mmap(s, FAKE_PID + 2, ELF_MAP, 0x2000, 0x1000, gone, 0, 0, 0), 0);
+	resolve(s, FAKE_PID + 1, ip_of(0x801104), false, &r);
+	assert_string_equal(r.name, "func_a");
+	resolve(s, FAKE_PID + 2, ip_of(0x801104), false, &r);
+	assert_string_equal(r.name, "dyn_a");
+	assert_int_equal(r.offset, 4);
+	resolve(s, FAKE_PID + 2, ip_of(0x801230), false, &r);
+	assert_int_equal(r.status, SYMBOLS_NO_SYMBOL);
+
+	unlink(path);
+	unlink(gone);
+	rmdir(dir);
+}
+
+static void test_format(void **state)
+{
+	struct symbols_result r = {.status = SYMBOLS_FOUND, .offset = 0, .name = "main"};
+	char buf[32], tiny[6];
+
+	assert_int_equal(symbols_format(&r, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "main");
+	r.offset = 0x1f;
+	assert_int_equal(symbols_format(&r, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "main+0x1f");
+	assert_int_equal(symbols_format(&r, tiny, sizeof(tiny)), -ENOSPC);
+	assert_string_equal(tiny, "main+");
+
+	r = (struct symbols_result){
+	    .status = SYMBOLS_NO_SYMBOL, .offset = 0x10, .name = "x.so+0x10"};
+	assert_int_equal(symbols_format(&r, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "x.so+0x10");
+	r = (struct symbols_result){.status = SYMBOLS_UNKNOWN, .name = "[unknown]"};
+	assert_int_equal(symbols_format(&r, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "[unknown]");
+}
+
+int main(void)
+{
+	const char *fx = getenv("PFMTOP_FIXTURES");
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_own_static_function, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_libc_functions, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_live_kernel, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_kallsyms_fixture, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_kallsyms_hidden, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_maps_fixture, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_perf_map, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_perf_map_other_namespace, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_fork_exec_exit, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_fork_keeps_child_records, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_shared_binary_read_once, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_deleted_binary, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_load_bias, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_unused_binaries_bounded, setup, teardown),
+	    cmocka_unit_test(test_format),
+	};
+
+	if (!fx) {
+		fprintf(stderr, "PFMTOP_FIXTURES is not set\n");
+		return 77;
+	}
+	snprintf(fixture_root, sizeof(fixture_root), "%s/symbols/root", fx);
+	snprintf(hidden_root, sizeof(hidden_root), "%s/symbols/hidden", fx);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
