@@ -1,0 +1,220 @@
+/* sampler: sampling events and their rings, drained into hotspots and side-band callbacks. */
+#ifndef PFMTOP_SAMPLER_H
+#define PFMTOP_SAMPLER_H
+
+#include "hotspots.h"
+#include "records.h"
+#include "ring.h"
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct probe;
+
+#define SAMPLER_DEFAULT_FREQ 4000 /* -F: Hz per CPU */
+/*
+ * Data pages per ring (--mmap-pages). 128 pages (512 KiB) plus the control
+ * page is 516 KiB, exactly the default kernel.perf_event_mlock_kb, which the
+ * kernel grants an unprivileged user per online CPU. At 4000 Hz and 56-byte
+ * samples a CPU fills it in about 2.3 s; wakeups come every quarter.
+ */
+#define SAMPLER_DEFAULT_PAGES 128
+#define SAMPLER_MAX_NOTES     4
+#define SAMPLER_NOTE_LEN      320
+
+/* What every sample carries; 56 bytes a record. */
+#define SAMPLER_SAMPLE_TYPE                                                                        \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |            \
+	 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
+
+#define SAMPLER_MAX_RATE_PATH "/proc/sys/kernel/perf_event_max_sample_rate"
+
+/* Where to sample: pid -1 with cpu N is CPU N system-wide; pid P with cpu
+ * -1 follows task P on every CPU (see sampler_config.inherit). */
+struct sampler_target {
+	pid_t pid;
+	int cpu;
+};
+
+/*
+ * Side band, so that symbols can follow the tasks' address spaces. Each
+ * callback gets the decoded record (r->mmap, r->comm or r->task, plus
+ * r->id from the sample_id_all trailer: pid, tid, time, cpu, id); it and
+ * the strings it points to live only during the call. NULL callbacks are
+ * skipped.
+ */
+struct sampler_sideband {
+	void (*mmap)(const struct record *r, void *arg); /* MMAP and MMAP2 (r->mmap.mmap2) */
+	void (*comm)(const struct record *r, void *arg); /* r->comm.exec: exec, not a rename */
+	void (*fork)(const struct record *r, void *arg);
+	void (*exit)(const struct record *r, void *arg);
+	void *arg;
+};
+
+struct sampler_config {
+	const struct sampler_target *targets;
+	int nr_targets;
+	/*
+	 * Follow children created after the open. The kernel refuses to map
+	 * the ring of an inherited event opened on cpu -1, so a task target
+	 * with inherit becomes one event per CPU in cpus (all online CPUs when
+	 * nr_cpus is 0), and the events of one CPU share one ring
+	 * (PERF_EVENT_IOC_SET_OUTPUT). Without inherit a task target is one
+	 * event and one ring.
+	 */
+	bool inherit;
+	const int *cpus;
+	int nr_cpus;
+	bool enable_on_exec; /* start at the target's next exec, not at sampler_enable() */
+	bool user_only;      /* exclude_kernel (paranoid 2 without CAP_PERFMON) */
+	uint64_t freq;       /* -F HZ; 0 = SAMPLER_DEFAULT_FREQ unless period is set */
+	uint64_t period;     /* -c N: a fixed period, wins over freq */
+	/*
+	 * --sample-event: type, config, config1, config2 and the exclude_*
+	 * bits are taken from it (events_resolve() output). NULL: cycles if it
+	 * opens, else cpu-clock with the reason in sampler.why.
+	 */
+	const struct perf_event_attr *event;
+	const char *event_name;    /* for messages; "" or NULL = "the sample event" */
+	unsigned mmap_pages;       /* data pages per ring, a power of two; 0 = default */
+	const struct probe *probe; /* for explanations; may be NULL */
+	struct hotspots *hot;      /* gets every sample; may be NULL */
+	struct sampler_sideband sb;
+	const char *max_rate_path; /* NULL = SAMPLER_MAX_RATE_PATH (tests point it elsewhere) */
+};
+
+/* Health of a ring or of all rings. */
+struct sampler_health {
+	uint64_t records;         /* records handed over by the ring */
+	uint64_t samples;         /* SAMPLE records decoded */
+	uint64_t sideband;        /* MMAP, MMAP2, COMM, FORK, EXIT records */
+	uint64_t lost_records;    /* PERF_RECORD_LOST records: the ring was full */
+	uint64_t lost_samples;    /* the records they say were dropped (sum of lost) */
+	uint64_t lost_samples_hw; /* PERF_RECORD_LOST_SAMPLES: dropped before the ring */
+	uint64_t throttles;       /* PERF_RECORD_THROTTLE */
+	uint64_t unthrottles;     /* PERF_RECORD_UNTHROTTLE */
+	bool throttled;           /* total: throttled now; interval: at any time in it */
+	uint64_t corrupt;         /* ring resynchronisations (ring_stats.corrupt) */
+	uint64_t dropped_bytes;   /* bytes thrown away by them */
+	uint64_t decode_errors;   /* records records_decode() refused */
+	uint64_t skipped;         /* record types not used (RECORDS_SKIP) */
+};
+
+enum sampler_span {
+	SAMPLER_TOTAL,    /* since the open */
+	SAMPLER_INTERVAL, /* between the last two sampler_tick() calls */
+};
+
+/* One opened event (a target, or a target on one CPU). Read-only. */
+struct sampler_stream {
+	pid_t pid;
+	int cpu;
+	int fd;  /* -1 when the open failed */
+	int err; /* errno of the failed open, else 0 */
+	uint64_t id;
+	int ring; /* index of the ring it writes to, -1 when not open */
+};
+
+/* One mapped ring. Read-only for callers. */
+struct sampler_ring {
+	int fd;    /* the event that owns the mapping: poll it */
+	int cpu;   /* -1 for a per-task ring */
+	pid_t pid; /* the owner's target pid (-1 for a CPU) */
+	unsigned pages;
+	struct ring ring;
+	struct sampler_health cur;  /* since the open */
+	struct sampler_health mark; /* cur at the last sampler_tick() */
+	struct sampler_health last; /* the interval the last sampler_tick() closed */
+};
+
+struct sampler {
+	struct perf_event_attr attr; /* as opened (watermark for the requested pages) */
+	char event[128];             /* "cycles", "cpu-clock" or the caller's name */
+	bool fallback;               /* cpu-clock stands in for cycles */
+	char why[512];               /* why, when fallback; else "" */
+	int nr_notes;                /* other adjustments, one sentence each */
+	char notes[SAMPLER_MAX_NOTES][SAMPLER_NOTE_LEN];
+	unsigned pages; /* data pages of the last ring mapped */
+	struct records_format fmt;
+	int nr_streams;
+	int nr_open; /* streams that opened */
+	struct sampler_stream *streams;
+	int nr_rings;
+	struct sampler_ring *rings; /* never reallocated: rings do not move */
+	struct hotspots *hot;
+	struct sampler_sideband sb;
+	char max_rate_path[256];
+	long max_rate_start;   /* perf_event_max_sample_rate at the open, -1 unknown */
+	long max_rate_now;     /* as of the last sampler_tick() */
+	bool max_rate_lowered; /* it dropped below max_rate_start at some tick */
+	bool enable_on_exec;
+};
+
+/*
+ * Open the sampling events (disabled) on every target and map their rings.
+ * Event choice: cfg->event, else cycles, else cpu-clock (fallback and why
+ * set, why from explain_open_error()). A frequency above
+ * perf_event_max_sample_rate is lowered to it (a note says so). A ring the
+ * kernel refuses with EPERM (perf_event_mlock_kb) is retried with half the
+ * pages, down to one (a note says so). A target that fails to open after
+ * the event is chosen is kept with its errno (streams[i].err) when others
+ * opened. Returns 0, or a negative errno with one sentence in err: -EINVAL
+ * (no targets, mmap_pages not a power of two, a task target with inherit
+ * and no CPUs), the open's errno when nothing opened, -EMFILE/-ENFILE,
+ * -EPERM/-ENOMEM when not even a one-page ring maps. On error nothing is
+ * left open. sampler_close() is safe either way.
+ */
+int sampler_open(struct sampler *s, const struct sampler_config *cfg, char *err, size_t errlen);
+
+/* Enable every event (a no-op with enable_on_exec). 0 or -errno of the first failure. */
+int sampler_enable(struct sampler *s);
+
+/* Disable every event (pause). 0 or -errno of the first failure. */
+int sampler_disable(struct sampler *s);
+
+/*
+ * Call fn for the fd of each ring, to watch for EPOLLIN (a quarter of the
+ * ring filled: wakeup_watermark). A per-task ring's fd reports EPOLLHUP
+ * when its task has exited: drain it once more and stop watching it (it
+ * stays mapped until sampler_close(); events of other tasks sharing it are
+ * then drained on the tick only).
+ */
+void sampler_for_each_fd(const struct sampler *s, void (*fn)(int fd, void *arg), void *arg);
+
+/*
+ * Drain the ring of fd (or every ring, fd -1; the fd of an event writing
+ * into another's ring drains that ring): samples go to the hotspots,
+ * MMAP/MMAP2/COMM/FORK/EXIT to the side-band callbacks, LOST, LOST_SAMPLES
+ * and (UN)THROTTLE into the ring's health. Returns the records handed over,
+ * or -EBADF for an fd that is not a ring's.
+ */
+int sampler_drain(struct sampler *s, int fd);
+
+/*
+ * The refresh tick: drain every ring (a quiet ring still gets read),
+ * re-read perf_event_max_sample_rate (max_rate_now, max_rate_lowered), and
+ * close the health interval. Then render (sampler_health(INTERVAL),
+ * hotspots_top()) and call hotspots_interval_reset(). Returns the records
+ * drained.
+ */
+int sampler_tick(struct sampler *s);
+
+/*
+ * Health of ring i (0 .. nr_rings-1) or of all rings summed (ring -1;
+ * throttled if any ring is), over span. 0, or -EINVAL for a bad index.
+ */
+int sampler_health(const struct sampler *s, int ring, enum sampler_span span,
+		   struct sampler_health *out);
+
+/* One sentence about perf_event_max_sample_rate having been lowered during
+ * the run; "" when it was not. Returns buf. */
+const char *sampler_rate_note(const struct sampler *s, char *buf, size_t len);
+
+/* Unmap every ring and close every fd; s is zeroed (and may be opened again).
+ * Safe on a zeroed, failed or closed sampler. */
+void sampler_close(struct sampler *s);
+
+#endif
