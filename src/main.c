@@ -171,6 +171,22 @@ static void watch_pidfd(int fd, void *arg)
 	loop_add_fd(a->loop, fd, EPOLLIN, on_process_exit, a);
 }
 
+static void on_ring(struct loop *l, int fd, uint32_t events, void *arg)
+{
+	struct app *a = arg;
+
+	profile_drain(&a->s.prof, fd);
+	if (events & (EPOLLHUP | EPOLLERR))
+		loop_del_fd(l, fd); /* its task is gone; the tick drains what is left */
+}
+
+static void watch_ring(int fd, void *arg)
+{
+	struct app *a = arg;
+
+	loop_add_fd(a->loop, fd, EPOLLIN, on_ring, a);
+}
+
 static void on_signal(struct loop *l, int sig, pid_t sender, void *arg)
 {
 	struct app *a = arg;
@@ -373,6 +389,7 @@ static int run(struct app *a)
 	if (a->view)
 		view_draw(a->view, NULL);
 	session_for_each_pidfd(&a->s, watch_pidfd, a);
+	profile_for_each_fd(&a->s.prof, watch_ring, a);
 	loop_set_tick(a->loop, a->opt.session.interval_ns, on_tick, a);
 	/* A command may already be gone (SIGCHLD then arrives through the loop). */
 	ret = loop_run(a->loop);

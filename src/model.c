@@ -63,6 +63,8 @@ void model_fini(struct model *m)
 	rows_free(m->tasks, m->cap_tasks);
 	row_free(&m->total);
 	free(m->events);
+	free(m->hot);
+	free(m->sampling.rings);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -143,4 +145,36 @@ static int cmp_task(const void *pa, const void *pb)
 void model_sort_tasks(struct model *m)
 {
 	qsort(m->tasks, (size_t)m->nr_tasks, sizeof(*m->tasks), cmp_task);
+}
+
+struct model_hotspot *model_add_hotspot(struct model *m)
+{
+	if (m->nr_hot == m->cap_hot) {
+		int cap = m->cap_hot ? m->cap_hot * 2 : 32;
+		struct model_hotspot *h = realloc(m->hot, (size_t)cap * sizeof(*h));
+		if (!h)
+			return NULL;
+		m->hot = h;
+		m->cap_hot = cap;
+	}
+	struct model_hotspot *h = &m->hot[m->nr_hot++];
+	memset(h, 0, sizeof(*h));
+	return h;
+}
+
+struct model_ring *model_add_ring(struct model *m)
+{
+	struct model_sampling *s = &m->sampling;
+
+	if (s->nr_rings == s->cap_rings) {
+		int cap = s->cap_rings ? s->cap_rings * 2 : 8;
+		struct model_ring *r = realloc(s->rings, (size_t)cap * sizeof(*r));
+		if (!r)
+			return NULL;
+		s->rings = r;
+		s->cap_rings = cap;
+	}
+	struct model_ring *r = &s->rings[s->nr_rings++];
+	memset(r, 0, sizeof(*r));
+	return r;
 }

@@ -56,6 +56,51 @@ struct model_row {
 	double *metrics;             /* one per metric, NaN = not available */
 };
 
+/* One hotspot row: samples of one function (or address) of one process. */
+struct model_hotspot {
+	double share;      /* percent of the interval's (or run's) sample weight */
+	uint64_t samples;
+	pid_t pid;
+	bool kernel;
+	char comm[32];
+	char symbol[160];  /* "function", "module+0xOFF", "[unknown]", "[kernel]" */
+	char module[64];
+};
+
+/* Sampling health over a span (the interval, or the run). */
+struct model_health_figures {
+	uint64_t samples;
+	uint64_t lost_records;    /* PERF_RECORD_LOST: the ring was full */
+	uint64_t lost_samples;    /* the samples they dropped */
+	uint64_t lost_samples_hw; /* PERF_RECORD_LOST_SAMPLES */
+	uint64_t throttles;       /* PERF_RECORD_THROTTLE */
+	uint64_t corrupt;         /* ring resynchronisations */
+	bool throttled;           /* throttled at any time in the span */
+};
+
+struct model_ring {
+	int cpu;   /* -1 for a per-task ring */
+	pid_t pid; /* -1 for a CPU ring */
+	struct model_health_figures interval, total;
+	bool throttled_now;
+};
+
+struct model_sampling {
+	bool enabled;
+	char event[128];         /* what samples: "cycles", "cpu-clock", ... */
+	char why[512];           /* why it stands in for cycles, "" if it does not */
+	uint64_t freq, period;   /* one of them is 0 */
+	bool accumulated;        /* hotspots since the start, not this interval */
+	bool hide_kernel, hide_user;
+	struct model_health_figures interval, total;
+	int throttled_now;       /* rings throttled at the last drain */
+	long max_rate, max_rate_start; /* perf_event_max_sample_rate now and at start */
+	bool max_rate_lowered;
+	uint64_t total_weight;   /* behind the shares */
+	int nr_rings, cap_rings;
+	struct model_ring *rings;
+};
+
 struct model {
 	/* header */
 	uint64_t seq;          /* snapshot number, from 1 */
@@ -86,6 +131,11 @@ struct model {
 	struct model_row total;
 
 	int top_n;                 /* task rows to render */
+
+	struct model_sampling sampling;
+	int nr_hot, cap_hot;
+	struct model_hotspot *hot; /* heaviest first */
+	int hot_total;             /* distinct rows before the cut */
 };
 
 /* Set up m for nr_events events; 0 or -ENOMEM. */
@@ -104,6 +154,10 @@ void model_note(struct model *m, const char *fmt, ...) __attribute__((format(pri
 
 /* Sort task rows by CPU% (descending, NaN last, then PID). */
 void model_sort_tasks(struct model *m);
+
+/* Append a hotspot row or a sampling ring (zeroed); NULL on ENOMEM. */
+struct model_hotspot *model_add_hotspot(struct model *m);
+struct model_ring *model_add_ring(struct model *m);
 
 /* Reset a row's cells to "not counted" and metrics to NaN. */
 void model_row_reset(const struct model *m, struct model_row *r);

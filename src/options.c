@@ -14,6 +14,11 @@ enum {
 	OPT_FORMAT = 0x100,
 	OPT_PROBE,
 	OPT_LIST_EVENTS,
+	OPT_SAMPLE_EVENT,
+	OPT_MMAP_PAGES,
+	OPT_HOT,
+	OPT_HOT_TOTAL,
+	OPT_NO_HOT,
 };
 
 static const struct option long_opts[] = {
@@ -27,6 +32,15 @@ static const struct option long_opts[] = {
 	{"threads", no_argument, NULL, 'H'},
 	{"cpu", required_argument, NULL, 'C'},
 	{"top", required_argument, NULL, 'N'},
+	{"freq", required_argument, NULL, 'F'},
+	{"count", required_argument, NULL, 'c'},
+	{"sample-event", required_argument, NULL, OPT_SAMPLE_EVENT},
+	{"mmap-pages", required_argument, NULL, OPT_MMAP_PAGES},
+	{"hot", required_argument, NULL, OPT_HOT},
+	{"hot-total", no_argument, NULL, OPT_HOT_TOTAL},
+	{"no-hotspots", no_argument, NULL, OPT_NO_HOT},
+	{"hide-kernel", no_argument, NULL, 'K'},
+	{"hide-user", no_argument, NULL, 'U'},
 	{"probe", no_argument, NULL, OPT_PROBE},
 	{"list-events", optional_argument, NULL, OPT_LIST_EVENTS},
 	{"help", no_argument, NULL, 'h'},
@@ -53,6 +67,17 @@ void options_usage(FILE *out)
 	      "                           msr/tsc/, r01c2, with :u or :k for user/kernel only\n"
 	      "      --list-events [GLOB] list the events this machine offers, and whether each opens\n"
 	      "      --probe              print what this machine allows and why, then exit\n"
+	      "\n"
+	      "Hotspots (sampling, like perf top):\n"
+	      "  -F, --freq HZ            samples per second per CPU (default 4000)\n"
+	      "  -c, --count PERIOD       sample every PERIOD events instead of -F\n"
+	      "      --sample-event EVENT what to sample (default cycles, else cpu-clock)\n"
+	      "      --mmap-pages N       ring size in pages per CPU, a power of two (default 128)\n"
+	      "      --hot N              hotspot rows per snapshot (default 10)\n"
+	      "      --hot-total          hotspots since the start instead of per interval\n"
+	      "  -K, --hide-kernel        hide kernel hotspots\n"
+	      "  -U, --hide-user          hide user-space hotspots\n"
+	      "      --no-hotspots        do not sample at all (counters only)\n"
 	      "\n"
 	      "Output:\n"
 	      "  -b, --batch              print snapshots instead of the interactive view\n"
@@ -112,11 +137,13 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 	c->interval_ns = 1000000000ull;
 	c->top_n = 10;
 	c->mode = MODEL_SYSTEM;
+	c->profile.enabled = true;
+	c->profile.top = 10;
 	util_strlcpy(c->preset, "default", sizeof(c->preset));
 	err[0] = '\0';
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+bd:n:o:e:p:HC:N:hV", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+bd:n:o:e:p:HC:N:F:c:KUhV", long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'b':
 			o->batch = true;
@@ -184,6 +211,57 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 			}
 			c->top_n = (int)v;
 			break;
+		case 'F':
+			if (parse_int(optarg, 1, 1000000, &v)) {
+				snprintf(err, errlen, "-F: '%s' is not a frequency; give samples per "
+						      "second, e.g. -F 999",
+					 optarg);
+				return -EINVAL;
+			}
+			c->profile.freq = (uint64_t)v;
+			c->profile.period = 0;
+			break;
+		case 'c':
+			if (parse_int(optarg, 1, LONG_MAX, &v)) {
+				snprintf(err, errlen, "-c: '%s' is not a sample period (events between "
+						      "samples, e.g. -c 100000)",
+					 optarg);
+				return -EINVAL;
+			}
+			c->profile.period = (uint64_t)v;
+			c->profile.freq = 0;
+			break;
+		case OPT_SAMPLE_EVENT:
+			c->profile.event = optarg;
+			break;
+		case OPT_MMAP_PAGES:
+			if (parse_int(optarg, 1, 1 << 20, &v) || (v & (v - 1))) {
+				snprintf(err, errlen, "--mmap-pages: '%s' is not a power of two (1, 2, "
+						      "4, ... pages)",
+					 optarg);
+				return -EINVAL;
+			}
+			c->profile.mmap_pages = (unsigned)v;
+			break;
+		case OPT_HOT:
+			if (parse_int(optarg, 0, 100000, &v)) {
+				snprintf(err, errlen, "--hot: '%s' is not a row count", optarg);
+				return -EINVAL;
+			}
+			c->profile.top = (int)v;
+			break;
+		case OPT_HOT_TOTAL:
+			c->profile.accumulated = true;
+			break;
+		case OPT_NO_HOT:
+			c->profile.enabled = false;
+			break;
+		case 'K':
+			c->profile.hide_kernel = true;
+			break;
+		case 'U':
+			c->profile.hide_user = true;
+			break;
 		case OPT_PROBE:
 			o->action = OPTIONS_PROBE;
 			break;
@@ -201,7 +279,7 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 			return 0;
 		case '?':
 		default:
-			if (optopt && optopt < 0x100 && strchr("dnoepCN", optopt))
+			if (optopt && optopt < 0x100 && strchr("dnoepCNFc", optopt))
 				snprintf(err, errlen, "option -%c needs a value; see 'pfmtop --help'",
 					 optopt);
 			else if (optopt && optopt < 0x100)

@@ -275,6 +275,47 @@ static int launch(struct session *s, char *err, size_t errlen)
 	return 0;
 }
 
+/* Sampling for the hotspots, on the same targets as the counters. Only a bad
+ * --sample-event name is fatal; anything else leaves a note and the
+ * counters going. */
+static int open_profile(struct session *s, char *err, size_t errlen)
+{
+	struct sampler_target *t = calloc((size_t)s->nr_targets + 1, sizeof(*t));
+	pid_t *pids = calloc((size_t)s->nr_targets + 1, sizeof(*pids));
+	int nr = 0, nr_pids = 0, ret;
+	char why[512];
+
+	if (!t || !pids) {
+		free(t);
+		free(pids);
+		return -ENOMEM;
+	}
+	for (int i = 0; i < s->nr_targets; i++) {
+		const struct session_target *st = &s->targets[i];
+		if (st->exited)
+			continue;
+		t[nr].pid = st->tid >= 0 ? st->tid : -1;
+		t[nr].cpu = st->tid >= 0 ? -1 : st->cpu;
+		nr++;
+		if (st->tid >= 0 && (nr_pids == 0 || pids[nr_pids - 1] != st->pid))
+			pids[nr_pids++] = st->pid;
+	}
+	ret = profile_open(&s->prof, &s->cfg.profile, t, nr, s->mode != MODEL_SYSTEM,
+			   s->mode == MODEL_COMMAND, s->user_only, s->cpus, s->nr_cpus, &s->probe,
+			   pids, s->mode == MODEL_SYSTEM ? -1 : nr_pids, why, sizeof(why));
+	free(t);
+	free(pids);
+	if (ret && s->cfg.profile.event && (ret == -ENOENT || ret == -EINVAL)) {
+		snprintf(err, errlen, "--sample-event: %s", why);
+		return ret;
+	}
+	if (ret)
+		model_note(&s->model, "no hotspots: %s", why);
+	for (int i = 0; s->prof.open && i < s->prof.samp.nr_notes; i++)
+		model_note(&s->model, "%s", s->prof.samp.notes[i]);
+	return 0;
+}
+
 static void describe_events(struct session *s)
 {
 	struct model *m = &s->model;
@@ -427,6 +468,9 @@ int session_init(struct session *s, const struct session_config *cfg, char *err,
 		break;
 	}
 	}
+	ret = open_profile(s, err, errlen);
+	if (ret)
+		return ret;
 	describe_events(s);
 	bool *opened = calloc((size_t)s->nr_ev + 1, sizeof(bool));
 	if (!opened)
@@ -443,6 +487,7 @@ int session_start(struct session *s, char *err, size_t errlen)
 	for (int i = 0; i < s->nr_targets; i++)
 		if (s->targets[i].counted)
 			counters_enable(&s->targets[i].cs);
+	profile_enable(&s->prof);
 	s->start_ns = s->last_ns = util_now_ns();
 	if (s->child > 0) {
 		int e = 0;
@@ -891,6 +936,12 @@ int session_tick(struct session *s, bool final)
 		metrics_compute(&s->metrics, &m->tasks[i]);
 	metrics_compute(&s->metrics, &m->total);
 	event_states(s);
+	{
+		bool acc = s->prof.cfg.accumulated;
+		s->prof.cfg.accumulated = acc || final;
+		profile_tick(&s->prof, m);
+		s->prof.cfg.accumulated = acc;
+	}
 	for (int i = 0; i < s->nr_targets; i++)
 		s->targets[i].shown_exited |= s->targets[i].exited;
 	s->last_ns = now;
@@ -989,6 +1040,7 @@ void session_fini(struct session *s)
 		kill(s->child, SIGKILL);
 		waitpid(s->child, NULL, 0);
 	}
+	profile_close(&s->prof);
 	model_fini(&s->model);
 	free(s->ev);
 	free(s->cev);

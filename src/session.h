@@ -8,6 +8,7 @@
 #include "model.h"
 #include "probe.h"
 #include "procfs.h"
+#include "profile.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -34,6 +35,7 @@ struct session_config {
 	char **argv;               /* the command, NULL-terminated */
 	uint64_t interval_ns;
 	int top_n;
+	struct profile_config profile; /* sampling and hotspots */
 };
 
 struct session_event {
@@ -91,6 +93,7 @@ struct session {
 	struct proc_sample *proc_prev, *proc_cur;
 	int nr_proc_prev, nr_proc_cur, cap_proc;
 	uint64_t start_ns, last_ns, now_ns;
+	struct profile prof;
 	uint64_t seq;       /* snapshots made */
 	bool baseline;      /* the tick in session_start: no interval yet */
 	struct model model;

@@ -304,6 +304,105 @@ static void text_tasks(FILE *out, const struct model *m)
 	table_print(out, &t);
 }
 
+static void rate_text(const struct model_sampling *s, char *buf, size_t len)
+{
+	if (s->freq)
+		snprintf(buf, len, "%s at %" PRIu64 " Hz", s->event, s->freq);
+	else
+		snprintf(buf, len, "%s every %" PRIu64 " events", s->event, s->period);
+}
+
+static void text_hotspots(FILE *out, const struct model *m)
+{
+	const struct model_sampling *s = &m->sampling;
+	char rate[192];
+	struct table t;
+
+	if (!s->enabled)
+		return;
+	rate_text(s, rate, sizeof(rate));
+	fprintf(out, "HOTSPOTS: %d of %d, %s (%s; %" PRIu64 " samples)%s%s\n", m->nr_hot,
+		m->hot_total, s->accumulated ? "since the start" : "this interval", rate,
+		s->accumulated ? s->total.samples : s->interval.samples,
+		s->hide_kernel ? "; kernel hidden" : "", s->hide_user ? "; user space hidden" : "");
+	if (!m->nr_hot)
+		return;
+	if (table_init(&t, 6, m->nr_hot + 1))
+		return;
+	t.left[3] = t.left[4] = t.left[5] = true;
+	static const char *const titles[] = {"SHARE", "SAMPLES", "PID", "COMMAND", "SYMBOL", "MODULE"};
+	for (int c = 0; c < 6; c++)
+		util_strlcpy(cell_at(&t, 0, c), titles[c], CELL_MAX);
+	for (int i = 0; i < m->nr_hot; i++) {
+		const struct model_hotspot *h = &m->hot[i];
+		snprintf(cell_at(&t, i + 1, 0), CELL_MAX, "%.1f%%", h->share);
+		snprintf(cell_at(&t, i + 1, 1), CELL_MAX, "%" PRIu64, h->samples);
+		snprintf(cell_at(&t, i + 1, 2), CELL_MAX, "%d", (int)h->pid);
+		util_strlcpy(cell_at(&t, i + 1, 3), h->comm, CELL_MAX);
+		util_strlcpy(cell_at(&t, i + 1, 4), h->symbol, CELL_MAX);
+		util_strlcpy(cell_at(&t, i + 1, 5), h->module, CELL_MAX);
+	}
+	table_print(out, &t);
+}
+
+static void health_cells(struct table *t, int row, const struct model_health_figures *f,
+			 bool throttled_now)
+{
+	snprintf(cell_at(t, row, 1), CELL_MAX, "%" PRIu64, f->samples);
+	snprintf(cell_at(t, row, 2), CELL_MAX, "%" PRIu64, f->lost_records);
+	snprintf(cell_at(t, row, 3), CELL_MAX, "%" PRIu64, f->lost_samples);
+	snprintf(cell_at(t, row, 4), CELL_MAX, "%" PRIu64, f->lost_samples_hw);
+	snprintf(cell_at(t, row, 5), CELL_MAX, "%" PRIu64, f->throttles);
+	util_strlcpy(cell_at(t, row, 6), throttled_now ? "yes" : "no", CELL_MAX);
+	snprintf(cell_at(t, row, 7), CELL_MAX, "%" PRIu64, f->corrupt);
+}
+
+static void text_health(FILE *out, const struct model *m)
+{
+	const struct model_sampling *s = &m->sampling;
+	const struct model_health_figures *tot = &s->total;
+	char rate[192];
+	struct table t;
+
+	if (!s->enabled)
+		return;
+	rate_text(s, rate, sizeof(rate));
+	fprintf(out, "SAMPLING HEALTH (this interval): %s\n", rate);
+	if (s->why[0])
+		fprintf(out, "  %s\n", s->why);
+	if (table_init(&t, 8, s->nr_rings + 2))
+		return;
+	t.left[0] = true;
+	static const char *const titles[] = {"RING",    "SAMPLES",   "LOST",      "LOST-SAMPLES",
+					     "HW-LOST", "THROTTLES", "THROTTLED", "CORRUPT"};
+	for (int c = 0; c < 8; c++)
+		util_strlcpy(cell_at(&t, 0, c), titles[c], CELL_MAX);
+	for (int i = 0; i < s->nr_rings; i++) {
+		const struct model_ring *r = &s->rings[i];
+		if (r->cpu >= 0)
+			snprintf(cell_at(&t, i + 1, 0), CELL_MAX, "cpu%d", r->cpu);
+		else
+			snprintf(cell_at(&t, i + 1, 0), CELL_MAX, "pid %d", (int)r->pid);
+		health_cells(&t, i + 1, &r->interval, r->throttled_now);
+	}
+	util_strlcpy(cell_at(&t, s->nr_rings + 1, 0), "all", CELL_MAX);
+	health_cells(&t, s->nr_rings + 1, &s->interval, s->throttled_now > 0);
+	table_print(out, &t);
+	fprintf(out,
+		"since the start: %" PRIu64 " samples, %" PRIu64 " LOST records (%" PRIu64
+		" samples), %" PRIu64 " samples lost before the ring, %" PRIu64
+		" throttles, %" PRIu64 " corrupt records\n",
+		tot->samples, tot->lost_records, tot->lost_samples, tot->lost_samples_hw,
+		tot->throttles, tot->corrupt);
+	if (s->max_rate_lowered)
+		fprintf(out,
+			"perf_event_max_sample_rate: %ld/s, LOWERED by the kernel from %ld/s during the "
+			"run (sampling interrupts took too long)\n",
+			s->max_rate, s->max_rate_start);
+	else
+		fprintf(out, "perf_event_max_sample_rate: %ld/s\n", s->max_rate);
+}
+
 static void write_text(FILE *out, const struct model *m)
 {
 	char when[32];
@@ -322,6 +421,12 @@ static void write_text(FILE *out, const struct model *m)
 	text_cpus(out, m);
 	fputc('\n', out);
 	text_tasks(out, m);
+	if (m->sampling.enabled) {
+		fputc('\n', out);
+		text_hotspots(out, m);
+		fputc('\n', out);
+		text_health(out, m);
+	}
 	fputs("\nn/s not supported (see EVENTS), n/c not counted (did not run in the interval), "
 	      "(N%) multiplexed: scaled from N% of the interval, - not available\n\n",
 	      out);
@@ -380,6 +485,66 @@ static void json_row_counters(FILE *out, const struct model *m, const struct mod
 		json_string(out, m->metrics[k].name);
 		fputc(':', out);
 		json_number(out, r->metrics[k]);
+	}
+	fputc('}', out);
+}
+
+static void json_health(FILE *out, const char *key, const struct model_health_figures *f)
+{
+	fprintf(out,
+		"\"%s\":{\"samples\":%" PRIu64 ",\"lost_records\":%" PRIu64
+		",\"lost_samples\":%" PRIu64 ",\"lost_samples_hw\":%" PRIu64
+		",\"throttles\":%" PRIu64 ",\"throttled\":%s,\"corrupt\":%" PRIu64 "}",
+		key, f->samples, f->lost_records, f->lost_samples, f->lost_samples_hw, f->throttles,
+		f->throttled ? "true" : "false", f->corrupt);
+}
+
+/* The hotspots and sampling members. */
+static void json_sampling(FILE *out, const struct model *m)
+{
+	const struct model_sampling *s = &m->sampling;
+
+	fputs(",\"hotspots\":{", out);
+	fprintf(out, "\"mode\":\"%s\",\"rows_total\":%d,\"rows\":[",
+		s->accumulated ? "accumulated" : "interval", m->hot_total);
+	for (int i = 0; i < m->nr_hot; i++) {
+		const struct model_hotspot *h = &m->hot[i];
+		fprintf(out, "%s{\"share\":", i ? "," : "");
+		json_number(out, h->share);
+		fprintf(out, ",\"samples\":%" PRIu64 ",\"pid\":%d,\"kernel\":%s,\"comm\":",
+			h->samples, (int)h->pid, h->kernel ? "true" : "false");
+		json_string(out, h->comm);
+		fputs(",\"symbol\":", out);
+		json_string(out, h->symbol);
+		fputs(",\"module\":", out);
+		json_string(out, h->module);
+		fputc('}', out);
+	}
+	fprintf(out, "]},\"sampling\":{\"enabled\":%s", s->enabled ? "true" : "false");
+	if (s->enabled) {
+		fputs(",\"event\":", out);
+		json_string(out, s->event);
+		fputs(",\"fallback_reason\":", out);
+		json_string(out, s->why);
+		fprintf(out, ",\"freq\":%" PRIu64 ",\"period\":%" PRIu64 ",", s->freq, s->period);
+		json_health(out, "interval", &s->interval);
+		fputc(',', out);
+		json_health(out, "total", &s->total);
+		fprintf(out,
+			",\"throttled_now\":%d,\"max_sample_rate\":%ld,\"max_sample_rate_start\":%ld,"
+			"\"max_sample_rate_lowered\":%s,\"rings\":[",
+			s->throttled_now, s->max_rate, s->max_rate_start,
+			s->max_rate_lowered ? "true" : "false");
+		for (int i = 0; i < s->nr_rings; i++) {
+			const struct model_ring *r = &s->rings[i];
+			fprintf(out, "%s{\"cpu\":%d,\"pid\":%d,\"throttled_now\":%s,", i ? "," : "",
+				r->cpu, (int)r->pid, r->throttled_now ? "true" : "false");
+			json_health(out, "interval", &r->interval);
+			fputc(',', out);
+			json_health(out, "total", &r->total);
+			fputc('}', out);
+		}
+		fputc(']', out);
 	}
 	fputc('}', out);
 }
@@ -456,7 +621,9 @@ static void write_json(FILE *out, const struct model *m)
 		}
 		fputc('}', out);
 	}
-	fputs("],\"total\":{\"cpu_pct\":", out);
+	fputc(']', out);
+	json_sampling(out, m);
+	fputs(",\"total\":{\"cpu_pct\":", out);
 	json_number(out, m->total.cpu_pct);
 	fputc(',', out);
 	json_row_counters(out, m, &m->total);

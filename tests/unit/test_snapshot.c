@@ -82,6 +82,50 @@ static void build(struct model *m, enum model_mode mode)
 	m->total.cells[0] = cell(COUNTER_MULTIPLEXED, 6000000, 0.5);
 	m->total.cells[2] = cell(COUNTER_OK, 999500000.0, 1);
 	m->top_n = 10;
+	if (mode == MODEL_SYSTEM)
+		return;
+	/* Tasks mode also carries hotspots and the sampling health. */
+	struct model_sampling *sm = &m->sampling;
+	sm->enabled = true;
+	util_strlcpy(sm->event, "cpu-clock", sizeof(sm->event));
+	util_strlcpy(sm->why, "Sampling cpu-clock instead of cycles: no PMU", sizeof(sm->why));
+	sm->freq = 4000;
+	sm->interval = (struct model_health_figures){.samples = 3990, .lost_records = 2,
+						     .lost_samples = 150, .throttles = 1,
+						     .throttled = true};
+	sm->total = (struct model_health_figures){.samples = 12000, .lost_records = 3,
+						  .lost_samples = 200, .lost_samples_hw = 4,
+						  .throttles = 1, .corrupt = 1, .throttled = true};
+	sm->throttled_now = 1;
+	sm->max_rate = 50000;
+	sm->max_rate_start = 100000;
+	sm->max_rate_lowered = true;
+	for (int c = 0; c < 2; c++) {
+		struct model_ring *r = model_add_ring(m);
+		r->cpu = c;
+		r->pid = -1;
+		r->interval.samples = c ? 990 : 3000;
+		r->interval.lost_records = c ? 0 : 2;
+		r->interval.lost_samples = c ? 0 : 150;
+		r->interval.throttles = c;
+		r->throttled_now = c;
+	}
+	struct model_hotspot *h = model_add_hotspot(m);
+	h->share = 75.25;
+	h->samples = 3003;
+	h->pid = 42;
+	util_strlcpy(h->comm, "make", sizeof(h->comm));
+	util_strlcpy(h->symbol, "hash_\"lookup\"", sizeof(h->symbol));
+	util_strlcpy(h->module, "make", sizeof(h->module));
+	h = model_add_hotspot(m);
+	h->share = 24.75;
+	h->samples = 987;
+	h->pid = 42;
+	h->kernel = true;
+	util_strlcpy(h->comm, "make", sizeof(h->comm));
+	util_strlcpy(h->symbol, "clear_page_erms", sizeof(h->symbol));
+	util_strlcpy(h->module, "[kernel]", sizeof(h->module));
+	m->hot_total = 17;
 }
 
 static char *render(const struct model *m, enum snapshot_format fmt)

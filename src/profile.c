@@ -1,0 +1,279 @@
+/* profile: sampling, hotspots and symbols tied together and rendered into the model. */
+#include "profile.h"
+
+#include "events.h"
+#include "procfs.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define QUERY_ROWS 4096 /* rows symbolized and merged per refresh */
+
+/* ---- side band: keep symbols and command names current ---- */
+
+static void sb_mmap(const struct record *r, void *arg)
+{
+	struct profile *p = arg;
+	const struct records_mmap *m = &r->mmap;
+
+	if (r->cpumode == RECORDS_CPUMODE_KERNEL)
+		return; /* kernel module maps: kallsyms covers them */
+	symbols_mmap(p->sym, (pid_t)m->pid, m->addr, m->len, m->pgoff, m->filename,
+		     m->mmap2 && !m->has_build_id ? m->maj : 0, m->mmap2 && !m->has_build_id ? m->min : 0,
+		     m->mmap2 && !m->has_build_id ? m->ino : 0);
+}
+
+static void remember_comm(struct profile *p, pid_t pid, const char *comm)
+{
+	struct profile_comm *c = &p->comms[(uint32_t)pid % ARRAY_SIZE(p->comms)];
+
+	c->pid = pid;
+	util_strlcpy(c->comm, comm, sizeof(c->comm));
+}
+
+static void sb_comm(const struct record *r, void *arg)
+{
+	struct profile *p = arg;
+
+	if (r->comm.pid == r->comm.tid)
+		remember_comm(p, (pid_t)r->comm.pid, r->comm.comm);
+	if (r->comm.exec)
+		symbols_exec(p->sym, (pid_t)r->comm.pid);
+}
+
+static void sb_fork(const struct record *r, void *arg)
+{
+	struct profile *p = arg;
+
+	if (r->task.pid != r->task.ppid)
+		symbols_fork(p->sym, (pid_t)r->task.ppid, (pid_t)r->task.pid);
+}
+
+static void sb_exit(const struct record *r, void *arg)
+{
+	struct profile *p = arg;
+
+	if (r->task.pid == r->task.tid)
+		symbols_exit(p->sym, (pid_t)r->task.pid);
+}
+
+static void scan_all(struct profile *p)
+{
+	static pid_t pids[65536];
+	int n = procfs_pids(pids, (int)ARRAY_SIZE(pids));
+
+	for (int i = 0; i < n; i++)
+		symbols_process_scan(p->sym, pids[i]);
+}
+
+int profile_open(struct profile *p, const struct profile_config *cfg,
+		 const struct sampler_target *targets, int nr_targets, bool inherit,
+		 bool enable_on_exec, bool user_only, const int *cpus, int nr_cpus,
+		 const struct probe *probe, const pid_t *pids, int nr_pids, char *err, size_t errlen)
+{
+	struct event_desc ev;
+	int ret;
+
+	memset(p, 0, sizeof(*p));
+	p->cfg = *cfg;
+	err[0] = '\0';
+	if (!cfg->enabled || nr_targets == 0)
+		return 0;
+	struct sampler_config sc = {
+		.targets = targets,
+		.nr_targets = nr_targets,
+		.inherit = inherit,
+		.cpus = cpus,
+		.nr_cpus = nr_cpus,
+		.enable_on_exec = enable_on_exec,
+		.user_only = user_only,
+		.freq = cfg->freq,
+		.period = cfg->period,
+		.mmap_pages = cfg->mmap_pages,
+		.probe = probe,
+		.hot = &p->hot,
+		.sb = {sb_mmap, sb_comm, sb_fork, sb_exit, p},
+	};
+	if (cfg->event) {
+		ret = events_resolve(cfg->event, &ev, err, errlen);
+		if (ret)
+			return ret;
+		sc.event = &ev.attr;
+		sc.event_name = cfg->event;
+	}
+	p->rows = calloc(QUERY_ROWS, sizeof(*p->rows));
+	p->sym = symbols_new();
+	if (!p->rows || !p->sym || hotspots_init(&p->hot, 0, 0)) {
+		profile_close(p);
+		snprintf(err, errlen, "out of memory for the hotspot tables");
+		return -ENOMEM;
+	}
+	p->cap_rows = QUERY_ROWS;
+	ret = sampler_open(&p->samp, &sc, err, errlen);
+	if (ret) {
+		profile_close(p);
+		return ret;
+	}
+	symbols_load_kernel(p->sym);
+	if (nr_pids < 0)
+		scan_all(p);
+	for (int i = 0; i < nr_pids; i++)
+		symbols_process_scan(p->sym, pids[i]);
+	p->open = true;
+	return 0;
+}
+
+int profile_enable(struct profile *p)
+{
+	return p->open ? sampler_enable(&p->samp) : 0;
+}
+
+void profile_for_each_fd(struct profile *p, void (*fn)(int fd, void *arg), void *arg)
+{
+	if (p->open)
+		sampler_for_each_fd(&p->samp, fn, arg);
+}
+
+void profile_drain(struct profile *p, int fd)
+{
+	if (p->open)
+		sampler_drain(&p->samp, fd);
+}
+
+static void comm_of(struct profile *p, pid_t pid, char *buf, size_t len)
+{
+	const struct profile_comm *c = &p->comms[(uint32_t)pid % ARRAY_SIZE(p->comms)];
+	struct procfs_task t;
+
+	if (procfs_task_read(pid, 0, &t) == 0)
+		util_strlcpy(buf, t.comm, len);
+	else if (c->pid == pid && c->comm[0])
+		util_strlcpy(buf, c->comm, len);
+	else
+		util_strlcpy(buf, "?", len);
+}
+
+static void resolve(struct profile *p, const struct hotspots_row *row, struct symbols_result *r)
+{
+	symbols_resolve(p->sym, (pid_t)row->pid, row->ip, row->kernel, r);
+	if (r->status == SYMBOLS_UNKNOWN && !row->kernel &&
+	    symbols_process_scan(p->sym, (pid_t)row->pid) == 0)
+		symbols_resolve(p->sym, (pid_t)row->pid, row->ip, row->kernel, r);
+}
+
+/* Merge key: the symbol's start address (unique within a process). */
+static uint64_t symbol_key(const struct hotspots_row *row, void *arg)
+{
+	struct profile *p = arg;
+	struct symbols_result r;
+
+	resolve(p, row, &r);
+	if (r.status != SYMBOLS_FOUND)
+		return 0;
+	return (row->ip - r.offset) | 1; /* never 0 */
+}
+
+static void health_figures(const struct sampler_health *h, struct model_health_figures *f)
+{
+	f->samples = h->samples;
+	f->lost_records = h->lost_records;
+	f->lost_samples = h->lost_samples;
+	f->lost_samples_hw = h->lost_samples_hw;
+	f->throttles = h->throttles;
+	f->corrupt = h->corrupt;
+	f->throttled = h->throttled;
+}
+
+static void fill_health(struct profile *p, struct model *m)
+{
+	struct model_sampling *ms = &m->sampling;
+	struct sampler_health h;
+
+	ms->enabled = true;
+	util_strlcpy(ms->event, p->samp.event, sizeof(ms->event));
+	util_strlcpy(ms->why, p->samp.fallback ? p->samp.why : "", sizeof(ms->why));
+	ms->freq = p->samp.attr.freq ? p->samp.attr.sample_freq : 0;
+	ms->period = p->samp.attr.freq ? 0 : p->samp.attr.sample_period;
+	ms->accumulated = p->cfg.accumulated;
+	ms->hide_kernel = p->cfg.hide_kernel;
+	ms->hide_user = p->cfg.hide_user;
+	sampler_health(&p->samp, -1, SAMPLER_INTERVAL, &h);
+	health_figures(&h, &ms->interval);
+	sampler_health(&p->samp, -1, SAMPLER_TOTAL, &h);
+	health_figures(&h, &ms->total);
+	ms->max_rate = p->samp.max_rate_now;
+	ms->max_rate_start = p->samp.max_rate_start;
+	ms->max_rate_lowered = p->samp.max_rate_lowered;
+	ms->nr_rings = 0;
+	ms->throttled_now = 0;
+	for (int i = 0; i < p->samp.nr_rings; i++) {
+		struct model_ring *r = model_add_ring(m);
+		if (!r)
+			break;
+		r->cpu = p->samp.rings[i].cpu;
+		r->pid = p->samp.rings[i].pid;
+		sampler_health(&p->samp, i, SAMPLER_INTERVAL, &h);
+		health_figures(&h, &r->interval);
+		sampler_health(&p->samp, i, SAMPLER_TOTAL, &h);
+		health_figures(&h, &r->total);
+		r->throttled_now = h.throttled;
+		ms->throttled_now += h.throttled;
+	}
+}
+
+void profile_tick(struct profile *p, struct model *m)
+{
+	enum hotspots_mode mode = p->cfg.accumulated ? HOTSPOTS_TOTAL : HOTSPOTS_INTERVAL;
+	struct hotspots_totals tot;
+	int n, kept = 0;
+
+	m->nr_hot = 0;
+	m->hot_total = 0;
+	m->sampling.nr_rings = 0;
+	if (!p->open) {
+		m->sampling.enabled = false;
+		return;
+	}
+	sampler_tick(&p->samp);
+	fill_health(p, m);
+	n = hotspots_top(&p->hot, mode, NULL, p->rows, p->cap_rows, &tot);
+	for (int i = 0; i < n; i++)
+		if (!(p->rows[i].kernel ? p->cfg.hide_kernel : p->cfg.hide_user))
+			p->rows[kept++] = p->rows[i];
+	n = hotspots_merge(p->rows, kept, symbol_key, p, HOTSPOTS_MERGE_PID);
+	m->hot_total = n;
+	m->sampling.total_weight = tot.weight;
+	for (int i = 0; i < n && i < p->cfg.top; i++) {
+		const struct hotspots_row *row = &p->rows[i];
+		struct model_hotspot *h = model_add_hotspot(m);
+		struct symbols_result r;
+		if (!h)
+			break;
+		resolve(p, row, &r);
+		h->share = row->share;
+		h->samples = row->samples;
+		h->pid = (pid_t)row->pid;
+		h->kernel = row->kernel;
+		util_strlcpy(h->symbol, r.name, sizeof(h->symbol));
+		util_strlcpy(h->module, r.module, sizeof(h->module));
+		if (row->kernel && row->pid == 0)
+			util_strlcpy(h->comm, "[idle]", sizeof(h->comm));
+		else
+			comm_of(p, (pid_t)row->pid, h->comm, sizeof(h->comm));
+	}
+	hotspots_interval_reset(&p->hot);
+	symbols_reap(p->sym);
+}
+
+void profile_close(struct profile *p)
+{
+	if (p->open)
+		sampler_close(&p->samp);
+	hotspots_fini(&p->hot);
+	symbols_free(p->sym);
+	free(p->rows);
+	memset(p, 0, sizeof(*p));
+}

@@ -1,0 +1,69 @@
+/* profile: sampling, hotspots and symbols tied together and rendered into the model. */
+#ifndef PFMTOP_PROFILE_H
+#define PFMTOP_PROFILE_H
+
+#include "hotspots.h"
+#include "model.h"
+#include "sampler.h"
+#include "symbols.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct probe;
+
+struct profile_config {
+	bool enabled;             /* false: no sampling at all (--no-hotspots) */
+	uint64_t freq, period;    /* -F / -c; both 0 = the sampler's default */
+	const char *event;        /* --sample-event NAME, NULL = cycles or cpu-clock */
+	unsigned mmap_pages;      /* --mmap-pages, 0 = default */
+	int top;                  /* hotspot rows in the model */
+	bool accumulated;         /* since the start instead of this interval */
+	bool hide_kernel, hide_user;
+};
+
+struct profile_comm {
+	pid_t pid;
+	char comm[16];
+};
+
+struct profile {
+	struct profile_config cfg;
+	bool open;
+	struct sampler samp;
+	struct hotspots hot;
+	struct symbols *sym;
+	struct hotspots_row *rows; /* query scratch */
+	int cap_rows;
+	struct profile_comm comms[4096]; /* pid -> comm from COMM records, direct-mapped */
+};
+
+/*
+ * Open the sampling events on targets (CPUs, or tasks with inherit), map
+ * their rings and load kernel symbols; pids lists processes whose existing
+ * mappings to read now (NULL with nr_pids -1: every process). Returns 0, or
+ * -errno with a sentence in err; a failure to sample is not fatal to the
+ * caller, which can go on counting.
+ */
+int profile_open(struct profile *p, const struct profile_config *cfg,
+		 const struct sampler_target *targets, int nr_targets, bool inherit,
+		 bool enable_on_exec, bool user_only, const int *cpus, int nr_cpus,
+		 const struct probe *probe, const pid_t *pids, int nr_pids, char *err, size_t errlen);
+
+/* Enable sampling (no-op with enable_on_exec). */
+int profile_enable(struct profile *p);
+
+/* The ring fds to watch for EPOLLIN. */
+void profile_for_each_fd(struct profile *p, void (*fn)(int fd, void *arg), void *arg);
+
+/* Drain one ring (fd) after EPOLLIN, or all (-1). */
+void profile_drain(struct profile *p, int fd);
+
+/* Drain everything, close the interval and write the hotspot table and the
+ * sampling health into m. Only the rows shown are symbolized. */
+void profile_tick(struct profile *p, struct model *m);
+
+void profile_close(struct profile *p);
+
+#endif
