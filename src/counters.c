@@ -112,12 +112,14 @@ int counters_open(struct counter_set *s, const struct counters_config *cfg, pid_
 	s->c = calloc((size_t)cfg->nr, sizeof(*s->c));
 	if (!s->c)
 		return -ENOMEM;
+	/* Every fd -1 first: a failure part-way closes only what was opened. */
+	for (int i = 0; i < cfg->nr; i++)
+		s->c[i].fd = -1;
 	for (int i = 0; i < cfg->nr; i++) {
 		struct perf_event_attr attr = cfg->ev[i].attr;
 		struct counter *c = &s->c[i];
 		int fd;
 
-		c->fd = -1;
 		if (cfg->ev[i].group != group) {
 			group = cfg->ev[i].group;
 			leader_fd = -1;

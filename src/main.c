@@ -187,6 +187,18 @@ static void watch_ring(int fd, void *arg)
 	loop_add_fd(a->loop, fd, EPOLLIN, on_ring, a);
 }
 
+static void on_watch(struct loop *l, int fd, uint32_t events, void *arg)
+{
+	session_watch_drain(&((struct app *)arg)->s, fd);
+}
+
+static void watch_tasks(int fd, void *arg)
+{
+	struct app *a = arg;
+
+	loop_add_fd(a->loop, fd, EPOLLIN, on_watch, a);
+}
+
 static void on_signal(struct loop *l, int sig, pid_t sender, void *arg)
 {
 	struct app *a = arg;
@@ -390,6 +402,7 @@ static int run(struct app *a)
 		view_draw(a->view, NULL);
 	session_for_each_pidfd(&a->s, watch_pidfd, a);
 	profile_for_each_fd(&a->s.prof, watch_ring, a);
+	session_for_each_watch_fd(&a->s, watch_tasks, a);
 	loop_set_tick(a->loop, a->opt.session.interval_ns, on_tick, a);
 	/* A command may already be gone (SIGCHLD then arrives through the loop). */
 	ret = loop_run(a->loop);

@@ -47,6 +47,7 @@ int model_init(struct model *m, int nr_events)
 	model_row_reset(m, &m->total);
 	m->total.kind = MODEL_ROW_TOTAL;
 	m->top_n = 10;
+	m->cpu_min = -1;
 	return 0;
 }
 

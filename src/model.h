@@ -128,6 +128,7 @@ struct model {
 	struct model_row *tasks;   /* sorted by CPU% descending */
 	int tasks_total;           /* tasks known before the top-N cut */
 	bool tasks_counted;        /* task rows carry counters */
+	double cpu_min;            /* system-wide: tasks at this CPU% or more get counters; -1 */
 	struct model_row total;
 
 	int top_n;                 /* task rows to render */

@@ -19,6 +19,7 @@ enum {
 	OPT_HOT,
 	OPT_HOT_TOTAL,
 	OPT_NO_HOT,
+	OPT_CPU_MIN,
 };
 
 static const struct option long_opts[] = {
@@ -41,6 +42,7 @@ static const struct option long_opts[] = {
 	{"no-hotspots", no_argument, NULL, OPT_NO_HOT},
 	{"hide-kernel", no_argument, NULL, 'K'},
 	{"hide-user", no_argument, NULL, 'U'},
+	{"cpu-min", required_argument, NULL, OPT_CPU_MIN},
 	{"probe", no_argument, NULL, OPT_PROBE},
 	{"list-events", optional_argument, NULL, OPT_LIST_EVENTS},
 	{"help", no_argument, NULL, 'h'},
@@ -59,6 +61,8 @@ void options_usage(FILE *out)
 	      "  -- COMMAND [ARGS]        run COMMAND and count it and its children;\n"
 	      "                           pfmtop exits with its status\n"
 	      "  -H, --threads            a row per thread instead of per process\n"
+	      "      --cpu-min PCT        system-wide: counters for tasks using at least PCT% CPU\n"
+	      "                           (default 0.1; new tasks at once; -1 = /proc figures only)\n"
 	      "\n"
 	      "Events:\n"
 	      "  -e, --events LIST        events to count, comma-separated; {a,b} counts a and b\n"
@@ -138,6 +142,7 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 	c->top_n = 10;
 	c->mode = MODEL_SYSTEM;
 	c->profile.enabled = true;
+	c->cpu_min = 0.1;
 	c->profile.top = 10;
 	util_strlcpy(c->preset, "default", sizeof(c->preset));
 	err[0] = '\0';
@@ -253,6 +258,18 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 		case OPT_HOT_TOTAL:
 			c->profile.accumulated = true;
 			break;
+		case OPT_CPU_MIN: {
+			char *end;
+			errno = 0;
+			c->cpu_min = strtod(optarg, &end);
+			if (errno || end == optarg || *end || c->cpu_min > 100 ||
+			    (c->cpu_min < 0 && c->cpu_min != -1)) {
+				snprintf(err, errlen, "--cpu-min: '%s' is not a CPU%% from 0 to 100 (or -1)",
+					 optarg);
+				return -EINVAL;
+			}
+			break;
+		}
 		case OPT_NO_HOT:
 			c->profile.enabled = false;
 			break;

@@ -20,6 +20,10 @@
 
 #define MAX_THREADS_PER_PID 65536
 
+static void tw_fork(pid_t pid, pid_t tid, pid_t ppid, void *arg);
+static void tw_exit(pid_t pid, pid_t tid, void *arg);
+static void tw_exec(pid_t pid, pid_t tid, const char *comm, void *arg);
+
 static bool is_clock(const struct perf_event_attr *a)
 {
 	return a->type == PERF_TYPE_SOFTWARE &&
@@ -133,13 +137,15 @@ static void open_target(struct session *s, struct session_target *t, pid_t pid, 
 {
 	int ret;
 
-	if (s->nr_fd_limited || s->fds_used + s->nr_ev > s->fd_budget) {
+	if (s->fds_used + s->nr_ev > s->fd_budget) {
 		/* Over budget: not tried, so the fds pfmtop itself needs (/proc,
 		 * output, terminal) stay free. */
 		ret = -EMFILE;
 	} else {
 		ret = counters_open(&t->cs, &s->ccfg, pid, cpu);
 	}
+	if (ret == 0 && s->started)
+		ret = counters_enable(&t->cs); /* a task found after the start */
 	if (ret == 0) {
 		t->counted = true;
 		s->fds_used += t->cs.nr_open;
@@ -154,6 +160,8 @@ static void open_target(struct session *s, struct session_target *t, pid_t pid, 
 	counters_close(&t->cs);
 	t->counted = false;
 	if (ret == -EMFILE || ret == -ENFILE) {
+		if (s->fds_used < s->fd_budget)
+			s->fd_budget = s->fds_used; /* the estimate was too kind */
 		s->nr_fd_limited++;
 		util_strlcpy(t->note, "not counted: fd limit", sizeof(t->note));
 	} else if (ret == -ESRCH) {
@@ -434,6 +442,13 @@ int session_init(struct session *s, const struct session_config *cfg, char *err,
 			t->cpu = s->cpus[i];
 			open_target(s, t, -1, s->cpus[i]);
 		}
+		if (cfg->cpu_min >= 0) {
+			struct taskwatch_ops ops = {tw_fork, tw_exec, tw_exit, s};
+			s->tw_open = taskwatch_open(&s->tw, s->cpus, s->nr_cpus, &ops) == 0;
+			if (!s->tw_open)
+				model_note(&s->model, "new tasks are found by the /proc scan only "
+						      "(the side-band event did not open)");
+		}
 		break;
 	case MODEL_TASKS:
 		if (cfg->nr_pids) {
@@ -488,6 +503,7 @@ int session_start(struct session *s, char *err, size_t errlen)
 		if (s->targets[i].counted)
 			counters_enable(&s->targets[i].cs);
 	profile_enable(&s->prof);
+	s->started = true;
 	s->start_ns = s->last_ns = util_now_ns();
 	if (s->child > 0) {
 		int e = 0;
@@ -596,14 +612,56 @@ static int push_proc(struct session *s, const struct proc_sample *p)
 	return 0;
 }
 
-/* Every task on the machine from /proc, for the system-wide task table. */
+static int cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The pids (or, with -H, tids) that task targets already give rows, sorted. */
+static pid_t *covered_ids(const struct session *s, int *nr)
+{
+	pid_t *ids = malloc(sizeof(pid_t) * ((size_t)s->nr_targets + 1));
+
+	*nr = 0;
+	if (!ids)
+		return NULL;
+	for (int i = 0; i < s->nr_targets; i++)
+		if (s->targets[i].tid >= 0)
+			ids[(*nr)++] = s->cfg.threads ? s->targets[i].tid : s->targets[i].pid;
+	qsort(ids, (size_t)*nr, sizeof(*ids), cmp_pid);
+	return ids;
+}
+
+static int push_cand(struct session *s, const struct proc_sample *p)
+{
+	if (s->nr_cand == s->cap_cand) {
+		int cap = s->cap_cand ? s->cap_cand * 2 : 64;
+		struct proc_sample *c = realloc(s->cand, (size_t)cap * sizeof(*c));
+		if (!c)
+			return -ENOMEM;
+		s->cand = c;
+		s->cap_cand = cap;
+	}
+	s->cand[s->nr_cand++] = *p;
+	return 0;
+}
+
+/*
+ * Every task on the machine from /proc, for the system-wide task table: a
+ * row for each task that counted_task_rows() did not already give one, and
+ * the busy ones among them (CPU% >= --cpu-min) as candidates for counters.
+ */
 static void proc_task_rows(struct session *s, double interval_s)
 {
 	static pid_t pids[65536], tids[4096];
-	int n = procfs_pids(pids, (int)ARRAY_SIZE(pids));
+	int n = procfs_pids(pids, (int)ARRAY_SIZE(pids)), nr_cov;
 	struct model *m = &s->model;
+	pid_t *cov = covered_ids(s, &nr_cov);
 
 	s->nr_proc_cur = 0;
+	s->nr_cand = 0;
 	for (int i = 0; i < n; i++) {
 		int nt = 1;
 		if (s->cfg.threads) {
@@ -617,7 +675,7 @@ static void proc_task_rows(struct session *s, double interval_s)
 			struct procfs_task pt;
 			if (procfs_task_read(pids[i], s->cfg.threads ? tids[k] : 0, &pt))
 				continue;
-			struct proc_sample cur = {pids[i], tids[k], pt.starttime, pt.utime + pt.stime};
+			struct proc_sample cur = {pids[i], tids[k], pt.starttime, pt.utime + pt.stime, 0};
 			const struct proc_sample *old =
 				s->nr_proc_prev ? bsearch(&cur, s->proc_prev, (size_t)s->nr_proc_prev,
 							  sizeof(cur), cmp_proc)
@@ -627,21 +685,32 @@ static void proc_task_rows(struct session *s, double interval_s)
 				delta = cur.ticks - old->ticks;
 			else if (s->baseline)
 				delta = 0; /* first look: no interval yet */
+			cur.cpu_pct = interval_s > 0 ? (double)delta / (double)procfs_hz() / interval_s * 100.0
+						     : NAN;
 			if (push_proc(s, &cur))
-				return;
+				goto out;
+			pid_t id = s->cfg.threads ? tids[k] : pids[i];
+			if (cov && bsearch(&id, cov, (size_t)nr_cov, sizeof(id), cmp_pid))
+				continue; /* counted: its row is there already */
+			if (s->cfg.cpu_min >= 0 && !s->baseline && cur.cpu_pct >= s->cfg.cpu_min &&
+			    pids[i] != getpid())
+				push_cand(s, &cur);
 			struct model_row *r = model_add_task(m);
 			if (!r)
-				return;
+				goto out;
 			r->kind = s->cfg.threads ? MODEL_ROW_THREAD : MODEL_ROW_PROCESS;
 			r->pid = pids[i];
 			r->tid = tids[k];
 			util_strlcpy(r->comm, pt.comm, sizeof(r->comm));
 			util_strlcpy(r->user, procfs_user(pt.uid), sizeof(r->user));
 			r->nr_threads = pt.num_threads;
-			r->cpu_pct = interval_s > 0 ? (double)delta / (double)procfs_hz() / interval_s * 100.0
-						    : NAN;
+			r->cpu_pct = cur.cpu_pct;
+			if (s->cfg.cpu_min >= 0)
+				util_strlcpy(r->note, "idle: /proc only", sizeof(r->note));
 		}
 	}
+out:
+	free(cov);
 	/* pids come sorted from /proc; threads within them too. */
 	struct proc_sample *tmp = s->proc_prev;
 	s->proc_prev = s->proc_cur;
@@ -668,6 +737,8 @@ static void counted_task_rows(struct session *s, bool final, double interval_s)
 		return;
 	for (int i = 0; i < s->nr_targets; i++) {
 		struct session_target *t = &s->targets[i];
+		if (t->tid < 0)
+			continue;
 		struct model_row *r = s->cfg.threads ? NULL : find_process_row(m, t->pid);
 		bool first = !r;
 		uint64_t ticks = final ? t->ticks : t->ticks - t->prev_ticks;
@@ -704,6 +775,116 @@ static void counted_task_rows(struct session *s, bool final, double interval_s)
 			util_strlcpy(r->note, "exited", sizeof(r->note));
 	}
 	free(cells);
+}
+
+static struct session_target *find_target(struct session *s, pid_t tid)
+{
+	for (int i = s->nr_targets - 1; i >= 0; i--)
+		if (s->targets[i].tid == tid)
+			return &s->targets[i];
+	return NULL;
+}
+
+static struct model_row *find_row(struct model *m, pid_t pid, pid_t tid)
+{
+	for (int i = 0; i < m->nr_tasks; i++)
+		if (m->tasks[i].pid == pid && (tid < 0 || m->tasks[i].tid == tid))
+			return &m->tasks[i];
+	return NULL;
+}
+
+/* Give task tid of process pid its counters now, if the fd budget allows.
+ * Returns false when fds ran short. */
+static bool count_task(struct session *s, pid_t pid, pid_t tid)
+{
+	struct session_target *t;
+
+	if (find_target(s, tid))
+		return true;
+	if (s->fds_used + s->nr_ev > s->fd_budget)
+		return false;
+	t = add_target(s);
+	if (!t)
+		return false;
+	t->pid = pid;
+	t->tid = tid;
+	fill_task_info(t);
+	open_target(s, t, tid, -1);
+	return t->counted || t->exited;
+}
+
+static int cmp_cand(const void *a, const void *b)
+{
+	const struct proc_sample *x = a, *y = b;
+
+	return (x->cpu_pct < y->cpu_pct) - (x->cpu_pct > y->cpu_pct);
+}
+
+/* Counters for the busy tasks that have none, busiest first, within the fd
+ * budget; the rest are marked. They count from the next interval. */
+static void select_tasks(struct session *s)
+{
+	static pid_t tids[4096];
+	struct model *m = &s->model;
+
+	s->nr_fd_limited = 0;
+	qsort(s->cand, (size_t)s->nr_cand, sizeof(*s->cand), cmp_cand);
+	for (int i = 0; i < s->nr_cand; i++) {
+		const struct proc_sample *c = &s->cand[i];
+		bool ok = true;
+		int nt = 1;
+
+		if (s->cfg.threads)
+			tids[0] = c->tid;
+		else
+			nt = procfs_threads(c->pid, tids, (int)ARRAY_SIZE(tids));
+		for (int k = 0; k < nt && ok; k++)
+			ok = count_task(s, c->pid, tids[k]);
+		struct model_row *r = find_row(m, c->pid, s->cfg.threads ? c->tid : -1);
+		if (!ok)
+			s->nr_fd_limited++;
+		if (r)
+			util_strlcpy(r->note, ok ? "counted from next interval" : "not counted: fd limit",
+				     sizeof(r->note));
+	}
+}
+
+static void tw_fork(pid_t pid, pid_t tid, pid_t ppid, void *arg)
+{
+	struct session *s = arg;
+
+	/* New processes at once (tiptop-like); new threads when their process
+	 * is counted, so its total stays whole. */
+	if (pid != getpid() && (tid == pid || find_target(s, pid)))
+		count_task(s, pid, tid);
+}
+
+static void tw_exec(pid_t pid, pid_t tid, const char *comm, void *arg)
+{
+	struct session_target *t = find_target(arg, tid);
+
+	if (t)
+		util_strlcpy(t->comm, comm, sizeof(t->comm));
+}
+
+static void tw_exit(pid_t pid, pid_t tid, void *arg)
+{
+	struct session_target *t = find_target(arg, tid);
+
+	if (t)
+		t->exited = true;
+}
+
+void session_for_each_watch_fd(struct session *s, void (*fn)(int fd, void *arg), void *arg)
+{
+	if (s->tw_open)
+		taskwatch_for_each_fd(&s->tw, fn, arg);
+}
+
+void session_watch_drain(struct session *s, int fd)
+{
+	if (s->tw_open)
+		taskwatch_drain(&s->tw, fd);
 }
 
 static void cpu_rows(struct session *s, bool final, double interval_s)
@@ -745,7 +926,9 @@ static void drop_exited(struct session *s)
 
 	for (int i = 0; i < s->nr_targets; i++) {
 		struct session_target *t = &s->targets[i];
-		if (t->shown_exited && s->mode == MODEL_TASKS) {
+		bool task = t->tid >= 0 && s->mode != MODEL_COMMAND;
+		bool idle = s->mode == MODEL_SYSTEM && t->idle_ticks >= SESSION_IDLE_TICKS;
+		if (task && (t->shown_exited || idle || (!t->counted && s->mode == MODEL_SYSTEM))) {
 			s->fds_used -= t->cs.nr_open;
 			counters_close(&t->cs);
 			continue;
@@ -769,6 +952,7 @@ static void refresh_targets(struct session *s)
 		int ret = procfs_task_read(t->pid, s->mode == MODEL_COMMAND ? 0 : t->tid, &pt);
 		if (ret == 0 && (t->starttime == 0 || pt.starttime == t->starttime) &&
 		    pt.state != 'Z' && pt.state != 'X') {
+			t->idle_ticks = pt.utime + pt.stime == t->ticks ? t->idle_ticks + 1 : 0;
 			t->ticks = pt.utime + pt.stime;
 			t->starttime = pt.starttime;
 			util_strlcpy(t->comm, pt.comm, sizeof(t->comm));
@@ -849,11 +1033,7 @@ static void static_notes(struct session *s)
 			   "no processes of %s to count (pfmtop leaves itself out): start some, or "
 			   "use -p PID or -- COMMAND",
 			   procfs_user(getuid()));
-	if (s->nr_fd_limited)
-		model_note(m,
-			   "%d tasks not counted: out of file descriptors (limit %llu); raise it "
-			   "with 'ulimit -n' or count fewer events",
-			   s->nr_fd_limited, (unsigned long long)s->probe.nofile_soft);
+
 }
 
 static void event_states(struct session *s)
@@ -872,7 +1052,7 @@ static void event_states(struct session *s)
 				continue;
 			struct counter_value v = m->final ? counters_total(&t->cs, i)
 							  : counters_interval(&t->cs, i);
-			if (v.state == COUNTER_NOT_COUNTED && s->mode != MODEL_SYSTEM)
+			if (v.state == COUNTER_NOT_COUNTED && t->tid >= 0)
 				continue; /* an idle thread says nothing about the event */
 			if (!any || v.coverage < e->coverage)
 				e->coverage = v.coverage;
@@ -909,16 +1089,27 @@ int session_tick(struct session *s, bool final)
 		}
 	}
 	refresh_targets(s);
-	if (s->baseline)
+	if (s->baseline) {
 		static_notes(s);
+		s->nr_static_notes = m->nr_notes;
+	}
 	model_clear_rows(m);
 	header(s, interval_s, final);
 	cpu_rows(s, final, interval_s);
-	if (s->mode == MODEL_SYSTEM)
+	counted_task_rows(s, final, interval_s);
+	if (s->mode == MODEL_SYSTEM) {
 		proc_task_rows(s, interval_s);
-	else
-		counted_task_rows(s, final, interval_s);
-	m->tasks_counted = s->mode != MODEL_SYSTEM;
+		select_tasks(s);
+	}
+	m->tasks_counted = s->mode != MODEL_SYSTEM || s->cfg.cpu_min >= 0;
+	m->cpu_min = s->mode == MODEL_SYSTEM ? s->cfg.cpu_min : -1;
+	m->nr_notes = s->nr_static_notes;
+	if (s->nr_fd_limited)
+		model_note(m,
+			   "%d busy tasks not counted: out of file descriptors (limit %s); raise it "
+			   "with 'ulimit -n' or count fewer events",
+			   s->nr_fd_limited,
+			   util_limit_text((uint64_t)s->probe.nofile_soft, (char[24]){0}, 24));
 	m->tasks_total = m->nr_tasks;
 	model_sort_tasks(m);
 
@@ -1041,6 +1232,9 @@ void session_fini(struct session *s)
 		waitpid(s->child, NULL, 0);
 	}
 	profile_close(&s->prof);
+	if (s->tw_open)
+		taskwatch_close(&s->tw);
+	free(s->cand);
 	model_fini(&s->model);
 	free(s->ev);
 	free(s->cev);

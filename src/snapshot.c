@@ -265,7 +265,10 @@ static void text_tasks(FILE *out, const struct model *m)
 	bool threads = n && m->tasks[0].kind == MODEL_ROW_THREAD;
 	struct table t;
 
-	if (m->tasks_counted)
+	if (m->tasks_counted && m->cpu_min >= 0)
+		fprintf(out, "TASKS: top %d of %d by CPU%% (counters for tasks using %.1f%% CPU or more)\n",
+			n, m->tasks_total, m->cpu_min);
+	else if (m->tasks_counted)
 		fprintf(out, "TASKS: %d of %d by CPU%%\n", n, m->tasks_total);
 	else
 		fprintf(out,
