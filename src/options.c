@@ -20,6 +20,8 @@ enum {
 	OPT_HOT_TOTAL,
 	OPT_NO_HOT,
 	OPT_CPU_MIN,
+	OPT_CGROUP,
+	OPT_SORT,
 };
 
 static const struct option long_opts[] = {
@@ -43,6 +45,8 @@ static const struct option long_opts[] = {
 	{"hide-kernel", no_argument, NULL, 'K'},
 	{"hide-user", no_argument, NULL, 'U'},
 	{"cpu-min", required_argument, NULL, OPT_CPU_MIN},
+	{"cgroup", required_argument, NULL, OPT_CGROUP},
+	{"sort", required_argument, NULL, OPT_SORT},
 	{"probe", no_argument, NULL, OPT_PROBE},
 	{"list-events", optional_argument, NULL, OPT_LIST_EVENTS},
 	{"help", no_argument, NULL, 'h'},
@@ -63,6 +67,8 @@ void options_usage(FILE *out)
 	      "  -H, --threads            a row per thread instead of per process\n"
 	      "      --cpu-min PCT        system-wide: counters for tasks using at least PCT% CPU\n"
 	      "                           (default 0.1; new tasks at once; -1 = /proc figures only)\n"
+	      "      --cgroup PATH[,PATH] count these cgroups (v2) on every CPU; 'auto' takes the\n"
+	      "                           top-level cgroups that hold tasks\n"
 	      "\n"
 	      "Events:\n"
 	      "  -e, --events LIST        events to count, comma-separated; {a,b} counts a and b\n"
@@ -90,6 +96,8 @@ void options_usage(FILE *out)
 	      "  -o, --output FILE        write snapshots to FILE (replaced whole at exit)\n"
 	      "      --format text|json   text for people (default), JSON Lines for scripts\n"
 	      "  -N, --top N              task rows per snapshot (default 10, 0 = all)\n"
+	      "      --sort COLUMN        order tasks by cpu (default), pid, command, or an event\n"
+	      "                           or metric name (largest first)\n"
 	      "\n"
 	      "  -h, --help               this text\n"
 	      "  -V, --version            version and library versions\n"
@@ -270,6 +278,26 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 			}
 			break;
 		}
+		case OPT_CGROUP: {
+			char buf[4096], *save = NULL;
+			util_strlcpy(buf, optarg, sizeof(buf));
+			for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+				if (!strcmp(tok, "auto")) {
+					c->cgroup_auto = true;
+					continue;
+				}
+				if (c->nr_cgroups == (int)ARRAY_SIZE(c->cgroups)) {
+					snprintf(err, errlen, "--cgroup: at most %zu cgroups",
+						 ARRAY_SIZE(c->cgroups));
+					return -EINVAL;
+				}
+				util_strlcpy(c->cgroups[c->nr_cgroups++], tok, sizeof(c->cgroups[0]));
+			}
+			break;
+		}
+		case OPT_SORT:
+			util_strlcpy(c->sort, optarg, sizeof(c->sort));
+			break;
 		case OPT_NO_HOT:
 			c->profile.enabled = false;
 			break;

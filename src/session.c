@@ -310,7 +310,7 @@ static int open_profile(struct session *s, char *err, size_t errlen)
 	}
 	ret = profile_open(&s->prof, &s->cfg.profile, t, nr, s->mode != MODEL_SYSTEM,
 			   s->mode == MODEL_COMMAND, s->user_only, s->cpus, s->nr_cpus, &s->probe,
-			   pids, s->mode == MODEL_SYSTEM ? -1 : nr_pids, why, sizeof(why));
+			   pids, nr_pids, why, sizeof(why));
 	free(t);
 	free(pids);
 	if (ret && s->cfg.profile.event && (ret == -ENOENT || ret == -EINVAL)) {
@@ -322,6 +322,106 @@ static int open_profile(struct session *s, char *err, size_t errlen)
 	for (int i = 0; s->prof.open && i < s->prof.samp.nr_notes; i++)
 		model_note(&s->model, "%s", s->prof.samp.notes[i]);
 	return 0;
+}
+
+/* Open cgroup dir (relative to the v2 mount unless absolute under it). */
+static int add_cgroup(struct session *s, const char *path, char *err, size_t errlen)
+{
+	struct session_cgroup *g;
+	char full[PATH_MAX];
+	const char *rel = path;
+
+	if (s->nr_cg == (int)ARRAY_SIZE(s->cg)) {
+		snprintf(err, errlen, "--cgroup: at most %zu cgroups", ARRAY_SIZE(s->cg));
+		return -EINVAL;
+	}
+	if (!strncmp(path, s->cgroup_root, strlen(s->cgroup_root)))
+		rel = path + strlen(s->cgroup_root);
+	snprintf(full, sizeof(full), "%s/%s", s->cgroup_root, rel[0] == '/' ? rel + 1 : rel);
+	g = &s->cg[s->nr_cg];
+	memset(g, 0, sizeof(*g));
+	g->dirfd = open(full, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (g->dirfd < 0) {
+		snprintf(err, errlen, "--cgroup %s: %s (cgroup v2 paths are relative to %s)", path,
+			 strerror(errno), s->cgroup_root);
+		return -ENOENT;
+	}
+	snprintf(g->path, sizeof(g->path), "/%s", rel[0] == '/' ? rel + 1 : rel);
+	g->cpu = calloc((size_t)s->nr_cpus, sizeof(*g->cpu));
+	if (!g->cpu) {
+		close(g->dirfd);
+		return -ENOMEM;
+	}
+	s->nr_cg++;
+	for (int i = 0; i < s->nr_cpus; i++) {
+		struct session_target *t = &g->cpu[i];
+		int ret;
+
+		t->pid = t->tid = -1;
+		t->cpu = s->cpus[i];
+		ret = counters_open_cgroup(&t->cs, &s->ccfg, g->dirfd, s->cpus[i]);
+		if (ret == 0 && t->cs.nr_open) {
+			t->counted = true;
+			s->fds_used += t->cs.nr_open;
+		} else {
+			counters_close(&t->cs);
+			snprintf(t->note, sizeof(t->note), "not counted: %s",
+				 explain_short(ret ? -ret : ENOENT));
+		}
+	}
+	return 0;
+}
+
+/* --cgroup auto: the top-level cgroups that hold tasks. */
+static int auto_cgroups(struct session *s, char *err, size_t errlen)
+{
+	DIR *d = opendir(s->cgroup_root);
+	struct dirent *de;
+	int ret = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) && !ret) {
+		char path[PATH_MAX], buf[64];
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/cgroup.procs", s->cgroup_root, de->d_name);
+		bool tasks = util_read_file(path, buf, sizeof(buf)) == 0 && buf[0];
+		snprintf(path, sizeof(path), "%s/%s/cgroup.events", s->cgroup_root, de->d_name);
+		char ev[256];
+		if (!tasks && util_read_file(path, ev, sizeof(ev)) == 0 && strstr(ev, "populated 1"))
+			tasks = true;
+		if (tasks)
+			ret = add_cgroup(s, de->d_name, err, errlen);
+	}
+	closedir(d);
+	return ret;
+}
+
+static int open_cgroups(struct session *s, char *err, size_t errlen)
+{
+	int ret = 0;
+
+	if (!s->cfg.nr_cgroups && !s->cfg.cgroup_auto)
+		return 0;
+	if (s->mode != MODEL_SYSTEM) {
+		snprintf(err, errlen, "--cgroup counts system-wide: it needs root, CAP_PERFMON or "
+				      "perf_event_paranoid <= 0, and no -p or command");
+		return -EINVAL;
+	}
+	if (procfs_cgroup2_root(s->cgroup_root, sizeof(s->cgroup_root))) {
+		snprintf(err, errlen, "--cgroup: no cgroup v2 hierarchy is mounted (mount -t cgroup2 "
+				      "none /sys/fs/cgroup/unified)");
+		return -ENOENT;
+	}
+	for (int i = 0; i < s->cfg.nr_cgroups && !ret; i++)
+		ret = add_cgroup(s, s->cfg.cgroups[i], err, errlen);
+	if (!ret && s->cfg.cgroup_auto)
+		ret = auto_cgroups(s, err, errlen);
+	if (!ret && s->cfg.cgroup_auto && s->nr_cg == 0)
+		model_note(&s->model, "--cgroup auto: no top-level cgroup under %s holds tasks",
+			   s->cgroup_root);
+	return ret;
 }
 
 static void describe_events(struct session *s)
@@ -483,6 +583,9 @@ int session_init(struct session *s, const struct session_config *cfg, char *err,
 		break;
 	}
 	}
+	ret = open_cgroups(s, err, errlen);
+	if (ret)
+		return ret;
 	ret = open_profile(s, err, errlen);
 	if (ret)
 		return ret;
@@ -494,6 +597,15 @@ int session_init(struct session *s, const struct session_config *cfg, char *err,
 		opened[i] = s->ev[i].nr_open > 0;
 	metrics_setup(&s->metrics, s->cev, opened, s->nr_ev, &s->model);
 	free(opened);
+	if (cfg->sort[0] && model_parse_sort(&s->model, cfg->sort)) {
+		int n = snprintf(err, errlen, "--sort %s: not a column; use cpu, pid, command",
+				 cfg->sort);
+		for (int i = 0; i < s->nr_ev && n < (int)errlen; i++)
+			n += snprintf(err + n, errlen - (size_t)n, ", %s", s->ev[i].desc.name);
+		for (int k = 0; k < s->model.nr_metrics && n < (int)errlen; k++)
+			n += snprintf(err + n, errlen - (size_t)n, ", %s", s->model.metrics[k].name);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -502,6 +614,10 @@ int session_start(struct session *s, char *err, size_t errlen)
 	for (int i = 0; i < s->nr_targets; i++)
 		if (s->targets[i].counted)
 			counters_enable(&s->targets[i].cs);
+	for (int g = 0; g < s->nr_cg; g++)
+		for (int i = 0; i < s->nr_cpus; i++)
+			if (s->cg[g].cpu[i].counted)
+				counters_enable(&s->cg[g].cpu[i].cs);
 	profile_enable(&s->prof);
 	s->started = true;
 	s->start_ns = s->last_ns = util_now_ns();
@@ -861,8 +977,12 @@ static void tw_fork(pid_t pid, pid_t tid, pid_t ppid, void *arg)
 
 static void tw_exec(pid_t pid, pid_t tid, const char *comm, void *arg)
 {
-	struct session_target *t = find_target(arg, tid);
+	struct session *s = arg;
+	struct session_target *t = find_target(s, tid);
 
+	/* A program starting: count it even if its process is older than us. */
+	if (!t && pid != getpid() && count_task(s, pid, tid))
+		t = find_target(s, tid);
 	if (t)
 		util_strlcpy(t->comm, comm, sizeof(t->comm));
 }
@@ -940,6 +1060,10 @@ static void drop_exited(struct session *s)
 
 static void refresh_targets(struct session *s)
 {
+	for (int g = 0; g < s->nr_cg; g++)
+		for (int i = 0; i < s->nr_cpus; i++)
+			if (s->cg[g].cpu[i].counted)
+				counters_read(&s->cg[g].cpu[i].cs);
 	for (int i = 0; i < s->nr_targets; i++) {
 		struct session_target *t = &s->targets[i];
 		struct procfs_task pt;
@@ -1063,6 +1187,30 @@ static void event_states(struct session *s)
 	}
 }
 
+static void cgroup_rows(struct session *s, bool final)
+{
+	struct model *m = &s->model;
+	struct counter_value *cells = calloc((size_t)s->nr_ev + 1, sizeof(*cells));
+
+	if (!cells)
+		return;
+	for (int g = 0; g < s->nr_cg; g++) {
+		struct model_row *r = model_add_cgroup(m);
+		if (!r)
+			break;
+		util_strlcpy(r->cgroup, s->cg[g].path, sizeof(r->cgroup));
+		util_strlcpy(r->comm, s->cg[g].path, sizeof(r->comm));
+		for (int i = 0; i < s->nr_cpus; i++) {
+			target_cells(s, &s->cg[g].cpu[i], final, cells);
+			r->counted |= s->cg[g].cpu[i].counted;
+			for (int k = 0; k < s->nr_ev; k++)
+				cell_add(&r->cells[k], &cells[k], i == 0);
+		}
+		metrics_compute(&s->metrics, r);
+	}
+	free(cells);
+}
+
 int session_tick(struct session *s, bool final)
 {
 	struct model *m = &s->model;
@@ -1112,6 +1260,11 @@ int session_tick(struct session *s, bool final)
 			   util_limit_text((uint64_t)s->probe.nofile_soft, (char[24]){0}, 24));
 	m->tasks_total = m->nr_tasks;
 	model_sort_tasks(m);
+	cgroup_rows(s, final);
+	m->show_cgroups = s->cfg.nr_cgroups || s->cfg.cgroup_auto;
+	for (int i = 0; i < m->nr_tasks && (i < m->top_n || m->top_n == 0); i++)
+		if (procfs_task_cgroup(m->tasks[i].pid, m->tasks[i].cgroup, sizeof(m->tasks[i].cgroup)))
+			m->tasks[i].cgroup[0] = '\0';
 
 	/* Totals: over CPUs system-wide, over tasks otherwise. */
 	bool first = true;
@@ -1235,6 +1388,12 @@ void session_fini(struct session *s)
 	if (s->tw_open)
 		taskwatch_close(&s->tw);
 	free(s->cand);
+	for (int g = 0; g < s->nr_cg; g++) {
+		for (int i = 0; i < s->nr_cpus; i++)
+			counters_close(&s->cg[g].cpu[i].cs);
+		free(s->cg[g].cpu);
+		close(s->cg[g].dirfd);
+	}
 	model_fini(&s->model);
 	free(s->ev);
 	free(s->cev);

@@ -39,6 +39,17 @@ struct session_config {
 	int top_n;
 	struct profile_config profile; /* sampling and hotspots */
 	double cpu_min;            /* system-wide: count tasks using at least this CPU%; < 0 never */
+	char cgroups[16][256];     /* --cgroup paths (relative to the cgroup v2 mount) */
+	int nr_cgroups;
+	bool cgroup_auto;          /* --cgroup auto: the top-level cgroups with tasks */
+	char sort[128];            /* --sort: "cpu", "pid", "command", an event or metric */
+};
+
+/* One cgroup counted on every CPU. */
+struct session_cgroup {
+	char path[256];  /* as shown: "/system.slice" */
+	int dirfd;
+	struct session_target *cpu; /* one per CPU (counter sets only) */
 };
 
 struct session_event {
@@ -105,6 +116,9 @@ struct session {
 	struct proc_sample *cand; /* busy tasks without counters, this tick */
 	int nr_cand, cap_cand;
 	int nr_static_notes;
+	char cgroup_root[256];
+	int nr_cg;
+	struct session_cgroup cg[64];
 	uint64_t seq;       /* snapshots made */
 	bool baseline;      /* the tick in session_start: no interval yet */
 	struct model model;
