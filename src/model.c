@@ -180,7 +180,8 @@ static int cmp_task(const void *pa, const void *pb, void *arg)
 
 void model_sort_tasks(struct model *m)
 {
-	qsort_r(m->tasks, (size_t)m->nr_tasks, sizeof(*m->tasks), cmp_task, m);
+	if (m->nr_tasks)
+		qsort_r(m->tasks, (size_t)m->nr_tasks, sizeof(*m->tasks), cmp_task, m);
 }
 
 int model_parse_sort(struct model *m, const char *name)

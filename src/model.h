@@ -44,7 +44,10 @@ struct model_event {
 
 struct model_metric {
 	char name[32];
-	char unit[8]; /* "%" or "" */
+	char title[32];  /* column title */
+	char unit[8];    /* "%" or "" */
+	char format[16]; /* printf format of one double, validated: "%.2f" */
+	char why[320];   /* why it is not available here, "" when it is */
 };
 
 struct model_row {

@@ -22,6 +22,9 @@ enum {
 	OPT_CPU_MIN,
 	OPT_CGROUP,
 	OPT_SORT,
+	OPT_PRESET,
+	OPT_LIST_PRESETS,
+	OPT_CHECK_PRESET,
 };
 
 static const struct option long_opts[] = {
@@ -47,6 +50,9 @@ static const struct option long_opts[] = {
 	{"cpu-min", required_argument, NULL, OPT_CPU_MIN},
 	{"cgroup", required_argument, NULL, OPT_CGROUP},
 	{"sort", required_argument, NULL, OPT_SORT},
+	{"preset", required_argument, NULL, OPT_PRESET},
+	{"list-presets", no_argument, NULL, OPT_LIST_PRESETS},
+	{"check-preset", required_argument, NULL, OPT_CHECK_PRESET},
 	{"probe", no_argument, NULL, OPT_PROBE},
 	{"list-events", optional_argument, NULL, OPT_LIST_EVENTS},
 	{"help", no_argument, NULL, 'h'},
@@ -75,6 +81,12 @@ void options_usage(FILE *out)
 	      "                           as one group (ratios need that); repeatable.\n"
 	      "                           Names: cycles, task-clock, sched:sched_switch,\n"
 	      "                           msr/tsc/, r01c2, with :u or :k for user/kernel only\n"
+	      "      --preset NAME|FILE   count a preset's events and metrics (default: default);\n"
+	      "                           a FILE gives its first preset\n"
+	      "      --list-presets       list the presets, where each comes from, and whether it\n"
+	      "                           opens fully here\n"
+	      "      --check-preset NAME|FILE  validate a preset against this machine; exit 0 all\n"
+	      "                           good, 1 valid but events unavailable, 2 invalid\n"
 	      "      --list-events [GLOB] list the events this machine offers, and whether each opens\n"
 	      "      --probe              print what this machine allows and why, then exit\n"
 	      "\n"
@@ -298,6 +310,16 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 		case OPT_SORT:
 			util_strlcpy(c->sort, optarg, sizeof(c->sort));
 			break;
+		case OPT_PRESET:
+			o->preset = optarg;
+			break;
+		case OPT_LIST_PRESETS:
+			o->action = OPTIONS_LIST_PRESETS;
+			break;
+		case OPT_CHECK_PRESET:
+			o->action = OPTIONS_CHECK_PRESET;
+			o->check = optarg;
+			break;
 		case OPT_NO_HOT:
 			c->profile.enabled = false;
 			break;
@@ -356,7 +378,12 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 				      "command");
 		return -EINVAL;
 	}
+	if (o->events_given && o->preset) {
+		snprintf(err, errlen, "-e and --preset both choose the events; use one");
+		return -EINVAL;
+	}
 	if (!o->events_given) {
+		/* Replaced by the preset's choice at start; kept for --probe. */
 		char perr[256];
 		if (events_parse_list(SESSION_DEFAULT_EVENTS, &c->events, perr, sizeof(perr))) {
 			snprintf(err, errlen, "built-in default events: %s", perr);

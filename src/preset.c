@@ -1274,7 +1274,9 @@ int preset_load_dir(struct preset_set *set, const char *dir, enum preset_origin 
 
 	n = scandir(dir, &ents, ini_file, by_name);
 	if (n < 0) {
-		if (errno == ENOENT || errno == ENOTDIR)
+		/* A search-path directory that is not there, or not ours to read
+		 * (HOME of another user under su/setpriv), holds no presets. */
+		if (errno == ENOENT || errno == ENOTDIR || errno == EACCES)
 			return 0;
 		return file_error(err, dir, errno, "cannot read preset directory");
 	}

@@ -2,6 +2,7 @@
 #include "session.h"
 
 #include "explain.h"
+#include "preset.h"
 #include "sys.h"
 #include "util.h"
 
@@ -424,6 +425,19 @@ static int open_cgroups(struct session *s, char *err, size_t errlen)
 	return ret;
 }
 
+/* One note per event the preset replaced by a fallback. */
+static void preset_notes(struct session *s)
+{
+	const struct preset_resolved *pr = s->cfg.resolved;
+
+	for (int i = 0; i < pr->nr; i++) {
+		const struct preset_choice *c = &pr->ev[i];
+		if (c->fallback >= 0)
+			model_note(&s->model, "preset %s: %s stands in for %s (%s)", pr->name, c->used,
+				   c->wanted, c->why);
+	}
+}
+
 static void describe_events(struct session *s)
 {
 	struct model *m = &s->model;
@@ -595,7 +609,21 @@ int session_init(struct session *s, const struct session_config *cfg, char *err,
 		return -ENOMEM;
 	for (int i = 0; i < s->nr_ev; i++)
 		opened[i] = s->ev[i].nr_open > 0;
-	metrics_setup(&s->metrics, s->cev, opened, s->nr_ev, &s->model);
+	if (cfg->resolved) {
+		char(*names)[EVENTS_NAME_MAX] = calloc((size_t)s->nr_ev + 1, sizeof(*names));
+		if (!names) {
+			free(opened);
+			return -ENOMEM;
+		}
+		for (int i = 0; i < s->nr_ev; i++)
+			util_strlcpy(names[i], s->ev[i].desc.name, sizeof(names[i]));
+		metrics_setup_preset(&s->metrics, cfg->resolved, (const char(*)[128])names, s->nr_ev,
+				     &s->model);
+		free(names);
+		preset_notes(s);
+	} else {
+		metrics_setup(&s->metrics, s->cev, opened, s->nr_ev, &s->model);
+	}
 	free(opened);
 	if (cfg->sort[0] && model_parse_sort(&s->model, cfg->sort)) {
 		int n = snprintf(err, errlen, "--sort %s: not a column; use cpu, pid, command",
@@ -832,7 +860,8 @@ out:
 	s->proc_prev = s->proc_cur;
 	s->proc_cur = tmp;
 	s->nr_proc_prev = s->nr_proc_cur;
-	qsort(s->proc_prev, (size_t)s->nr_proc_prev, sizeof(*s->proc_prev), cmp_proc);
+	if (s->nr_proc_prev)
+		qsort(s->proc_prev, (size_t)s->nr_proc_prev, sizeof(*s->proc_prev), cmp_proc);
 }
 
 static struct model_row *find_process_row(struct model *m, pid_t pid)
@@ -944,7 +973,8 @@ static void select_tasks(struct session *s)
 	struct model *m = &s->model;
 
 	s->nr_fd_limited = 0;
-	qsort(s->cand, (size_t)s->nr_cand, sizeof(*s->cand), cmp_cand);
+	if (s->nr_cand)
+		qsort(s->cand, (size_t)s->nr_cand, sizeof(*s->cand), cmp_cand);
 	for (int i = 0; i < s->nr_cand; i++) {
 		const struct proc_sample *c = &s->cand[i];
 		bool ok = true;
@@ -1345,6 +1375,26 @@ void session_process_exited(struct session *s, int pidfd)
 		close(pidfd);
 		s->pidfd[i] = -1;
 	}
+}
+
+int session_can_open_desc(const struct event_desc *d, char *why, size_t whylen, void *arg)
+{
+	const struct probe *p = arg;
+	int err = session_try_open(p, d);
+	struct explain_ctx ctx = {.probe = p, .event = d->name, .attr = &d->attr, .cpu = -1};
+
+	if (!err)
+		return 0;
+	explain_open_error(err, &ctx, why, whylen);
+	return -err;
+}
+
+int session_can_open(const char *event, char *why, size_t whylen, void *arg)
+{
+	struct event_desc d;
+	int ret = events_resolve(event, &d, why, whylen);
+
+	return ret ? ret : session_can_open_desc(&d, why, whylen, arg);
 }
 
 int session_try_open(const struct probe *p, const struct event_desc *d)

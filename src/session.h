@@ -43,6 +43,7 @@ struct session_config {
 	int nr_cgroups;
 	bool cgroup_auto;          /* --cgroup auto: the top-level cgroups with tasks */
 	char sort[128];            /* --sort: "cpu", "pid", "command", an event or metric */
+	const struct preset_resolved *resolved; /* the preset's choices and metrics, or NULL (-e) */
 };
 
 /* One cgroup counted on every CPU. */
@@ -161,6 +162,12 @@ void session_process_exited(struct session *s, int pidfd);
 /* Ring fds of the task watcher (system-wide mode), and their drain. */
 void session_for_each_watch_fd(struct session *s, void (*fn)(int fd, void *arg), void *arg);
 void session_watch_drain(struct session *s, int fd);
+
+/* preset_choose()/preset_check() adapters: can event (a name, or a resolved
+ * desc) be opened here? 0, or -errno with the reason in why. arg is the
+ * struct probe. */
+int session_can_open(const char *event, char *why, size_t whylen, void *arg);
+int session_can_open_desc(const struct event_desc *d, char *why, size_t whylen, void *arg);
 
 /* Try to open each listed event alone on this process (or CPU 0 for CPU-wide
  * PMUs); 0 when it opens, else the errno. */

@@ -97,12 +97,22 @@ const char *snapshot_cell(const struct model_event *e, const struct counter_valu
 	return buf;
 }
 
-static void format_metric(double v, char *buf, size_t len)
+/* A preset's format: the preset parser admits exactly one floating-point
+ * conversion, so the one double argument always matches. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+static void snprintf_double(char *buf, size_t len, const char *fmt, double v)
+{
+	snprintf(buf, len, fmt, v);
+}
+#pragma GCC diagnostic pop
+
+static void format_metric(const struct model_metric *mm, double v, char *buf, size_t len)
 {
 	if (isnan(v) || isinf(v))
 		util_strlcpy(buf, "-", len);
 	else
-		snprintf(buf, len, "%.2f", v);
+		snprintf_double(buf, len, mm->format[0] ? mm->format : "%.2f", v);
 }
 
 static void format_pct(double v, char *buf, size_t len)
@@ -191,7 +201,8 @@ static void counter_cells(struct table *t, int row, int col, const struct model 
 	for (int i = 0; i < m->nr_events; i++)
 		snapshot_cell(&m->events[i], &r->cells[i], cell_at(t, row, col + i), CELL_MAX);
 	for (int k = 0; k < m->nr_metrics; k++)
-		format_metric(r->metrics[k], cell_at(t, row, col + m->nr_events + k), CELL_MAX);
+		format_metric(&m->metrics[k], r->metrics[k], cell_at(t, row, col + m->nr_events + k),
+			      CELL_MAX);
 }
 
 static void counter_titles(struct table *t, int col, const struct model *m)
@@ -200,7 +211,8 @@ static void counter_titles(struct table *t, int col, const struct model *m)
 		event_title(&m->events[i], cell_at(t, 0, col + i), CELL_MAX);
 	for (int k = 0; k < m->nr_metrics; k++)
 		snprintf(cell_at(t, 0, col + m->nr_events + k), CELL_MAX, "%s%s",
-			 m->metrics[k].name, m->metrics[k].unit);
+			 m->metrics[k].title[0] ? m->metrics[k].title : m->metrics[k].name,
+			 m->metrics[k].unit);
 }
 
 static void text_events(FILE *out, const struct model *m)
