@@ -154,6 +154,7 @@ static int parse_pids(struct session_config *c, const char *arg, char *err, size
 int options_parse(struct options *o, int argc, char **argv, char *err, size_t errlen)
 {
 	struct session_config *c = &o->session;
+	bool freq_given = false, period_given = false;
 	long v;
 	int opt;
 
@@ -245,6 +246,7 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 			}
 			c->profile.freq = (uint64_t)v;
 			c->profile.period = 0;
+			freq_given = true;
 			break;
 		case 'c':
 			if (parse_int(optarg, 1, LONG_MAX, &v)) {
@@ -255,6 +257,7 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 			}
 			c->profile.period = (uint64_t)v;
 			c->profile.freq = 0;
+			period_given = true;
 			break;
 		case OPT_SAMPLE_EVENT:
 			c->profile.event = optarg;
@@ -376,6 +379,16 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 	if (c->nr_cpus && c->mode != MODEL_SYSTEM) {
 		snprintf(err, errlen, "-C selects CPUs for system-wide mode; drop it with -p or a "
 				      "command");
+		return -EINVAL;
+	}
+	if (freq_given && period_given) {
+		snprintf(err, errlen, "-F (samples per second) and -c (events per sample) exclude "
+				      "each other; use one");
+		return -EINVAL;
+	}
+	if (c->profile.hide_kernel && c->profile.hide_user) {
+		snprintf(err, errlen, "-K and -U together hide every hotspot; use --no-hotspots to "
+				      "turn sampling off");
 		return -EINVAL;
 	}
 	if (o->events_given && o->preset) {

@@ -142,6 +142,11 @@ static void test_errors(void **state)
 	EXPECT_ERROR("after --", "sleep");
 	EXPECT_ERROR("exclude each other", "-p", "1", "--", "true");
 	EXPECT_ERROR("system-wide", "-C", "0", "-p", "1");
+	EXPECT_ERROR("exclude each other", "-F", "99", "-c", "1000");
+	EXPECT_ERROR("--no-hotspots", "-K", "-U");
+	EXPECT_ERROR("power of two", "--mmap-pages", "3");
+	EXPECT_ERROR("use one", "--preset", "ipc", "-e", "cycles");
+	EXPECT_ERROR("CPU%", "--cpu-min", "abc");
 }
 
 int main(void)
