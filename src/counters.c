@@ -125,6 +125,10 @@ static int open_set(struct counter_set *s, const struct counters_config *cfg, pi
 			group = cfg->ev[i].group;
 			leader_fd = -1;
 		}
+		if (cfg->ev[i].skip_err) {
+			c->err = cfg->ev[i].skip_err;
+			continue;
+		}
 		attr.size = sizeof(attr);
 		attr.read_format = COUNTERS_READ_FORMAT;
 		attr.inherit = cfg->inherit;

@@ -53,6 +53,7 @@ int counters_parse_read(const void *buf, size_t len, uint64_t read_format,
 struct counters_event {
 	struct perf_event_attr attr;
 	int group;
+	int skip_err; /* non-zero: do not open it; it failed with this errno already */
 };
 
 struct counters_config {

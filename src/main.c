@@ -37,6 +37,11 @@ struct app {
 	bool write_failed;
 };
 
+static bool is_file(const char *arg);
+static void load_presets(struct preset_set *set, const char *file);
+static const struct preset *pick_preset(const struct preset_set *set, const char *arg,
+					const struct probe *probe);
+
 static void die_usage(const char *msg)
 {
 	fprintf(stderr, "pfmtop: %s\n", msg);
@@ -132,12 +137,17 @@ static void on_tick(struct loop *l, uint64_t expirations, void *arg)
 {
 	struct app *a = arg;
 
+	bool enough = a->opt.iterations && a->snapshots >= a->opt.iterations;
+
 	if (a->view && view_paused(a->view))
 		return;
 	session_tick(&a->s, false);
-	emit(a);
-	if (a->opt.iterations && a->snapshots >= a->opt.iterations &&
-	    a->s.mode != MODEL_COMMAND && !a->view)
+	/* With a command, -n limits the interval snapshots; its totals still
+	 * come when it exits. */
+	if (!(enough && a->s.mode == MODEL_COMMAND && !a->view))
+		emit(a);
+	enough = a->opt.iterations && a->snapshots >= a->opt.iterations;
+	if (enough && a->s.mode != MODEL_COMMAND && !a->view)
 		finish(a, 0);
 	else if (session_done(&a->s) && a->s.mode != MODEL_COMMAND)
 		finish(a, 0);
@@ -320,7 +330,31 @@ static int probe_events(const struct options *o)
 		fprintf(stderr, "pfmtop: %s\n", err);
 		return 1;
 	}
-	printf("\nevents of preset %s:\n", o->session.preset);
+	if (!o->events_given) {
+		/* The preset this run would count, as it would be chosen. */
+		static struct preset_set set;
+		const struct preset *pr;
+
+		load_presets(&set, o->preset && is_file(o->preset) ? o->preset : NULL);
+		pr = pick_preset(&set, o->preset ? o->preset : "default", &p);
+		printf("\nevents of preset %s:\n", pr->name);
+		for (int i = 0; i < pr->nr_events; i++) {
+			struct event_desc d;
+			int e;
+
+			if (events_resolve(pr->ev[i].name, &d, err, sizeof(err))) {
+				printf("  %-20s cannot encode: %s\n", pr->ev[i].name, err);
+				continue;
+			}
+			e = session_can_open_desc(&d, err, sizeof(err), &p);
+			if (e == 0)
+				printf("  %-20s opens (%s)\n", pr->ev[i].name, d.encoding);
+			else
+				printf("  %-20s %s: %s\n", pr->ev[i].name, explain_short(-e), err);
+		}
+		return 0;
+	}
+	printf("\nevents of -e:\n");
 	for (int i = 0; i < o->session.events.nr; i++) {
 		const char *name = o->session.events.name[i];
 		struct event_desc d;

@@ -85,8 +85,18 @@ static int resolve_events(struct session *s, char *err, size_t errlen)
 		return -ENOMEM;
 	for (int i = 0; i < l->nr; i++) {
 		int ret = events_resolve(l->name[i], &s->ev[i].desc, err, errlen);
-		if (ret)
-			return ret;
+		if (ret && !s->cfg.resolved)
+			return ret; /* typed with -e: the user wants to know at once */
+		if (ret) {
+			/* A preset's event this machine cannot even name (another
+			 * CPU's, a tracepoint without tracefs): a column that
+			 * says why, like any event that does not open. */
+			util_strlcpy(s->ev[i].desc.name, l->name[i], sizeof(s->ev[i].desc.name));
+			util_strlcpy(s->ev[i].why, err, sizeof(s->ev[i].why));
+			s->ev[i].err = -ret;
+			s->cev[i].skip_err = -ret;
+			err[0] = '\0';
+		}
 		s->cev[i].attr = s->ev[i].desc.attr;
 		s->cev[i].group = l->group[i];
 		if (s->user_only && !s->cev[i].attr.exclude_kernel) {
@@ -543,7 +553,7 @@ int session_init(struct session *s, const struct session_config *cfg, char *err,
 				 "kernel.perf_event_paranoid to 1 to count it",
 				 s->ev[i].desc.name);
 			/* Do not open it: a constant 0 would pass for a measurement. */
-			s->cev[i].attr.type = PERF_TYPE_MAX;
+			s->cev[i].skip_err = EACCES;
 		}
 	}
 

@@ -284,9 +284,8 @@ static void text_tasks(FILE *out, const struct model *m)
 	else if (m->tasks_counted)
 		fprintf(out, "TASKS: %d of %d by %s\n", n, m->tasks_total, m->sort_name);
 	else
-		fprintf(out,
-			"TASKS: top %d of %d by %s (/proc figures; per-task counters need -p PID "
-			"or -- COMMAND)\n",
+		fprintf(out, "TASKS: top %d of %d by %s (/proc figures; per-task counters are off: "
+			     "--cpu-min -1)\n",
 			n, m->tasks_total, m->sort_name);
 	if (table_init(&t, cols, rows))
 		return;

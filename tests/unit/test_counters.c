@@ -237,6 +237,27 @@ static void test_task_gone_midway_closes_only_its_fds(void **state)
 		assert_true(fcntl(0, F_GETFD) >= 0);
 }
 
+/* An event marked skip is never handed to the kernel (a made-up type may
+ * well be accepted by some PMU), and reports the errno it was given. */
+static void test_skipped_event_never_opens(void **state)
+{
+	struct counters_event ev[] = {
+		{.attr = {.type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_TASK_CLOCK}, .group = 0},
+		{.attr = {.type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_CONTEXT_SWITCHES},
+		 .group = 1,
+		 .skip_err = EACCES},
+	};
+	struct counters_config cfg = {.ev = ev, .nr = 2};
+	struct counter_set s;
+
+	assert_int_equal(counters_open(&s, &cfg, 0, -1), 0);
+	assert_int_equal(fake_sys_nr_opened(), 1);
+	assert_int_equal(s.c[1].fd, -1);
+	assert_int_equal(s.c[1].err, EACCES);
+	assert_int_equal(counters_total(&s, 1).state, COUNTER_UNSUPPORTED);
+	counters_close(&s);
+}
+
 static void test_intervals_and_multiplexing(void **state)
 {
 	static const struct counters_event two[] = {
@@ -332,6 +353,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fd_limit_leaves_nothing_open, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_task_gone_midway_closes_only_its_fds, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_skipped_event_never_opens, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_intervals_and_multiplexing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pinned_error_state, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_enable_on_exec_inherit, setup, teardown),
