@@ -100,7 +100,8 @@ static void close_all(struct counter_set *s)
 	s->nr_open = 0;
 }
 
-int counters_open(struct counter_set *s, const struct counters_config *cfg, pid_t pid, int cpu)
+static int open_set(struct counter_set *s, const struct counters_config *cfg, pid_t pid, int cpu,
+		    unsigned long flags)
 {
 	int leader_fd = -1, group = -1;
 
@@ -112,12 +113,14 @@ int counters_open(struct counter_set *s, const struct counters_config *cfg, pid_
 	s->c = calloc((size_t)cfg->nr, sizeof(*s->c));
 	if (!s->c)
 		return -ENOMEM;
+	/* Every fd -1 first: a failure part-way closes only what was opened. */
+	for (int i = 0; i < cfg->nr; i++)
+		s->c[i].fd = -1;
 	for (int i = 0; i < cfg->nr; i++) {
 		struct perf_event_attr attr = cfg->ev[i].attr;
 		struct counter *c = &s->c[i];
 		int fd;
 
-		c->fd = -1;
 		if (cfg->ev[i].group != group) {
 			group = cfg->ev[i].group;
 			leader_fd = -1;
@@ -127,7 +130,7 @@ int counters_open(struct counter_set *s, const struct counters_config *cfg, pid_
 		attr.inherit = cfg->inherit;
 		attr.disabled = leader_fd < 0;
 		attr.enable_on_exec = leader_fd < 0 && cfg->enable_on_exec;
-		fd = sys->perf_event_open(&attr, pid, cpu, leader_fd, PERF_FLAG_FD_CLOEXEC);
+		fd = sys->perf_event_open(&attr, pid, cpu, leader_fd, PERF_FLAG_FD_CLOEXEC | flags);
 		if (fd < 0) {
 			int err = errno;
 			if (err == EMFILE || err == ENFILE || err == ESRCH) {
@@ -148,6 +151,24 @@ int counters_open(struct counter_set *s, const struct counters_config *cfg, pid_
 			leader_fd = fd;
 	}
 	return 0;
+}
+
+int counters_open(struct counter_set *s, const struct counters_config *cfg, pid_t pid, int cpu)
+{
+	return open_set(s, cfg, pid, cpu, 0);
+}
+
+int counters_open_cgroup(struct counter_set *s, const struct counters_config *cfg, int cgroup_fd,
+			 int cpu)
+{
+	/* Inherit and enable_on_exec mean nothing for a cgroup. */
+	struct counters_config c = *cfg;
+	int ret;
+
+	c.inherit = c.enable_on_exec = false;
+	ret = open_set(s, &c, cgroup_fd, cpu, PERF_FLAG_PID_CGROUP);
+	s->cfg = cfg;
+	return ret;
 }
 
 /* Index of the open leader of the group that event i belongs to, or -1. */

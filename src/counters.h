@@ -95,6 +95,11 @@ struct counter_set {
  */
 int counters_open(struct counter_set *s, const struct counters_config *cfg, pid_t pid, int cpu);
 
+/* The same for a cgroup: cgroup_fd is an open cgroup (v2) directory,
+ * counted on one CPU (PERF_FLAG_PID_CGROUP). */
+int counters_open_cgroup(struct counter_set *s, const struct counters_config *cfg, int cgroup_fd,
+			 int cpu);
+
 /* Enable every group (unless cfg->enable_on_exec). 0 or -errno. */
 int counters_enable(struct counter_set *s);
 

@@ -3,6 +3,7 @@
 #include "explain.h"
 #include "loop.h"
 #include "options.h"
+#include "preset.h"
 #include "probe.h"
 #include "session.h"
 #include "snapshot.h"
@@ -187,6 +188,18 @@ static void watch_ring(int fd, void *arg)
 	loop_add_fd(a->loop, fd, EPOLLIN, on_ring, a);
 }
 
+static void on_watch(struct loop *l, int fd, uint32_t events, void *arg)
+{
+	session_watch_drain(&((struct app *)arg)->s, fd);
+}
+
+static void watch_tasks(int fd, void *arg)
+{
+	struct app *a = arg;
+
+	loop_add_fd(a->loop, fd, EPOLLIN, on_watch, a);
+}
+
 static void on_signal(struct loop *l, int sig, pid_t sender, void *arg)
 {
 	struct app *a = arg;
@@ -329,6 +342,153 @@ static int probe_events(const struct options *o)
 	return 0;
 }
 
+/* ---- presets ---- */
+
+static bool is_file(const char *arg)
+{
+	size_t n = strlen(arg);
+
+	return strchr(arg, '/') || (n > 4 && !strcmp(arg + n - 4, ".ini"));
+}
+
+/* PMU names for choosing preset variants: the CPU's, when the kernel can
+ * count on it; the generic ones otherwise (variants would only drop out). */
+static int preset_pmus(const struct probe *p, const char **pmus, int max)
+{
+	int n = 0;
+
+	for (int i = 0; i < p->nr_libpfm_pmus && n < max; i++)
+		if (p->core_pmu || !strncmp(p->libpfm_pmus[i], "perf", 4))
+			pmus[n++] = p->libpfm_pmus[i];
+	return n;
+}
+
+/* Load every preset (built-in, share dir, /etc, ~/.config, file); exits 2
+ * with file:line:col on a broken one. */
+static void load_presets(struct preset_set *set, const char *file)
+{
+	struct preset_paths paths;
+	struct preset_error perr;
+	char buf[1024];
+
+	preset_set_init(set);
+	preset_paths_default(&paths);
+	if (file)
+		util_strlcpy(paths.file, file, sizeof(paths.file));
+	if (preset_load_all(set, &paths, &perr)) {
+		preset_error_format(&perr, buf, sizeof(buf));
+		fprintf(stderr, "pfmtop: %s\n", buf);
+		exit(2);
+	}
+}
+
+/* The preset an argument names: by name, or the first one in a file. */
+static const struct preset *pick_preset(const struct preset_set *set, const char *arg,
+					const struct probe *probe)
+{
+	const char *pmus[PROBE_MAX_PMUS];
+	int nr = preset_pmus(probe, pmus, PROBE_MAX_PMUS);
+	const char *name = arg;
+
+	if (is_file(arg)) {
+		name = NULL;
+		for (int i = 0; i < set->nr && !name; i++)
+			if (set->p[i].origin == PRESET_ORIGIN_FILE)
+				name = set->p[i].name;
+		if (!name) {
+			fprintf(stderr, "pfmtop: %s holds no [preset NAME] section\n", arg);
+			exit(2);
+		}
+	}
+	const struct preset *p = preset_find(set, name, pmus, nr);
+	if (!p) {
+		fprintf(stderr, "pfmtop: unknown preset '%s': see 'pfmtop --list-presets'\n", name);
+		exit(2);
+	}
+	return p;
+}
+
+static int list_presets(void)
+{
+	struct preset_set set;
+	struct probe probe;
+	char err[256];
+
+	probe_collect(&probe);
+	if (events_init(err, sizeof(err))) {
+		fprintf(stderr, "pfmtop: %s\n", err);
+		return 1;
+	}
+	load_presets(&set, NULL);
+	printf("%-12s %-10s %-34s %s\n", "PRESET", "ORIGIN", "HERE", "DESCRIPTION");
+	for (int i = 0; i < set.nr; i++) {
+		const struct preset *p = &set.p[i];
+		static struct preset_resolved r;
+		char here[64], name[PRESET_NAME_MAX + PRESET_PMU_MAX + 2];
+
+		if (p->pmu[0])
+			continue; /* variants are chosen for the machine below */
+		const struct preset *use = pick_preset(&set, p->name, &probe);
+		preset_choose(use, session_can_open, &probe, &r);
+		if (!r.nr_fallbacks && !r.nr_dropped)
+			snprintf(here, sizeof(here), "opens fully");
+		else
+			snprintf(here, sizeof(here), "%d fall back, %d not available", r.nr_fallbacks,
+				 r.nr_dropped);
+		snprintf(name, sizeof(name), "%s%s%s", p->name, use->pmu[0] ? ":" : "", use->pmu);
+		printf("%-12s %-10s %-34s %s\n", name, preset_origin_name(p->origin), here,
+		       p->description);
+	}
+	preset_set_free(&set);
+	return 0;
+}
+
+static int check_preset(const char *arg)
+{
+	const char *pmus[PROBE_MAX_PMUS];
+	struct preset_set set;
+	struct probe probe;
+	char err[256];
+	int ret;
+
+	probe_collect(&probe);
+	if (events_init(err, sizeof(err))) {
+		fprintf(stderr, "pfmtop: %s\n", err);
+		return 2;
+	}
+	if (is_file(arg))
+		return preset_check_file(arg, pmus, preset_pmus(&probe, pmus, PROBE_MAX_PMUS),
+					 session_can_open_desc, &probe, stdout);
+	load_presets(&set, NULL);
+	ret = preset_check(pick_preset(&set, arg, &probe), session_can_open_desc, &probe, stdout);
+	preset_set_free(&set);
+	return ret;
+}
+
+/* Turn the chosen preset into the session's events: fallbacks where they
+ * were needed, and events nothing stands in for kept, to be shown as not
+ * supported with their reason. */
+static void apply_preset(struct app *a, const struct preset *p, struct preset_resolved *r)
+{
+	struct session_config *c = &a->opt.session;
+	struct probe probe;
+
+	probe_collect(&probe);
+	preset_choose(p, session_can_open, &probe, r);
+	memset(&c->events, 0, sizeof(c->events));
+	for (int i = 0; i < r->nr && i < EVENTS_LIST_MAX; i++) {
+		util_strlcpy(c->events.name[i], r->ev[i].dropped ? r->ev[i].wanted : r->ev[i].used,
+			     sizeof(c->events.name[i]));
+		c->events.group[i] = p->ev[i].group;
+		c->events.nr++;
+	}
+	c->events.nr_groups = p->nr_groups;
+	c->resolved = r;
+	util_strlcpy(c->preset, p->name, sizeof(c->preset));
+	if (!c->sort[0] && p->sort[0])
+		util_strlcpy(c->sort, p->sort, sizeof(c->sort));
+}
+
 /* ---- run ---- */
 
 static int run(struct app *a)
@@ -343,6 +503,21 @@ static int run(struct app *a)
 	if (a->opt.output && !a->opt.batch)
 		die_usage("-o writes batch snapshots: add -b (press s in the interactive view to "
 			  "save one)");
+	if (!a->opt.events_given) {
+		static struct preset_set set;
+		static struct preset_resolved resolved;
+		struct probe probe;
+		char e[256];
+
+		if (events_init(e, sizeof(e))) {
+			fprintf(stderr, "pfmtop: %s\n", e);
+			return 1;
+		}
+		probe_collect(&probe);
+		load_presets(&set, a->opt.preset && is_file(a->opt.preset) ? a->opt.preset : NULL);
+		apply_preset(a, pick_preset(&set, a->opt.preset ? a->opt.preset : "default", &probe),
+			     &resolved);
+	}
 	/* Signals are blocked before the command is forked, so none is lost. */
 	a->loop = loop_new();
 	if (!a->loop || loop_watch_signals(a->loop, sigs, (int)ARRAY_SIZE(sigs), on_signal, a)) {
@@ -390,6 +565,7 @@ static int run(struct app *a)
 		view_draw(a->view, NULL);
 	session_for_each_pidfd(&a->s, watch_pidfd, a);
 	profile_for_each_fd(&a->s.prof, watch_ring, a);
+	session_for_each_watch_fd(&a->s, watch_tasks, a);
 	loop_set_tick(a->loop, a->opt.session.interval_ns, on_tick, a);
 	/* A command may already be gone (SIGCHLD then arrives through the loop). */
 	ret = loop_run(a->loop);
@@ -431,6 +607,10 @@ int main(int argc, char **argv)
 		return probe_events(&app.opt);
 	case OPTIONS_LIST_EVENTS:
 		return list_events(&app.opt);
+	case OPTIONS_LIST_PRESETS:
+		return list_presets();
+	case OPTIONS_CHECK_PRESET:
+		return check_preset(app.opt.check);
 	case OPTIONS_RUN:
 		break;
 	}

@@ -3,15 +3,28 @@
 #define PFMTOP_METRICS_H
 
 #include "counters.h"
+#include "expr.h"
 #include "model.h"
+
+struct preset_resolved;
 
 struct metrics {
 	int nr;
 	struct {
-		int num, den;  /* event indexes */
+		int num, den;  /* built-in ratio: event indexes */
 		double mult;
+		bool is_expr;  /* a preset's expression instead */
+		bool available;
+		struct expr expr;
+		int var_event[EXPR_VARS_MAX]; /* expr name -> event index, -1 unknown */
 	} m[MODEL_MAX_METRICS];
 };
+
+/* Take a preset's metrics (names already renamed to the events used) as
+ * model columns; names maps event index to the event name opened. Returns
+ * the number of metrics. */
+int metrics_setup_preset(struct metrics *mt, const struct preset_resolved *pr,
+			 const char (*names)[128], int nr_events, struct model *m);
 
 /* Find the built-in metrics whose inputs are in one group of ev and opened
  * (opened[i], or all when opened is NULL), and register them as model

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static int row_alloc(const struct model *m, struct model_row *r)
 {
@@ -47,6 +48,9 @@ int model_init(struct model *m, int nr_events)
 	model_row_reset(m, &m->total);
 	m->total.kind = MODEL_ROW_TOTAL;
 	m->top_n = 10;
+	m->cpu_min = -1;
+	m->sort = MODEL_SORT_CPU;
+	snprintf(m->sort_name, sizeof(m->sort_name), "CPU%%");
 	return 0;
 }
 
@@ -61,6 +65,7 @@ void model_fini(struct model *m)
 {
 	rows_free(m->cpus, m->cap_cpus);
 	rows_free(m->tasks, m->cap_tasks);
+	rows_free(m->cgroups, m->cap_cgroups);
 	row_free(&m->total);
 	free(m->events);
 	free(m->hot);
@@ -72,6 +77,7 @@ void model_clear_rows(struct model *m)
 {
 	m->nr_cpus = 0;
 	m->nr_tasks = 0;
+	m->nr_cgroups = 0;
 	m->tasks_total = 0;
 	model_row_reset(m, &m->total);
 	m->total.kind = MODEL_ROW_TOTAL;
@@ -117,6 +123,15 @@ struct model_row *model_add_task(struct model *m)
 	return r;
 }
 
+struct model_row *model_add_cgroup(struct model *m)
+{
+	struct model_row *r = add_row(m, &m->cgroups, &m->nr_cgroups, &m->cap_cgroups);
+
+	if (r)
+		r->kind = MODEL_ROW_CGROUP;
+	return r;
+}
+
 void model_note(struct model *m, const char *fmt, ...)
 {
 	va_list ap;
@@ -128,15 +143,36 @@ void model_note(struct model *m, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int cmp_task(const void *pa, const void *pb)
+static double sort_value(const struct model *m, const struct model_row *r)
+{
+	if (m->sort == MODEL_SORT_CPU)
+		return r->cpu_pct;
+	if (m->sort >= MODEL_SORT_METRIC)
+		return r->metrics[m->sort - MODEL_SORT_METRIC];
+	if (m->sort >= 0) {
+		const struct counter_value *v = &r->cells[m->sort];
+		return v->state == COUNTER_OK || v->state == COUNTER_MULTIPLEXED ? v->value : NAN;
+	}
+	return NAN;
+}
+
+static int cmp_task(const void *pa, const void *pb, void *arg)
 {
 	const struct model_row *a = pa, *b = pb;
-	bool na = isnan(a->cpu_pct), nb = isnan(b->cpu_pct);
+	const struct model *m = arg;
 
-	if (na != nb)
-		return na - nb;
-	if (!na && a->cpu_pct != b->cpu_pct)
-		return a->cpu_pct < b->cpu_pct ? 1 : -1;
+	if (m->sort == MODEL_SORT_COMMAND) {
+		int c = strcmp(a->comm, b->comm);
+		if (c)
+			return c;
+	} else if (m->sort != MODEL_SORT_PID) {
+		double x = sort_value(m, a), y = sort_value(m, b);
+		bool na = isnan(x), nb = isnan(y);
+		if (na != nb)
+			return na - nb;
+		if (!na && x != y)
+			return x < y ? 1 : -1;
+	}
 	if (a->pid != b->pid)
 		return a->pid < b->pid ? -1 : 1;
 	return (a->tid > b->tid) - (a->tid < b->tid);
@@ -144,7 +180,44 @@ static int cmp_task(const void *pa, const void *pb)
 
 void model_sort_tasks(struct model *m)
 {
-	qsort(m->tasks, (size_t)m->nr_tasks, sizeof(*m->tasks), cmp_task);
+	if (m->nr_tasks)
+		qsort_r(m->tasks, (size_t)m->nr_tasks, sizeof(*m->tasks), cmp_task, m);
+}
+
+int model_parse_sort(struct model *m, const char *name)
+{
+	static const struct {
+		const char *name;
+		int sort;
+	} fixed[] = {{"cpu", MODEL_SORT_CPU},
+		     {"cpu%", MODEL_SORT_CPU},
+		     {"pid", MODEL_SORT_PID},
+		     {"command", MODEL_SORT_COMMAND},
+		     {"comm", MODEL_SORT_COMMAND}};
+
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
+		if (!strcasecmp(name, fixed[i].name)) {
+			m->sort = fixed[i].sort;
+			goto found;
+		}
+	}
+	for (int i = 0; i < m->nr_events; i++) {
+		if (!strcmp(name, m->events[i].name)) {
+			m->sort = i;
+			goto found;
+		}
+	}
+	for (int k = 0; k < m->nr_metrics; k++) {
+		if (!strcasecmp(name, m->metrics[k].name)) {
+			m->sort = MODEL_SORT_METRIC + k;
+			goto found;
+		}
+	}
+	return -EINVAL;
+found:
+	snprintf(m->sort_name, sizeof(m->sort_name), "%s",
+		 m->sort == MODEL_SORT_CPU ? "CPU%" : name);
+	return 0;
 }
 
 struct model_hotspot *model_add_hotspot(struct model *m)

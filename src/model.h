@@ -6,6 +6,11 @@
 
 #define MODEL_MAX_METRICS 8
 
+#define MODEL_SORT_CPU     (-1)
+#define MODEL_SORT_PID     (-2)
+#define MODEL_SORT_COMMAND (-3)
+#define MODEL_SORT_METRIC  1000
+
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -21,6 +26,7 @@ enum model_row_kind {
 	MODEL_ROW_PROCESS,
 	MODEL_ROW_THREAD,
 	MODEL_ROW_TOTAL,
+	MODEL_ROW_CGROUP,
 };
 
 /* One column of counters: an event as asked for and what became of it. */
@@ -38,7 +44,10 @@ struct model_event {
 
 struct model_metric {
 	char name[32];
-	char unit[8]; /* "%" or "" */
+	char title[32];  /* column title */
+	char unit[8];    /* "%" or "" */
+	char format[16]; /* printf format of one double, validated: "%.2f" */
+	char why[320];   /* why it is not available here, "" when it is */
 };
 
 struct model_row {
@@ -52,6 +61,7 @@ struct model_row {
 	bool counted;          /* has counters (else /proc figures only) */
 	bool exited;           /* exited during this interval */
 	char note[48];         /* why not counted ("fd limit", ...) */
+	char cgroup[128];      /* task rows: its cgroup (v2); cgroup rows: the cgroup */
 	struct counter_value *cells; /* one per event */
 	double *metrics;             /* one per metric, NaN = not available */
 };
@@ -128,9 +138,15 @@ struct model {
 	struct model_row *tasks;   /* sorted by CPU% descending */
 	int tasks_total;           /* tasks known before the top-N cut */
 	bool tasks_counted;        /* task rows carry counters */
+	double cpu_min;            /* system-wide: tasks at this CPU% or more get counters; -1 */
 	struct model_row total;
+	int nr_cgroups, cap_cgroups;
+	struct model_row *cgroups;  /* --cgroup: one row per cgroup, summed over CPUs */
+	bool show_cgroups;          /* task rows show their cgroup */
 
 	int top_n;                 /* task rows to render */
+	int sort;                  /* MODEL_SORT_* or an event index, or MODEL_SORT_METRIC + k */
+	char sort_name[64];        /* as the header shows it */
 
 	struct model_sampling sampling;
 	int nr_hot, cap_hot;
@@ -148,12 +164,18 @@ void model_clear_rows(struct model *m);
 /* Append a CPU or task row with cells and metrics reset; NULL on ENOMEM. */
 struct model_row *model_add_cpu(struct model *m);
 struct model_row *model_add_task(struct model *m);
+struct model_row *model_add_cgroup(struct model *m);
 
 /* Add a note line (printf format); silently drops past the limit. */
 void model_note(struct model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Sort task rows by CPU% (descending, NaN last, then PID). */
+/* Sort task rows by m->sort: largest first (PID and command ascending),
+ * values not available last, then by PID. */
 void model_sort_tasks(struct model *m);
+
+/* Turn a --sort name into m->sort: cpu, pid, command, an event or a metric
+ * name. 0 or -EINVAL. */
+int model_parse_sort(struct model *m, const char *name);
 
 /* Append a hotspot row or a sampling ring (zeroed); NULL on ENOMEM. */
 struct model_hotspot *model_add_hotspot(struct model *m);

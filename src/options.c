@@ -19,6 +19,12 @@ enum {
 	OPT_HOT,
 	OPT_HOT_TOTAL,
 	OPT_NO_HOT,
+	OPT_CPU_MIN,
+	OPT_CGROUP,
+	OPT_SORT,
+	OPT_PRESET,
+	OPT_LIST_PRESETS,
+	OPT_CHECK_PRESET,
 };
 
 static const struct option long_opts[] = {
@@ -41,6 +47,12 @@ static const struct option long_opts[] = {
 	{"no-hotspots", no_argument, NULL, OPT_NO_HOT},
 	{"hide-kernel", no_argument, NULL, 'K'},
 	{"hide-user", no_argument, NULL, 'U'},
+	{"cpu-min", required_argument, NULL, OPT_CPU_MIN},
+	{"cgroup", required_argument, NULL, OPT_CGROUP},
+	{"sort", required_argument, NULL, OPT_SORT},
+	{"preset", required_argument, NULL, OPT_PRESET},
+	{"list-presets", no_argument, NULL, OPT_LIST_PRESETS},
+	{"check-preset", required_argument, NULL, OPT_CHECK_PRESET},
 	{"probe", no_argument, NULL, OPT_PROBE},
 	{"list-events", optional_argument, NULL, OPT_LIST_EVENTS},
 	{"help", no_argument, NULL, 'h'},
@@ -59,12 +71,22 @@ void options_usage(FILE *out)
 	      "  -- COMMAND [ARGS]        run COMMAND and count it and its children;\n"
 	      "                           pfmtop exits with its status\n"
 	      "  -H, --threads            a row per thread instead of per process\n"
+	      "      --cpu-min PCT        system-wide: counters for tasks using at least PCT% CPU\n"
+	      "                           (default 0.1; new tasks at once; -1 = /proc figures only)\n"
+	      "      --cgroup PATH[,PATH] count these cgroups (v2) on every CPU; 'auto' takes the\n"
+	      "                           top-level cgroups that hold tasks\n"
 	      "\n"
 	      "Events:\n"
 	      "  -e, --events LIST        events to count, comma-separated; {a,b} counts a and b\n"
 	      "                           as one group (ratios need that); repeatable.\n"
 	      "                           Names: cycles, task-clock, sched:sched_switch,\n"
 	      "                           msr/tsc/, r01c2, with :u or :k for user/kernel only\n"
+	      "      --preset NAME|FILE   count a preset's events and metrics (default: default);\n"
+	      "                           a FILE gives its first preset\n"
+	      "      --list-presets       list the presets, where each comes from, and whether it\n"
+	      "                           opens fully here\n"
+	      "      --check-preset NAME|FILE  validate a preset against this machine; exit 0 all\n"
+	      "                           good, 1 valid but events unavailable, 2 invalid\n"
 	      "      --list-events [GLOB] list the events this machine offers, and whether each opens\n"
 	      "      --probe              print what this machine allows and why, then exit\n"
 	      "\n"
@@ -86,6 +108,8 @@ void options_usage(FILE *out)
 	      "  -o, --output FILE        write snapshots to FILE (replaced whole at exit)\n"
 	      "      --format text|json   text for people (default), JSON Lines for scripts\n"
 	      "  -N, --top N              task rows per snapshot (default 10, 0 = all)\n"
+	      "      --sort COLUMN        order tasks by cpu (default), pid, command, or an event\n"
+	      "                           or metric name (largest first)\n"
 	      "\n"
 	      "  -h, --help               this text\n"
 	      "  -V, --version            version and library versions\n"
@@ -138,6 +162,7 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 	c->top_n = 10;
 	c->mode = MODEL_SYSTEM;
 	c->profile.enabled = true;
+	c->cpu_min = 0.1;
 	c->profile.top = 10;
 	util_strlcpy(c->preset, "default", sizeof(c->preset));
 	err[0] = '\0';
@@ -253,6 +278,48 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 		case OPT_HOT_TOTAL:
 			c->profile.accumulated = true;
 			break;
+		case OPT_CPU_MIN: {
+			char *end;
+			errno = 0;
+			c->cpu_min = strtod(optarg, &end);
+			if (errno || end == optarg || *end || c->cpu_min > 100 ||
+			    (c->cpu_min < 0 && c->cpu_min != -1)) {
+				snprintf(err, errlen, "--cpu-min: '%s' is not a CPU%% from 0 to 100 (or -1)",
+					 optarg);
+				return -EINVAL;
+			}
+			break;
+		}
+		case OPT_CGROUP: {
+			char buf[4096], *save = NULL;
+			util_strlcpy(buf, optarg, sizeof(buf));
+			for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+				if (!strcmp(tok, "auto")) {
+					c->cgroup_auto = true;
+					continue;
+				}
+				if (c->nr_cgroups == (int)ARRAY_SIZE(c->cgroups)) {
+					snprintf(err, errlen, "--cgroup: at most %zu cgroups",
+						 ARRAY_SIZE(c->cgroups));
+					return -EINVAL;
+				}
+				util_strlcpy(c->cgroups[c->nr_cgroups++], tok, sizeof(c->cgroups[0]));
+			}
+			break;
+		}
+		case OPT_SORT:
+			util_strlcpy(c->sort, optarg, sizeof(c->sort));
+			break;
+		case OPT_PRESET:
+			o->preset = optarg;
+			break;
+		case OPT_LIST_PRESETS:
+			o->action = OPTIONS_LIST_PRESETS;
+			break;
+		case OPT_CHECK_PRESET:
+			o->action = OPTIONS_CHECK_PRESET;
+			o->check = optarg;
+			break;
 		case OPT_NO_HOT:
 			c->profile.enabled = false;
 			break;
@@ -311,7 +378,12 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 				      "command");
 		return -EINVAL;
 	}
+	if (o->events_given && o->preset) {
+		snprintf(err, errlen, "-e and --preset both choose the events; use one");
+		return -EINVAL;
+	}
 	if (!o->events_given) {
+		/* Replaced by the preset's choice at start; kept for --probe. */
 		char perr[256];
 		if (events_parse_list(SESSION_DEFAULT_EVENTS, &c->events, perr, sizeof(perr))) {
 			snprintf(err, errlen, "built-in default events: %s", perr);

@@ -14,6 +14,8 @@ enum options_action {
 	OPTIONS_VERSION,
 	OPTIONS_PROBE,
 	OPTIONS_LIST_EVENTS,
+	OPTIONS_LIST_PRESETS,
+	OPTIONS_CHECK_PRESET,
 };
 
 struct options {
@@ -24,6 +26,8 @@ struct options {
 	enum snapshot_format format;
 	const char *list_glob;     /* --list-events [GLOB] */
 	bool events_given;
+	const char *preset;        /* --preset NAME|FILE, NULL = default */
+	const char *check;         /* --check-preset NAME|FILE */
 	struct session_config session;
 };
 

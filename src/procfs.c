@@ -342,3 +342,49 @@ long procfs_hz(void)
 	}
 	return hz;
 }
+
+int procfs_cgroup2_root(char *buf, size_t len)
+{
+	char path[PATH_MAX], line[1024];
+	FILE *f;
+	int ret = -ENOENT;
+
+	if (path_of(path, sizeof(path), "/proc/self/mounts"))
+		return -ENAMETOOLONG;
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		char dev[256], dir[512], type[64];
+		if (sscanf(line, "%255s %511s %63s", dev, dir, type) == 3 && !strcmp(type, "cgroup2")) {
+			util_strlcpy(buf, dir, len);
+			ret = 0;
+			break;
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
+int procfs_task_cgroup(pid_t pid, char *buf, size_t len)
+{
+	char path[PATH_MAX], line[1024];
+	FILE *f;
+	int ret = -ENOENT;
+
+	if (path_of(path, sizeof(path), "/proc/%d/cgroup", (int)pid))
+		return -ENAMETOOLONG;
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "0::", 3))
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		util_strlcpy(buf, line + 3, len);
+		ret = 0;
+		break;
+	}
+	fclose(f);
+	return ret;
+}

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 struct procfs_task {
@@ -48,6 +49,14 @@ const char *procfs_user(uid_t uid);
 
 /* Clock ticks per second (sysconf(_SC_CLK_TCK)). */
 long procfs_hz(void);
+
+/* The cgroup v2 mount point (from /proc/self/mounts: /sys/fs/cgroup, or
+ * /sys/fs/cgroup/unified on hybrid systems) into buf; 0 or -ENOENT. */
+int procfs_cgroup2_root(char *buf, size_t len);
+
+/* pid's cgroup v2 path ("/system.slice/foo.service", from the "0::" line of
+ * /proc/PID/cgroup) into buf; 0 or -errno. */
+int procfs_task_cgroup(pid_t pid, char *buf, size_t len);
 
 /* Read below root instead of / (tests); NULL restores "/". */
 void procfs_set_root(const char *root);

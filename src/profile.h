@@ -42,7 +42,8 @@ struct profile {
 /*
  * Open the sampling events on targets (CPUs, or tasks with inherit), map
  * their rings and load kernel symbols; pids lists processes whose existing
- * mappings to read now (NULL with nr_pids -1: every process). Returns 0, or
+ * mappings to read now (others are read when their samples are first
+ * shown; nr_pids -1: every process now). Returns 0, or
  * -errno with a sentence in err; a failure to sample is not fatal to the
  * caller, which can go on counting.
  */

@@ -2,6 +2,7 @@
 #include "session.h"
 
 #include "explain.h"
+#include "preset.h"
 #include "sys.h"
 #include "util.h"
 
@@ -19,6 +20,10 @@
 #include <unistd.h>
 
 #define MAX_THREADS_PER_PID 65536
+
+static void tw_fork(pid_t pid, pid_t tid, pid_t ppid, void *arg);
+static void tw_exit(pid_t pid, pid_t tid, void *arg);
+static void tw_exec(pid_t pid, pid_t tid, const char *comm, void *arg);
 
 static bool is_clock(const struct perf_event_attr *a)
 {
@@ -133,13 +138,15 @@ static void open_target(struct session *s, struct session_target *t, pid_t pid, 
 {
 	int ret;
 
-	if (s->nr_fd_limited || s->fds_used + s->nr_ev > s->fd_budget) {
+	if (s->fds_used + s->nr_ev > s->fd_budget) {
 		/* Over budget: not tried, so the fds pfmtop itself needs (/proc,
 		 * output, terminal) stay free. */
 		ret = -EMFILE;
 	} else {
 		ret = counters_open(&t->cs, &s->ccfg, pid, cpu);
 	}
+	if (ret == 0 && s->started)
+		ret = counters_enable(&t->cs); /* a task found after the start */
 	if (ret == 0) {
 		t->counted = true;
 		s->fds_used += t->cs.nr_open;
@@ -154,6 +161,8 @@ static void open_target(struct session *s, struct session_target *t, pid_t pid, 
 	counters_close(&t->cs);
 	t->counted = false;
 	if (ret == -EMFILE || ret == -ENFILE) {
+		if (s->fds_used < s->fd_budget)
+			s->fd_budget = s->fds_used; /* the estimate was too kind */
 		s->nr_fd_limited++;
 		util_strlcpy(t->note, "not counted: fd limit", sizeof(t->note));
 	} else if (ret == -ESRCH) {
@@ -302,7 +311,7 @@ static int open_profile(struct session *s, char *err, size_t errlen)
 	}
 	ret = profile_open(&s->prof, &s->cfg.profile, t, nr, s->mode != MODEL_SYSTEM,
 			   s->mode == MODEL_COMMAND, s->user_only, s->cpus, s->nr_cpus, &s->probe,
-			   pids, s->mode == MODEL_SYSTEM ? -1 : nr_pids, why, sizeof(why));
+			   pids, nr_pids, why, sizeof(why));
 	free(t);
 	free(pids);
 	if (ret && s->cfg.profile.event && (ret == -ENOENT || ret == -EINVAL)) {
@@ -314,6 +323,119 @@ static int open_profile(struct session *s, char *err, size_t errlen)
 	for (int i = 0; s->prof.open && i < s->prof.samp.nr_notes; i++)
 		model_note(&s->model, "%s", s->prof.samp.notes[i]);
 	return 0;
+}
+
+/* Open cgroup dir (relative to the v2 mount unless absolute under it). */
+static int add_cgroup(struct session *s, const char *path, char *err, size_t errlen)
+{
+	struct session_cgroup *g;
+	char full[PATH_MAX];
+	const char *rel = path;
+
+	if (s->nr_cg == (int)ARRAY_SIZE(s->cg)) {
+		snprintf(err, errlen, "--cgroup: at most %zu cgroups", ARRAY_SIZE(s->cg));
+		return -EINVAL;
+	}
+	if (!strncmp(path, s->cgroup_root, strlen(s->cgroup_root)))
+		rel = path + strlen(s->cgroup_root);
+	snprintf(full, sizeof(full), "%s/%s", s->cgroup_root, rel[0] == '/' ? rel + 1 : rel);
+	g = &s->cg[s->nr_cg];
+	memset(g, 0, sizeof(*g));
+	g->dirfd = open(full, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (g->dirfd < 0) {
+		snprintf(err, errlen, "--cgroup %s: %s (cgroup v2 paths are relative to %s)", path,
+			 strerror(errno), s->cgroup_root);
+		return -ENOENT;
+	}
+	snprintf(g->path, sizeof(g->path), "/%s", rel[0] == '/' ? rel + 1 : rel);
+	g->cpu = calloc((size_t)s->nr_cpus, sizeof(*g->cpu));
+	if (!g->cpu) {
+		close(g->dirfd);
+		return -ENOMEM;
+	}
+	s->nr_cg++;
+	for (int i = 0; i < s->nr_cpus; i++) {
+		struct session_target *t = &g->cpu[i];
+		int ret;
+
+		t->pid = t->tid = -1;
+		t->cpu = s->cpus[i];
+		ret = counters_open_cgroup(&t->cs, &s->ccfg, g->dirfd, s->cpus[i]);
+		if (ret == 0 && t->cs.nr_open) {
+			t->counted = true;
+			s->fds_used += t->cs.nr_open;
+		} else {
+			counters_close(&t->cs);
+			snprintf(t->note, sizeof(t->note), "not counted: %s",
+				 explain_short(ret ? -ret : ENOENT));
+		}
+	}
+	return 0;
+}
+
+/* --cgroup auto: the top-level cgroups that hold tasks. */
+static int auto_cgroups(struct session *s, char *err, size_t errlen)
+{
+	DIR *d = opendir(s->cgroup_root);
+	struct dirent *de;
+	int ret = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) && !ret) {
+		char path[PATH_MAX], buf[64];
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/cgroup.procs", s->cgroup_root, de->d_name);
+		bool tasks = util_read_file(path, buf, sizeof(buf)) == 0 && buf[0];
+		snprintf(path, sizeof(path), "%s/%s/cgroup.events", s->cgroup_root, de->d_name);
+		char ev[256];
+		if (!tasks && util_read_file(path, ev, sizeof(ev)) == 0 && strstr(ev, "populated 1"))
+			tasks = true;
+		if (tasks)
+			ret = add_cgroup(s, de->d_name, err, errlen);
+	}
+	closedir(d);
+	return ret;
+}
+
+static int open_cgroups(struct session *s, char *err, size_t errlen)
+{
+	int ret = 0;
+
+	if (!s->cfg.nr_cgroups && !s->cfg.cgroup_auto)
+		return 0;
+	if (s->mode != MODEL_SYSTEM) {
+		snprintf(err, errlen, "--cgroup counts system-wide: it needs root, CAP_PERFMON or "
+				      "perf_event_paranoid <= 0, and no -p or command");
+		return -EINVAL;
+	}
+	if (procfs_cgroup2_root(s->cgroup_root, sizeof(s->cgroup_root))) {
+		snprintf(err, errlen, "--cgroup: no cgroup v2 hierarchy is mounted (mount -t cgroup2 "
+				      "none /sys/fs/cgroup/unified)");
+		return -ENOENT;
+	}
+	for (int i = 0; i < s->cfg.nr_cgroups && !ret; i++)
+		ret = add_cgroup(s, s->cfg.cgroups[i], err, errlen);
+	if (!ret && s->cfg.cgroup_auto)
+		ret = auto_cgroups(s, err, errlen);
+	if (!ret && s->cfg.cgroup_auto && s->nr_cg == 0)
+		model_note(&s->model, "--cgroup auto: no top-level cgroup under %s holds tasks",
+			   s->cgroup_root);
+	return ret;
+}
+
+/* One note per event the preset replaced by a fallback. */
+static void preset_notes(struct session *s)
+{
+	const struct preset_resolved *pr = s->cfg.resolved;
+
+	for (int i = 0; i < pr->nr; i++) {
+		const struct preset_choice *c = &pr->ev[i];
+		if (c->fallback >= 0)
+			model_note(&s->model, "preset %s: %s stands in for %s (%s)", pr->name, c->used,
+				   c->wanted, c->why);
+	}
 }
 
 static void describe_events(struct session *s)
@@ -434,6 +556,13 @@ int session_init(struct session *s, const struct session_config *cfg, char *err,
 			t->cpu = s->cpus[i];
 			open_target(s, t, -1, s->cpus[i]);
 		}
+		if (cfg->cpu_min >= 0) {
+			struct taskwatch_ops ops = {tw_fork, tw_exec, tw_exit, s};
+			s->tw_open = taskwatch_open(&s->tw, s->cpus, s->nr_cpus, &ops) == 0;
+			if (!s->tw_open)
+				model_note(&s->model, "new tasks are found by the /proc scan only "
+						      "(the side-band event did not open)");
+		}
 		break;
 	case MODEL_TASKS:
 		if (cfg->nr_pids) {
@@ -468,6 +597,9 @@ int session_init(struct session *s, const struct session_config *cfg, char *err,
 		break;
 	}
 	}
+	ret = open_cgroups(s, err, errlen);
+	if (ret)
+		return ret;
 	ret = open_profile(s, err, errlen);
 	if (ret)
 		return ret;
@@ -477,8 +609,31 @@ int session_init(struct session *s, const struct session_config *cfg, char *err,
 		return -ENOMEM;
 	for (int i = 0; i < s->nr_ev; i++)
 		opened[i] = s->ev[i].nr_open > 0;
-	metrics_setup(&s->metrics, s->cev, opened, s->nr_ev, &s->model);
+	if (cfg->resolved) {
+		char(*names)[EVENTS_NAME_MAX] = calloc((size_t)s->nr_ev + 1, sizeof(*names));
+		if (!names) {
+			free(opened);
+			return -ENOMEM;
+		}
+		for (int i = 0; i < s->nr_ev; i++)
+			util_strlcpy(names[i], s->ev[i].desc.name, sizeof(names[i]));
+		metrics_setup_preset(&s->metrics, cfg->resolved, (const char(*)[128])names, s->nr_ev,
+				     &s->model);
+		free(names);
+		preset_notes(s);
+	} else {
+		metrics_setup(&s->metrics, s->cev, opened, s->nr_ev, &s->model);
+	}
 	free(opened);
+	if (cfg->sort[0] && model_parse_sort(&s->model, cfg->sort)) {
+		int n = snprintf(err, errlen, "--sort %s: not a column; use cpu, pid, command",
+				 cfg->sort);
+		for (int i = 0; i < s->nr_ev && n < (int)errlen; i++)
+			n += snprintf(err + n, errlen - (size_t)n, ", %s", s->ev[i].desc.name);
+		for (int k = 0; k < s->model.nr_metrics && n < (int)errlen; k++)
+			n += snprintf(err + n, errlen - (size_t)n, ", %s", s->model.metrics[k].name);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -487,7 +642,12 @@ int session_start(struct session *s, char *err, size_t errlen)
 	for (int i = 0; i < s->nr_targets; i++)
 		if (s->targets[i].counted)
 			counters_enable(&s->targets[i].cs);
+	for (int g = 0; g < s->nr_cg; g++)
+		for (int i = 0; i < s->nr_cpus; i++)
+			if (s->cg[g].cpu[i].counted)
+				counters_enable(&s->cg[g].cpu[i].cs);
 	profile_enable(&s->prof);
+	s->started = true;
 	s->start_ns = s->last_ns = util_now_ns();
 	if (s->child > 0) {
 		int e = 0;
@@ -596,14 +756,56 @@ static int push_proc(struct session *s, const struct proc_sample *p)
 	return 0;
 }
 
-/* Every task on the machine from /proc, for the system-wide task table. */
+static int cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The pids (or, with -H, tids) that task targets already give rows, sorted. */
+static pid_t *covered_ids(const struct session *s, int *nr)
+{
+	pid_t *ids = malloc(sizeof(pid_t) * ((size_t)s->nr_targets + 1));
+
+	*nr = 0;
+	if (!ids)
+		return NULL;
+	for (int i = 0; i < s->nr_targets; i++)
+		if (s->targets[i].tid >= 0)
+			ids[(*nr)++] = s->cfg.threads ? s->targets[i].tid : s->targets[i].pid;
+	qsort(ids, (size_t)*nr, sizeof(*ids), cmp_pid);
+	return ids;
+}
+
+static int push_cand(struct session *s, const struct proc_sample *p)
+{
+	if (s->nr_cand == s->cap_cand) {
+		int cap = s->cap_cand ? s->cap_cand * 2 : 64;
+		struct proc_sample *c = realloc(s->cand, (size_t)cap * sizeof(*c));
+		if (!c)
+			return -ENOMEM;
+		s->cand = c;
+		s->cap_cand = cap;
+	}
+	s->cand[s->nr_cand++] = *p;
+	return 0;
+}
+
+/*
+ * Every task on the machine from /proc, for the system-wide task table: a
+ * row for each task that counted_task_rows() did not already give one, and
+ * the busy ones among them (CPU% >= --cpu-min) as candidates for counters.
+ */
 static void proc_task_rows(struct session *s, double interval_s)
 {
 	static pid_t pids[65536], tids[4096];
-	int n = procfs_pids(pids, (int)ARRAY_SIZE(pids));
+	int n = procfs_pids(pids, (int)ARRAY_SIZE(pids)), nr_cov;
 	struct model *m = &s->model;
+	pid_t *cov = covered_ids(s, &nr_cov);
 
 	s->nr_proc_cur = 0;
+	s->nr_cand = 0;
 	for (int i = 0; i < n; i++) {
 		int nt = 1;
 		if (s->cfg.threads) {
@@ -617,7 +819,7 @@ static void proc_task_rows(struct session *s, double interval_s)
 			struct procfs_task pt;
 			if (procfs_task_read(pids[i], s->cfg.threads ? tids[k] : 0, &pt))
 				continue;
-			struct proc_sample cur = {pids[i], tids[k], pt.starttime, pt.utime + pt.stime};
+			struct proc_sample cur = {pids[i], tids[k], pt.starttime, pt.utime + pt.stime, 0};
 			const struct proc_sample *old =
 				s->nr_proc_prev ? bsearch(&cur, s->proc_prev, (size_t)s->nr_proc_prev,
 							  sizeof(cur), cmp_proc)
@@ -627,27 +829,39 @@ static void proc_task_rows(struct session *s, double interval_s)
 				delta = cur.ticks - old->ticks;
 			else if (s->baseline)
 				delta = 0; /* first look: no interval yet */
+			cur.cpu_pct = interval_s > 0 ? (double)delta / (double)procfs_hz() / interval_s * 100.0
+						     : NAN;
 			if (push_proc(s, &cur))
-				return;
+				goto out;
+			pid_t id = s->cfg.threads ? tids[k] : pids[i];
+			if (cov && bsearch(&id, cov, (size_t)nr_cov, sizeof(id), cmp_pid))
+				continue; /* counted: its row is there already */
+			if (s->cfg.cpu_min >= 0 && !s->baseline && cur.cpu_pct >= s->cfg.cpu_min &&
+			    pids[i] != getpid())
+				push_cand(s, &cur);
 			struct model_row *r = model_add_task(m);
 			if (!r)
-				return;
+				goto out;
 			r->kind = s->cfg.threads ? MODEL_ROW_THREAD : MODEL_ROW_PROCESS;
 			r->pid = pids[i];
 			r->tid = tids[k];
 			util_strlcpy(r->comm, pt.comm, sizeof(r->comm));
 			util_strlcpy(r->user, procfs_user(pt.uid), sizeof(r->user));
 			r->nr_threads = pt.num_threads;
-			r->cpu_pct = interval_s > 0 ? (double)delta / (double)procfs_hz() / interval_s * 100.0
-						    : NAN;
+			r->cpu_pct = cur.cpu_pct;
+			if (s->cfg.cpu_min >= 0)
+				util_strlcpy(r->note, "idle: /proc only", sizeof(r->note));
 		}
 	}
+out:
+	free(cov);
 	/* pids come sorted from /proc; threads within them too. */
 	struct proc_sample *tmp = s->proc_prev;
 	s->proc_prev = s->proc_cur;
 	s->proc_cur = tmp;
 	s->nr_proc_prev = s->nr_proc_cur;
-	qsort(s->proc_prev, (size_t)s->nr_proc_prev, sizeof(*s->proc_prev), cmp_proc);
+	if (s->nr_proc_prev)
+		qsort(s->proc_prev, (size_t)s->nr_proc_prev, sizeof(*s->proc_prev), cmp_proc);
 }
 
 static struct model_row *find_process_row(struct model *m, pid_t pid)
@@ -668,6 +882,8 @@ static void counted_task_rows(struct session *s, bool final, double interval_s)
 		return;
 	for (int i = 0; i < s->nr_targets; i++) {
 		struct session_target *t = &s->targets[i];
+		if (t->tid < 0)
+			continue;
 		struct model_row *r = s->cfg.threads ? NULL : find_process_row(m, t->pid);
 		bool first = !r;
 		uint64_t ticks = final ? t->ticks : t->ticks - t->prev_ticks;
@@ -704,6 +920,121 @@ static void counted_task_rows(struct session *s, bool final, double interval_s)
 			util_strlcpy(r->note, "exited", sizeof(r->note));
 	}
 	free(cells);
+}
+
+static struct session_target *find_target(struct session *s, pid_t tid)
+{
+	for (int i = s->nr_targets - 1; i >= 0; i--)
+		if (s->targets[i].tid == tid)
+			return &s->targets[i];
+	return NULL;
+}
+
+static struct model_row *find_row(struct model *m, pid_t pid, pid_t tid)
+{
+	for (int i = 0; i < m->nr_tasks; i++)
+		if (m->tasks[i].pid == pid && (tid < 0 || m->tasks[i].tid == tid))
+			return &m->tasks[i];
+	return NULL;
+}
+
+/* Give task tid of process pid its counters now, if the fd budget allows.
+ * Returns false when fds ran short. */
+static bool count_task(struct session *s, pid_t pid, pid_t tid)
+{
+	struct session_target *t;
+
+	if (find_target(s, tid))
+		return true;
+	if (s->fds_used + s->nr_ev > s->fd_budget)
+		return false;
+	t = add_target(s);
+	if (!t)
+		return false;
+	t->pid = pid;
+	t->tid = tid;
+	fill_task_info(t);
+	open_target(s, t, tid, -1);
+	return t->counted || t->exited;
+}
+
+static int cmp_cand(const void *a, const void *b)
+{
+	const struct proc_sample *x = a, *y = b;
+
+	return (x->cpu_pct < y->cpu_pct) - (x->cpu_pct > y->cpu_pct);
+}
+
+/* Counters for the busy tasks that have none, busiest first, within the fd
+ * budget; the rest are marked. They count from the next interval. */
+static void select_tasks(struct session *s)
+{
+	static pid_t tids[4096];
+	struct model *m = &s->model;
+
+	s->nr_fd_limited = 0;
+	if (s->nr_cand)
+		qsort(s->cand, (size_t)s->nr_cand, sizeof(*s->cand), cmp_cand);
+	for (int i = 0; i < s->nr_cand; i++) {
+		const struct proc_sample *c = &s->cand[i];
+		bool ok = true;
+		int nt = 1;
+
+		if (s->cfg.threads)
+			tids[0] = c->tid;
+		else
+			nt = procfs_threads(c->pid, tids, (int)ARRAY_SIZE(tids));
+		for (int k = 0; k < nt && ok; k++)
+			ok = count_task(s, c->pid, tids[k]);
+		struct model_row *r = find_row(m, c->pid, s->cfg.threads ? c->tid : -1);
+		if (!ok)
+			s->nr_fd_limited++;
+		if (r)
+			util_strlcpy(r->note, ok ? "counted from next interval" : "not counted: fd limit",
+				     sizeof(r->note));
+	}
+}
+
+static void tw_fork(pid_t pid, pid_t tid, pid_t ppid, void *arg)
+{
+	struct session *s = arg;
+
+	/* New processes at once (tiptop-like); new threads when their process
+	 * is counted, so its total stays whole. */
+	if (pid != getpid() && (tid == pid || find_target(s, pid)))
+		count_task(s, pid, tid);
+}
+
+static void tw_exec(pid_t pid, pid_t tid, const char *comm, void *arg)
+{
+	struct session *s = arg;
+	struct session_target *t = find_target(s, tid);
+
+	/* A program starting: count it even if its process is older than us. */
+	if (!t && pid != getpid() && count_task(s, pid, tid))
+		t = find_target(s, tid);
+	if (t)
+		util_strlcpy(t->comm, comm, sizeof(t->comm));
+}
+
+static void tw_exit(pid_t pid, pid_t tid, void *arg)
+{
+	struct session_target *t = find_target(arg, tid);
+
+	if (t)
+		t->exited = true;
+}
+
+void session_for_each_watch_fd(struct session *s, void (*fn)(int fd, void *arg), void *arg)
+{
+	if (s->tw_open)
+		taskwatch_for_each_fd(&s->tw, fn, arg);
+}
+
+void session_watch_drain(struct session *s, int fd)
+{
+	if (s->tw_open)
+		taskwatch_drain(&s->tw, fd);
 }
 
 static void cpu_rows(struct session *s, bool final, double interval_s)
@@ -745,7 +1076,9 @@ static void drop_exited(struct session *s)
 
 	for (int i = 0; i < s->nr_targets; i++) {
 		struct session_target *t = &s->targets[i];
-		if (t->shown_exited && s->mode == MODEL_TASKS) {
+		bool task = t->tid >= 0 && s->mode != MODEL_COMMAND;
+		bool idle = s->mode == MODEL_SYSTEM && t->idle_ticks >= SESSION_IDLE_TICKS;
+		if (task && (t->shown_exited || idle || (!t->counted && s->mode == MODEL_SYSTEM))) {
 			s->fds_used -= t->cs.nr_open;
 			counters_close(&t->cs);
 			continue;
@@ -757,6 +1090,10 @@ static void drop_exited(struct session *s)
 
 static void refresh_targets(struct session *s)
 {
+	for (int g = 0; g < s->nr_cg; g++)
+		for (int i = 0; i < s->nr_cpus; i++)
+			if (s->cg[g].cpu[i].counted)
+				counters_read(&s->cg[g].cpu[i].cs);
 	for (int i = 0; i < s->nr_targets; i++) {
 		struct session_target *t = &s->targets[i];
 		struct procfs_task pt;
@@ -769,6 +1106,7 @@ static void refresh_targets(struct session *s)
 		int ret = procfs_task_read(t->pid, s->mode == MODEL_COMMAND ? 0 : t->tid, &pt);
 		if (ret == 0 && (t->starttime == 0 || pt.starttime == t->starttime) &&
 		    pt.state != 'Z' && pt.state != 'X') {
+			t->idle_ticks = pt.utime + pt.stime == t->ticks ? t->idle_ticks + 1 : 0;
 			t->ticks = pt.utime + pt.stime;
 			t->starttime = pt.starttime;
 			util_strlcpy(t->comm, pt.comm, sizeof(t->comm));
@@ -849,11 +1187,7 @@ static void static_notes(struct session *s)
 			   "no processes of %s to count (pfmtop leaves itself out): start some, or "
 			   "use -p PID or -- COMMAND",
 			   procfs_user(getuid()));
-	if (s->nr_fd_limited)
-		model_note(m,
-			   "%d tasks not counted: out of file descriptors (limit %llu); raise it "
-			   "with 'ulimit -n' or count fewer events",
-			   s->nr_fd_limited, (unsigned long long)s->probe.nofile_soft);
+
 }
 
 static void event_states(struct session *s)
@@ -872,7 +1206,7 @@ static void event_states(struct session *s)
 				continue;
 			struct counter_value v = m->final ? counters_total(&t->cs, i)
 							  : counters_interval(&t->cs, i);
-			if (v.state == COUNTER_NOT_COUNTED && s->mode != MODEL_SYSTEM)
+			if (v.state == COUNTER_NOT_COUNTED && t->tid >= 0)
 				continue; /* an idle thread says nothing about the event */
 			if (!any || v.coverage < e->coverage)
 				e->coverage = v.coverage;
@@ -881,6 +1215,30 @@ static void event_states(struct session *s)
 			any = true;
 		}
 	}
+}
+
+static void cgroup_rows(struct session *s, bool final)
+{
+	struct model *m = &s->model;
+	struct counter_value *cells = calloc((size_t)s->nr_ev + 1, sizeof(*cells));
+
+	if (!cells)
+		return;
+	for (int g = 0; g < s->nr_cg; g++) {
+		struct model_row *r = model_add_cgroup(m);
+		if (!r)
+			break;
+		util_strlcpy(r->cgroup, s->cg[g].path, sizeof(r->cgroup));
+		util_strlcpy(r->comm, s->cg[g].path, sizeof(r->comm));
+		for (int i = 0; i < s->nr_cpus; i++) {
+			target_cells(s, &s->cg[g].cpu[i], final, cells);
+			r->counted |= s->cg[g].cpu[i].counted;
+			for (int k = 0; k < s->nr_ev; k++)
+				cell_add(&r->cells[k], &cells[k], i == 0);
+		}
+		metrics_compute(&s->metrics, r);
+	}
+	free(cells);
 }
 
 int session_tick(struct session *s, bool final)
@@ -909,18 +1267,34 @@ int session_tick(struct session *s, bool final)
 		}
 	}
 	refresh_targets(s);
-	if (s->baseline)
+	if (s->baseline) {
 		static_notes(s);
+		s->nr_static_notes = m->nr_notes;
+	}
 	model_clear_rows(m);
 	header(s, interval_s, final);
 	cpu_rows(s, final, interval_s);
-	if (s->mode == MODEL_SYSTEM)
+	counted_task_rows(s, final, interval_s);
+	if (s->mode == MODEL_SYSTEM) {
 		proc_task_rows(s, interval_s);
-	else
-		counted_task_rows(s, final, interval_s);
-	m->tasks_counted = s->mode != MODEL_SYSTEM;
+		select_tasks(s);
+	}
+	m->tasks_counted = s->mode != MODEL_SYSTEM || s->cfg.cpu_min >= 0;
+	m->cpu_min = s->mode == MODEL_SYSTEM ? s->cfg.cpu_min : -1;
+	m->nr_notes = s->nr_static_notes;
+	if (s->nr_fd_limited)
+		model_note(m,
+			   "%d busy tasks not counted: out of file descriptors (limit %s); raise it "
+			   "with 'ulimit -n' or count fewer events",
+			   s->nr_fd_limited,
+			   util_limit_text((uint64_t)s->probe.nofile_soft, (char[24]){0}, 24));
 	m->tasks_total = m->nr_tasks;
 	model_sort_tasks(m);
+	cgroup_rows(s, final);
+	m->show_cgroups = s->cfg.nr_cgroups || s->cfg.cgroup_auto;
+	for (int i = 0; i < m->nr_tasks && (i < m->top_n || m->top_n == 0); i++)
+		if (procfs_task_cgroup(m->tasks[i].pid, m->tasks[i].cgroup, sizeof(m->tasks[i].cgroup)))
+			m->tasks[i].cgroup[0] = '\0';
 
 	/* Totals: over CPUs system-wide, over tasks otherwise. */
 	bool first = true;
@@ -1003,6 +1377,26 @@ void session_process_exited(struct session *s, int pidfd)
 	}
 }
 
+int session_can_open_desc(const struct event_desc *d, char *why, size_t whylen, void *arg)
+{
+	const struct probe *p = arg;
+	int err = session_try_open(p, d);
+	struct explain_ctx ctx = {.probe = p, .event = d->name, .attr = &d->attr, .cpu = -1};
+
+	if (!err)
+		return 0;
+	explain_open_error(err, &ctx, why, whylen);
+	return -err;
+}
+
+int session_can_open(const char *event, char *why, size_t whylen, void *arg)
+{
+	struct event_desc d;
+	int ret = events_resolve(event, &d, why, whylen);
+
+	return ret ? ret : session_can_open_desc(&d, why, whylen, arg);
+}
+
 int session_try_open(const struct probe *p, const struct event_desc *d)
 {
 	struct perf_event_attr attr = d->attr;
@@ -1041,6 +1435,15 @@ void session_fini(struct session *s)
 		waitpid(s->child, NULL, 0);
 	}
 	profile_close(&s->prof);
+	if (s->tw_open)
+		taskwatch_close(&s->tw);
+	free(s->cand);
+	for (int g = 0; g < s->nr_cg; g++) {
+		for (int i = 0; i < s->nr_cpus; i++)
+			counters_close(&s->cg[g].cpu[i].cs);
+		free(s->cg[g].cpu);
+		close(s->cg[g].dirfd);
+	}
 	model_fini(&s->model);
 	free(s->ev);
 	free(s->cev);

@@ -9,6 +9,7 @@
 #include "probe.h"
 #include "procfs.h"
 #include "profile.h"
+#include "taskwatch.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -22,6 +23,7 @@
 
 #define SESSION_MAX_CPUS 4096
 #define SESSION_FD_RESERVE 32 /* fds kept free for /proc, output, terminal */
+#define SESSION_IDLE_TICKS 10  /* a task idle this many ticks loses its counters */
 
 struct session_config {
 	struct events_list events; /* what to count (parsed -e, or the default) */
@@ -36,6 +38,19 @@ struct session_config {
 	uint64_t interval_ns;
 	int top_n;
 	struct profile_config profile; /* sampling and hotspots */
+	double cpu_min;            /* system-wide: count tasks using at least this CPU%; < 0 never */
+	char cgroups[16][256];     /* --cgroup paths (relative to the cgroup v2 mount) */
+	int nr_cgroups;
+	bool cgroup_auto;          /* --cgroup auto: the top-level cgroups with tasks */
+	char sort[128];            /* --sort: "cpu", "pid", "command", an event or metric */
+	const struct preset_resolved *resolved; /* the preset's choices and metrics, or NULL (-e) */
+};
+
+/* One cgroup counted on every CPU. */
+struct session_cgroup {
+	char path[256];  /* as shown: "/system.slice" */
+	int dirfd;
+	struct session_target *cpu; /* one per CPU (counter sets only) */
 };
 
 struct session_event {
@@ -53,6 +68,7 @@ struct session_target {
 	char note[48];        /* why not counted */
 	bool exited;          /* gone: shown once more, then dropped */
 	bool shown_exited;    /* that once has been */
+	int idle_ticks;       /* ticks in a row without CPU time */
 	uint64_t starttime;
 	char comm[32];
 	uid_t uid;
@@ -62,6 +78,7 @@ struct session_target {
 struct proc_sample {
 	pid_t pid, tid;
 	uint64_t starttime, ticks;
+	double cpu_pct; /* over the last interval */
 };
 
 struct session {
@@ -94,6 +111,15 @@ struct session {
 	int nr_proc_prev, nr_proc_cur, cap_proc;
 	uint64_t start_ns, last_ns, now_ns;
 	struct profile prof;
+	struct taskwatch tw;  /* system-wide: new and exiting tasks, as they happen */
+	bool tw_open;
+	bool started;         /* session_start() ran: new targets are enabled at once */
+	struct proc_sample *cand; /* busy tasks without counters, this tick */
+	int nr_cand, cap_cand;
+	int nr_static_notes;
+	char cgroup_root[256];
+	int nr_cg;
+	struct session_cgroup cg[64];
 	uint64_t seq;       /* snapshots made */
 	bool baseline;      /* the tick in session_start: no interval yet */
 	struct model model;
@@ -132,6 +158,16 @@ void session_for_each_pidfd(struct session *s, void (*fn)(int fd, void *arg), vo
 /* The process behind pidfd exited: mark its threads exited (shown once more,
  * then dropped) and close the pidfd; the caller stops watching it first. */
 void session_process_exited(struct session *s, int pidfd);
+
+/* Ring fds of the task watcher (system-wide mode), and their drain. */
+void session_for_each_watch_fd(struct session *s, void (*fn)(int fd, void *arg), void *arg);
+void session_watch_drain(struct session *s, int fd);
+
+/* preset_choose()/preset_check() adapters: can event (a name, or a resolved
+ * desc) be opened here? 0, or -errno with the reason in why. arg is the
+ * struct probe. */
+int session_can_open(const char *event, char *why, size_t whylen, void *arg);
+int session_can_open_desc(const struct event_desc *d, char *why, size_t whylen, void *arg);
 
 /* Try to open each listed event alone on this process (or CPU 0 for CPU-wide
  * PMUs); 0 when it opens, else the errno. */

@@ -97,12 +97,22 @@ const char *snapshot_cell(const struct model_event *e, const struct counter_valu
 	return buf;
 }
 
-static void format_metric(double v, char *buf, size_t len)
+/* A preset's format: the preset parser admits exactly one floating-point
+ * conversion, so the one double argument always matches. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+static void snprintf_double(char *buf, size_t len, const char *fmt, double v)
+{
+	snprintf(buf, len, fmt, v);
+}
+#pragma GCC diagnostic pop
+
+static void format_metric(const struct model_metric *mm, double v, char *buf, size_t len)
 {
 	if (isnan(v) || isinf(v))
 		util_strlcpy(buf, "-", len);
 	else
-		snprintf(buf, len, "%.2f", v);
+		snprintf_double(buf, len, mm->format[0] ? mm->format : "%.2f", v);
 }
 
 static void format_pct(double v, char *buf, size_t len)
@@ -191,7 +201,8 @@ static void counter_cells(struct table *t, int row, int col, const struct model 
 	for (int i = 0; i < m->nr_events; i++)
 		snapshot_cell(&m->events[i], &r->cells[i], cell_at(t, row, col + i), CELL_MAX);
 	for (int k = 0; k < m->nr_metrics; k++)
-		format_metric(r->metrics[k], cell_at(t, row, col + m->nr_events + k), CELL_MAX);
+		format_metric(&m->metrics[k], r->metrics[k], cell_at(t, row, col + m->nr_events + k),
+			      CELL_MAX);
 }
 
 static void counter_titles(struct table *t, int col, const struct model *m)
@@ -200,7 +211,8 @@ static void counter_titles(struct table *t, int col, const struct model *m)
 		event_title(&m->events[i], cell_at(t, 0, col + i), CELL_MAX);
 	for (int k = 0; k < m->nr_metrics; k++)
 		snprintf(cell_at(t, 0, col + m->nr_events + k), CELL_MAX, "%s%s",
-			 m->metrics[k].name, m->metrics[k].unit);
+			 m->metrics[k].title[0] ? m->metrics[k].title : m->metrics[k].name,
+			 m->metrics[k].unit);
 }
 
 static void text_events(FILE *out, const struct model *m)
@@ -260,21 +272,27 @@ static int shown_tasks(const struct model *m)
 static void text_tasks(FILE *out, const struct model *m)
 {
 	int n = shown_tasks(m), fixed = 5;
-	int cols = fixed + 1 + (m->tasks_counted ? m->nr_events + m->nr_metrics : 0);
+	int cols = fixed + 1 + (m->tasks_counted ? m->nr_events + m->nr_metrics : 0) +
+		   m->show_cgroups;
 	int rows = n + 1 + (m->tasks_counted ? 1 : 0);
 	bool threads = n && m->tasks[0].kind == MODEL_ROW_THREAD;
 	struct table t;
 
-	if (m->tasks_counted)
-		fprintf(out, "TASKS: %d of %d by CPU%%\n", n, m->tasks_total);
+	if (m->tasks_counted && m->cpu_min >= 0)
+		fprintf(out, "TASKS: top %d of %d by %s (counters for tasks using %.1f%% CPU or more)\n",
+			n, m->tasks_total, m->sort_name, m->cpu_min);
+	else if (m->tasks_counted)
+		fprintf(out, "TASKS: %d of %d by %s\n", n, m->tasks_total, m->sort_name);
 	else
 		fprintf(out,
-			"TASKS: top %d of %d by CPU%% (/proc figures; per-task counters need -p PID "
+			"TASKS: top %d of %d by %s (/proc figures; per-task counters need -p PID "
 			"or -- COMMAND)\n",
-			n, m->tasks_total);
+			n, m->tasks_total, m->sort_name);
 	if (table_init(&t, cols, rows))
 		return;
-	t.left[1] = t.left[cols - 1] = true;
+	t.left[1] = t.left[cols - 1] = t.left[cols - 1 - m->show_cgroups] = true;
+	if (m->show_cgroups)
+		util_strlcpy(cell_at(&t, 0, cols - 2), "CGROUP", CELL_MAX);
 	util_strlcpy(cell_at(&t, 0, 0), threads ? "TID" : "PID", CELL_MAX);
 	util_strlcpy(cell_at(&t, 0, 1), "USER", CELL_MAX);
 	util_strlcpy(cell_at(&t, 0, 2), "CPU%", CELL_MAX);
@@ -293,6 +311,8 @@ static void text_tasks(FILE *out, const struct model *m)
 		util_strlcpy(cell_at(&t, i + 1, 4),
 			     r->note[0] ? r->note : (m->tasks_counted ? "counted" : "-"), CELL_MAX);
 		util_strlcpy(cell_at(&t, i + 1, cols - 1), r->comm, CELL_MAX);
+		if (m->show_cgroups)
+			util_strlcpy(cell_at(&t, i + 1, cols - 2), r->cgroup, CELL_MAX);
 		if (m->tasks_counted)
 			counter_cells(&t, i + 1, fixed, m, r);
 	}
@@ -403,6 +423,24 @@ static void text_health(FILE *out, const struct model *m)
 		fprintf(out, "perf_event_max_sample_rate: %ld/s\n", s->max_rate);
 }
 
+static void text_cgroups(FILE *out, const struct model *m)
+{
+	int cols = 1 + m->nr_events + m->nr_metrics;
+	struct table t;
+
+	fprintf(out, "CGROUPS: %d, counted on every CPU\n", m->nr_cgroups);
+	if (!m->nr_cgroups || table_init(&t, cols, m->nr_cgroups + 1))
+		return;
+	t.left[0] = true;
+	util_strlcpy(cell_at(&t, 0, 0), "CGROUP", CELL_MAX);
+	counter_titles(&t, 1, m);
+	for (int i = 0; i < m->nr_cgroups; i++) {
+		util_strlcpy(cell_at(&t, i + 1, 0), m->cgroups[i].cgroup, CELL_MAX);
+		counter_cells(&t, i + 1, 1, m, &m->cgroups[i]);
+	}
+	table_print(out, &t);
+}
+
 static void write_text(FILE *out, const struct model *m)
 {
 	char when[32];
@@ -421,6 +459,10 @@ static void write_text(FILE *out, const struct model *m)
 	text_cpus(out, m);
 	fputc('\n', out);
 	text_tasks(out, m);
+	if (m->show_cgroups) {
+		fputc('\n', out);
+		text_cgroups(out, m);
+	}
 	if (m->sampling.enabled) {
 		fputc('\n', out);
 		text_hotspots(out, m);
@@ -615,10 +657,20 @@ static void write_json(FILE *out, const struct model *m)
 		fprintf(out, ",\"counted\":%s,\"exited\":%s,\"note\":", r->counted ? "true" : "false",
 			r->exited ? "true" : "false");
 		json_string(out, r->note);
+		fputs(",\"cgroup\":", out);
+		json_string(out, r->cgroup);
 		if (m->tasks_counted) {
 			fputc(',', out);
 			json_row_counters(out, m, r);
 		}
+		fputc('}', out);
+	}
+	fputs("],\"cgroups\":[", out);
+	for (int i = 0; i < m->nr_cgroups; i++) {
+		fprintf(out, "%s{\"cgroup\":", i ? "," : "");
+		json_string(out, m->cgroups[i].cgroup);
+		fputc(',', out);
+		json_row_counters(out, m, &m->cgroups[i]);
 		fputc('}', out);
 	}
 	fputc(']', out);

@@ -8,6 +8,7 @@
 #include "fake_sys.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <string.h>
 
@@ -215,6 +216,27 @@ static void test_fd_limit_leaves_nothing_open(void **state)
 	counters_close(&s);
 }
 
+static int fail_esrch_second(const struct perf_event_attr *a, pid_t pid, int cpu, int group_fd)
+{
+	return a->config == PERF_COUNT_HW_INSTRUCTIONS ? ESRCH : 0;
+}
+
+/* A task that vanishes part-way through the open: what was opened is
+ * closed, and nothing else (fd 0 once went with it). */
+static void test_task_gone_midway_closes_only_its_fds(void **state)
+{
+	struct counter_set s;
+	int before = fcntl(0, F_GETFD);
+
+	fake_sys_set_open_rule(fail_esrch_second);
+	assert_int_equal(counters_open(&s, &cfg3, 77, -1), -ESRCH);
+	assert_int_equal(fake_sys_nr_open_fds(), 0);
+	counters_close(&s);
+	assert_int_equal(fcntl(0, F_GETFD), before);
+	if (before >= 0)
+		assert_true(fcntl(0, F_GETFD) >= 0);
+}
+
 static void test_intervals_and_multiplexing(void **state)
 {
 	static const struct counters_event two[] = {
@@ -308,6 +330,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_member_fails_rest_counts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_leader_fails_next_leads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fd_limit_leaves_nothing_open, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_task_gone_midway_closes_only_its_fds, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_intervals_and_multiplexing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pinned_error_state, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_enable_on_exec_inherit, setup, teardown),

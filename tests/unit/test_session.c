@@ -49,6 +49,7 @@ static void config(struct session_config *c, const char *events)
 	c->mode = MODEL_SYSTEM;
 	c->interval_ns = 1000000000ull;
 	c->top_n = 5;
+	c->cpu_min = -1; /* no per-task counters: this test counts fds */
 	c->nr_cpus = 2;
 	c->cpus[0] = 0;
 	c->cpus[1] = 1;

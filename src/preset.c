@@ -1,0 +1,1699 @@
+/* preset: INI presets (via inih) checked into plain structs; search path, fallbacks, validator. */
+#include "preset.h"
+
+#include "model.h"
+#include "presets_builtin.h"
+
+#include <ini.h>
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifndef PFMTOP_DATADIR_REL
+#define PFMTOP_DATADIR_REL "share/pfmtop"
+#endif
+
+_Static_assert(PRESET_METRICS_MAX <= MODEL_MAX_METRICS, "the model must hold every metric");
+_Static_assert(PRESET_METRIC_NAME_MAX <= sizeof(((struct model_metric *)0)->name),
+	       "metric names must fit the model");
+_Static_assert(PRESET_UNIT_MAX <= sizeof(((struct model_metric *)0)->unit),
+	       "metric units must fit the model");
+
+#define VALUE_MAX 4096      /* one value, continuation lines joined */
+#define SEGS_MAX 64         /* lines of one value */
+#define FILE_MAX (1 << 20)  /* larger preset files are refused */
+#define DEFAULT_FORMAT "%.2f"
+#define KEYS_HINT "description, events, sort, fallback.EVENT or metric.NAME[.format|.unit|.title]"
+
+/* ---- small helpers ---- */
+
+__attribute__((format(printf, 3, 4))) static void appendf(char *buf, size_t len, const char *fmt,
+							   ...)
+{
+	size_t n = strnlen(buf, len);
+	va_list ap;
+
+	if (n + 1 >= len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + n, len - n, fmt, ap);
+	va_end(ap);
+}
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+static bool starts_with(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+const char *preset_origin_name(enum preset_origin origin)
+{
+	switch (origin) {
+	case PRESET_ORIGIN_BUILTIN:
+		return "built-in";
+	case PRESET_ORIGIN_DATADIR:
+		return "datadir";
+	case PRESET_ORIGIN_SYSCONF:
+		return "system";
+	case PRESET_ORIGIN_USER:
+		return "user";
+	case PRESET_ORIGIN_FILE:
+		return "file";
+	}
+	return "?";
+}
+
+void preset_set_init(struct preset_set *set)
+{
+	memset(set, 0, sizeof(*set));
+}
+
+void preset_set_free(struct preset_set *set)
+{
+	free(set->p);
+	memset(set, 0, sizeof(*set));
+}
+
+int preset_error_format(const struct preset_error *err, char *buf, size_t len)
+{
+	return expr_error_format(buf, len, err->file[0] ? err->file : NULL, err->line, err->col,
+				 err->msg, err->src[0] ? err->src : NULL);
+}
+
+/* ---- phase 1: lines, sections and raw key = value entries ---- */
+
+struct seg {
+	int line, col; /* where this piece of the value starts in the file */
+	size_t off, len; /* and where it sits in the joined value */
+};
+
+struct entry {
+	char key[256];
+	int line;
+	char value[VALUE_MAX];
+	size_t vlen;
+	size_t vstart; /* 1 when the value was wrapped in double quotes */
+	int nr_segs;
+	struct seg seg[SEGS_MAX];
+};
+
+struct section {
+	char name[PRESET_NAME_MAX];
+	char pmu[PRESET_PMU_MAX]; /* normalised: "a, b" */
+	int line;
+	int nr_entries, cap_entries;
+	struct entry *entries;
+};
+
+enum line_kind {
+	LINE_SKIP, /* blank or comment */
+	LINE_SECTION,
+	LINE_KEY,
+	LINE_CONT, /* indented: continues the previous value */
+};
+
+struct parse {
+	const char *file, *text;
+	size_t len, off;
+	int lineno;
+	size_t line_off, line_len; /* current line, trailing blanks dropped */
+	enum line_kind kind;
+	bool have_key;  /* a key line since the last section header (inih's prev_name) */
+	size_t key_off, key_len, val_off, val_len; /* split of a LINE_KEY / LINE_CONT line */
+	int nr_sec, cap_sec;
+	struct section *sec;
+	struct preset_error *err;
+	int ret;
+};
+
+/* Copy line lineno (1-based) of text into buf, without its newline. */
+static void copy_line(const char *text, size_t len, int lineno, char *buf, size_t buflen)
+{
+	size_t off = 0, end;
+
+	buf[0] = '\0';
+	for (int l = 1; l < lineno && off < len; l++) {
+		const char *nl = memchr(text + off, '\n', len - off);
+
+		if (!nl)
+			return;
+		off = (size_t)(nl - text) + 1;
+	}
+	for (end = off; end < len && text[end] != '\n' && text[end] != '\0'; end++)
+		;
+	while (end > off && text[end - 1] == '\r')
+		end--;
+	if (end - off >= buflen)
+		end = off + buflen - 1;
+	memcpy(buf, text + off, end - off);
+	buf[end - off] = '\0';
+}
+
+__attribute__((format(printf, 4, 5))) static int perr(struct parse *ps, int line, int col,
+						       const char *fmt, ...)
+{
+	struct preset_error *err = ps->err;
+	va_list ap;
+
+	if (ps->ret)
+		return ps->ret;
+	ps->ret = -EINVAL;
+	snprintf(err->file, sizeof(err->file), "%s", ps->file);
+	err->line = line;
+	err->col = col;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	if (line > 0)
+		copy_line(ps->text, ps->len, line, err->src, sizeof(err->src));
+	else
+		err->src[0] = '\0';
+	return ps->ret;
+}
+
+static bool name_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_' || c == '-';
+}
+
+static bool pmu_char(char c)
+{
+	return name_char(c) || c == '*' || c == '?';
+}
+
+/* "[preset NAME]" or "[preset NAME:PMU, PMU]" at l[i] (a '['). */
+static int section_begin(struct parse *ps, const char *l, size_t n, size_t i)
+{
+	size_t close, a, b, c;
+	struct section *s;
+	char pmu[PRESET_PMU_MAX] = "";
+	const char *colon;
+
+	for (close = i + 1; close < n && l[close] != ']'; close++)
+		;
+	if (close == n)
+		return perr(ps, ps->lineno, (int)i + 1, "section header without closing ']'");
+	for (c = close + 1; c < n && is_blank(l[c]); c++)
+		;
+	if (c < n && l[c] != ';' && l[c] != '#')
+		return perr(ps, ps->lineno, (int)c + 1, "unexpected text after ']'");
+	for (a = i + 1; a < close && is_blank(l[a]); a++)
+		;
+	if (close - a < 6 || strncmp(l + a, "preset", 6) || (close - a > 6 && !is_blank(l[a + 6])))
+		return perr(ps, ps->lineno, (int)a + 1,
+			    "unknown section '[%.*s]' (expected [preset NAME] or "
+			    "[preset NAME:PMU])",
+			    (int)(close - i - 1), l + i + 1);
+	for (a += 6; a < close && is_blank(l[a]); a++)
+		;
+	colon = memchr(l + a, ':', close - a);
+	b = colon ? (size_t)(colon - l) : close;
+	while (b > a && is_blank(l[b - 1]))
+		b--;
+	if (a == b)
+		return perr(ps, ps->lineno, (int)a + 1, "missing preset name");
+	for (size_t k = a; k < b; k++)
+		if (!name_char(l[k]))
+			return perr(ps, ps->lineno, (int)k + 1,
+				    "invalid character '%c' in preset name (use letters, digits, "
+				    "'_' and '-')",
+				    l[k]);
+	if (b - a >= PRESET_NAME_MAX)
+		return perr(ps, ps->lineno, (int)a + 1,
+			    "preset name too long (at most %d characters)", PRESET_NAME_MAX - 1);
+	if (colon) {
+		size_t p = (size_t)(colon - l) + 1;
+
+		for (;;) {
+			size_t q, e;
+
+			while (p < close && is_blank(l[p]))
+				p++;
+			for (q = p; q < close && l[q] != ','; q++)
+				;
+			for (e = q; e > p && is_blank(l[e - 1]); e--)
+				;
+			if (e == p)
+				return perr(ps, ps->lineno, (int)p + 1, "missing PMU name");
+			for (size_t k = p; k < e; k++)
+				if (!pmu_char(l[k]))
+					return perr(ps, ps->lineno, (int)k + 1,
+						    "invalid character '%c' in PMU pattern", l[k]);
+			if (strlen(pmu) + (e - p) + 3 >= sizeof(pmu))
+				return perr(ps, ps->lineno, (int)p + 1, "too many PMU patterns");
+			appendf(pmu, sizeof(pmu), "%s%.*s", pmu[0] ? ", " : "", (int)(e - p),
+				l + p);
+			if (q == close)
+				break;
+			p = q + 1;
+		}
+	}
+	for (int k = 0; k < ps->nr_sec; k++) {
+		s = &ps->sec[k];
+		if (strlen(s->name) == b - a && !strncmp(s->name, l + a, b - a) &&
+		    !strcmp(s->pmu, pmu))
+			return perr(ps, ps->lineno, (int)i + 1,
+				    "duplicate section [preset %s%s%s] (first at line %d)", s->name,
+				    pmu[0] ? ":" : "", pmu, s->line);
+	}
+	if (ps->nr_sec == ps->cap_sec) {
+		int cap = ps->cap_sec ? 2 * ps->cap_sec : 8;
+		struct section *ns = realloc(ps->sec, (size_t)cap * sizeof(*ns));
+
+		if (!ns)
+			return ps->ret = -ENOMEM;
+		ps->sec = ns;
+		ps->cap_sec = cap;
+	}
+	s = &ps->sec[ps->nr_sec++];
+	memset(s, 0, sizeof(*s));
+	memcpy(s->name, l + a, b - a);
+	snprintf(s->pmu, sizeof(s->pmu), "%s", pmu);
+	s->line = ps->lineno;
+	return 0;
+}
+
+/* End of the value at l[from, n): before an inline comment (';' after a
+ * blank), trailing blanks dropped. */
+static size_t value_end(const char *l, size_t from, size_t n)
+{
+	size_t e = n;
+
+	for (size_t k = from; k < n; k++)
+		if (l[k] == ';' && (k == from || is_blank(l[k - 1]))) {
+			e = k;
+			break;
+		}
+	while (e > from && is_blank(l[e - 1]))
+		e--;
+	return e;
+}
+
+/* Sort the current line into ps->kind, as inih will, and split it. */
+static int classify(struct parse *ps)
+{
+	const char *l = ps->text + ps->line_off;
+	size_t n = ps->line_len, i = 0, bom = 0, k;
+	bool quoted = false;
+
+	if (ps->lineno == 1 && n >= 3 && !memcmp(l, "\xEF\xBB\xBF", 3))
+		i = bom = 3;
+	while (i < n && isspace((unsigned char)l[i]))
+		i++;
+	if (i == n || l[i] == ';' || l[i] == '#') {
+		ps->kind = LINE_SKIP;
+		return 0;
+	}
+	if (i > bom && ps->have_key) {
+		ps->kind = LINE_CONT;
+		ps->val_off = i;
+		ps->val_len = value_end(l, i, n) - i;
+		return 0;
+	}
+	if (l[i] == '[') {
+		ps->kind = LINE_SECTION;
+		ps->have_key = false;
+		return section_begin(ps, l, n, i);
+	}
+	if (!ps->nr_sec)
+		return perr(ps, ps->lineno, (int)i + 1, "key outside a [preset NAME] section");
+	/* key = value: the first '=' outside backquotes, before any comment */
+	for (k = i; k < n; k++) {
+		if (l[k] == '`')
+			quoted = !quoted;
+		else if (!quoted && l[k] == '=')
+			break;
+		else if (!quoted && l[k] == ';' && is_blank(l[k - 1]))
+			k = n - 1;
+	}
+	if (k >= n)
+		return perr(ps, ps->lineno, (int)i + 1, "expected 'key = value' or '[section]'");
+	ps->key_off = i;
+	ps->key_len = k - i;
+	while (ps->key_len && is_blank(l[i + ps->key_len - 1]))
+		ps->key_len--;
+	if (!ps->key_len)
+		return perr(ps, ps->lineno, (int)i + 1, "missing key before '='");
+	for (k++; k < n && is_blank(l[k]); k++)
+		;
+	ps->val_off = k;
+	ps->val_len = value_end(l, k, n) - k;
+	ps->kind = LINE_KEY;
+	ps->have_key = true;
+	return 0;
+}
+
+/* inih line reader over the text; checks what inih would silently get wrong. */
+static char *reader(char *str, int num, void *stream)
+{
+	struct parse *ps = stream;
+	const char *t = ps->text;
+	size_t start = ps->off, end, n;
+
+	if (ps->ret || start >= ps->len)
+		return NULL;
+	for (end = start; end < ps->len && t[end] != '\n'; end++)
+		;
+	ps->off = end < ps->len ? end + 1 : end;
+	ps->lineno++;
+	n = end - start;
+	if (n >= (size_t)num) {
+		perr(ps, ps->lineno, num,
+		     "line too long (at most %d characters; continue a value on an indented line)",
+		     num - 1);
+		return NULL;
+	}
+	while (n && isspace((unsigned char)t[start + n - 1]))
+		n--;
+	ps->line_off = start;
+	ps->line_len = n;
+	if (classify(ps))
+		return NULL;
+	memcpy(str, t + start, n);
+	str[n] = '\0';
+	return str;
+}
+
+static int add_entry(struct parse *ps)
+{
+	const char *l = ps->text + ps->line_off;
+	struct section *s = &ps->sec[ps->nr_sec - 1];
+	struct entry *e;
+
+	if (ps->key_len >= sizeof(e->key))
+		return perr(ps, ps->lineno, (int)ps->key_off + 1, "key too long");
+	if (s->nr_entries == s->cap_entries) {
+		int cap = s->cap_entries ? 2 * s->cap_entries : 8;
+		struct entry *ne = realloc(s->entries, (size_t)cap * sizeof(*ne));
+
+		if (!ne)
+			return ps->ret = -ENOMEM;
+		s->entries = ne;
+		s->cap_entries = cap;
+	}
+	e = &s->entries[s->nr_entries++];
+	memset(e, 0, offsetof(struct entry, value));
+	memcpy(e->key, l + ps->key_off, ps->key_len);
+	e->line = ps->lineno;
+	memcpy(e->value, l + ps->val_off, ps->val_len);
+	e->value[ps->val_len] = '\0';
+	e->vlen = ps->val_len;
+	e->vstart = 0;
+	e->nr_segs = 1;
+	e->seg[0] = (struct seg){ps->lineno, (int)ps->val_off + 1, 0, ps->val_len};
+	return 0;
+}
+
+static int continue_entry(struct parse *ps)
+{
+	const char *l = ps->text + ps->line_off;
+	struct section *s = &ps->sec[ps->nr_sec - 1];
+	struct entry *e = &s->entries[s->nr_entries - 1];
+	size_t sep = e->vlen ? 1 : 0;
+
+	if (!ps->val_len)
+		return 0;
+	if (e->nr_segs == SEGS_MAX)
+		return perr(ps, ps->lineno, (int)ps->val_off + 1,
+			    "value continued over too many lines (at most %d)", SEGS_MAX);
+	if (e->vlen + sep + ps->val_len >= sizeof(e->value))
+		return perr(ps, ps->lineno, (int)ps->val_off + 1,
+			    "value too long (at most %zu characters)", sizeof(e->value) - 1);
+	if (sep)
+		e->value[e->vlen++] = ' ';
+	e->seg[e->nr_segs++] = (struct seg){ps->lineno, (int)ps->val_off + 1, e->vlen, ps->val_len};
+	memcpy(e->value + e->vlen, l + ps->val_off, ps->val_len);
+	e->vlen += ps->val_len;
+	e->value[e->vlen] = '\0';
+	return 0;
+}
+
+/* inih handler: the split comes from classify() (inih also splits at ':',
+ * which event names contain), inih only drives it. */
+static int handler(void *user, const char *section, const char *name, const char *value)
+{
+	struct parse *ps = user;
+
+	if (ps->ret)
+		return 0;
+	if (ps->kind == LINE_KEY)
+		add_entry(ps);
+	else if (ps->kind == LINE_CONT)
+		continue_entry(ps);
+	ps->kind = LINE_SKIP; /* one call per line */
+	return !ps->ret;
+}
+
+/* ---- phase 2: meaning of the entries ---- */
+
+/* Where value offset off of e is in the file. */
+static void map_off(const struct entry *e, size_t off, int *line, int *col)
+{
+	int k = 0;
+
+	off += e->vstart;
+	while (k + 1 < e->nr_segs && e->seg[k + 1].off <= off)
+		k++;
+	*line = e->seg[k].line;
+	*col = e->seg[k].col + (int)(off - e->seg[k].off > e->seg[k].len ? e->seg[k].len
+									: off - e->seg[k].off);
+}
+
+/* The value without surrounding double quotes. */
+static const char *val(const struct entry *e)
+{
+	return e->value + e->vstart;
+}
+
+__attribute__((format(printf, 4, 5))) static int verr(struct parse *ps, const struct entry *e,
+						       size_t off, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+	int line, col;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	map_off(e, off, &line, &col);
+	return perr(ps, line, col, "%s", msg);
+}
+
+/* Offsets of the names of a list that events_parse_list() accepted, in
+ * order: the same split (braces, commas, nothing inside pmu/.../). */
+static int list_offsets(const char *v, size_t *offs, int max)
+{
+	size_t i, start = 0;
+	int n = 0, slashes = 0;
+
+	for (i = 0;; i++) {
+		char c = v[i];
+
+		if (slashes % 2 && c != '/' && c)
+			continue;
+		if (c == '/') {
+			slashes++;
+			continue;
+		}
+		if (c == '{' || c == '}' || c == ',' || !c) {
+			size_t s = start;
+
+			while (s < i && isspace((unsigned char)v[s]))
+				s++;
+			if (s < i && n < max)
+				offs[n++] = s;
+			start = i + 1;
+			slashes = 0;
+			if (!c)
+				return n;
+		}
+	}
+}
+
+/* events_parse_list() on the value of e, errors mapped to the file. */
+static int parse_list(struct parse *ps, const struct entry *e, struct events_list *l,
+		      size_t *offs)
+{
+	char err[256];
+	int col = 0, used = 0;
+	const char *v = val(e);
+
+	memset(l, 0, sizeof(*l));
+	if (!*v)
+		return verr(ps, e, 0, "empty event list");
+	if (events_parse_list(v, l, err, sizeof(err))) {
+		if (sscanf(err, "column %d: %n", &col, &used) >= 1 && used > 0 && col > 0)
+			return verr(ps, e, (size_t)col - 1, "%s", err + used);
+		return verr(ps, e, 0, "%s", err);
+	}
+	list_offsets(v, offs, EVENTS_LIST_MAX);
+	for (int i = 0; i < l->nr; i++) {
+		if (strchr(l->name[i], '`'))
+			return verr(ps, e, offs[i], "event names cannot contain '`'");
+		for (int j = 0; j < i; j++)
+			if (!strcmp(l->name[i], l->name[j]))
+				return verr(ps, e, offs[i], "event '%s' is listed twice",
+					    l->name[i]);
+	}
+	return 0;
+}
+
+struct fallback_def {
+	char event[EVENTS_NAME_MAX];
+	const struct entry *e;
+	int event_col; /* of EVENT in the key */
+	int nr;
+	char name[PRESET_FALLBACKS_MAX][EVENTS_NAME_MAX];
+	size_t offs[PRESET_FALLBACKS_MAX]; /* of each name in the value */
+};
+
+struct metric_def {
+	char name[PRESET_METRIC_NAME_MAX];
+	const struct entry *expr, *format, *unit, *title;
+	struct preset_metric m;
+};
+
+/* What one section says, before merging. */
+struct sec_data {
+	const struct section *s;
+	const struct entry *desc, *events, *sort;
+	struct events_list list;
+	size_t offs[EVENTS_LIST_MAX];
+	int nr_fb;
+	struct fallback_def fb[EVENTS_LIST_MAX];
+	int nr_m;
+	struct metric_def m[PRESET_METRICS_MAX];
+};
+
+/* Canonical form of a key (fallback.`x` = fallback.x) and where the part
+ * after "fallback." or "metric." starts. */
+static void canon_key(const char *key, char *out, size_t len, size_t *rest)
+{
+	const char *r = key;
+	size_t n;
+
+	*rest = 0;
+	if (starts_with(key, "fallback."))
+		*rest = strlen("fallback.");
+	else if (starts_with(key, "metric."))
+		*rest = strlen("metric.");
+	r = key + *rest;
+	n = strlen(r);
+	if (*rest && n >= 2 && r[0] == '`' && r[n - 1] == '`')
+		snprintf(out, len, "%.*s%.*s", (int)*rest, key, (int)(n - 2), r + 1);
+	else
+		snprintf(out, len, "%s", key);
+}
+
+static bool valid_metric_name(const char *s)
+{
+	if (!isalpha((unsigned char)s[0]))
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr("_%/-", *s))
+			return false;
+	return true;
+}
+
+/* One double conversion (%f %e %g %a, any case, optional l), flags, width
+ * and precision; %% allowed. NULL when fine, else why not. */
+static const char *format_problem(const char *f, size_t *where)
+{
+	int convs = 0;
+
+	for (const char *p = f; *p; p++) {
+		if (*p != '%')
+			continue;
+		*where = (size_t)(p - f);
+		if (p[1] == '%') {
+			p++;
+			continue;
+		}
+		p++;
+		while (*p && strchr("-+ #0", *p))
+			p++;
+		while (isdigit((unsigned char)*p))
+			p++;
+		if (*p == '.') {
+			p++;
+			while (isdigit((unsigned char)*p))
+				p++;
+		}
+		if (*p == 'l')
+			p++;
+		if (!*p || !strchr("fFeEgGaA", *p))
+			return "only %f, %e, %g or %a conversions (with flags, width and "
+			       "precision) format a metric";
+		convs++;
+	}
+	if (convs != 1) {
+		*where = 0;
+		return convs ? "more than one conversion in format"
+			     : "format has no conversion (e.g. %.2f)";
+	}
+	return NULL;
+}
+
+static struct metric_def *metric_def(struct sec_data *d, const char *name)
+{
+	for (int k = 0; k < d->nr_m; k++)
+		if (!strcmp(d->m[k].name, name))
+			return &d->m[k];
+	return NULL;
+}
+
+static int interpret_metric(struct parse *ps, struct sec_data *d, const struct entry *e,
+			    const char *rest, int rest_col)
+{
+	static const char *const attrs[] = {".format", ".unit", ".title"};
+	char name[256];
+	struct metric_def *md;
+	size_t n = strlen(rest);
+	int attr = -1;
+
+	for (int k = 0; k < 3; k++) {
+		size_t an = strlen(attrs[k]);
+
+		if (n > an && !strcmp(rest + n - an, attrs[k])) {
+			attr = k;
+			n -= an;
+		}
+	}
+	snprintf(name, sizeof(name), "%.*s", (int)n, rest);
+	if (!n)
+		return perr(ps, e->line, rest_col, "missing metric name after 'metric.'");
+	if (strchr(name, '.'))
+		return perr(ps, e->line, 1,
+			    "unknown key '%s' (a metric's attributes are format, unit and title)",
+			    e->key);
+	if (!valid_metric_name(name))
+		return perr(ps, e->line, rest_col,
+			    "invalid metric name '%s' (a letter, then letters, digits, '_', "
+			    "'%%', '/' or '-')",
+			    name);
+	if (n >= PRESET_METRIC_NAME_MAX)
+		return perr(ps, e->line, rest_col, "metric name too long (at most %d characters)",
+			    PRESET_METRIC_NAME_MAX - 1);
+	md = metric_def(d, name);
+	if (!md) {
+		if (d->nr_m == PRESET_METRICS_MAX)
+			return perr(ps, e->line, 1, "too many metrics (at most %d)",
+				    PRESET_METRICS_MAX);
+		md = &d->m[d->nr_m++];
+		memset(md, 0, sizeof(*md));
+		memcpy(md->name, name, n);
+	}
+	switch (attr) {
+	case -1: {
+		struct expr_error xe;
+
+		md->expr = e;
+		if (expr_compile(val(e), &md->m.expr, &xe))
+			return verr(ps, e, (size_t)xe.col - 1, "%s", xe.msg);
+		if (expr_format(&md->m.expr, md->m.text, sizeof(md->m.text)))
+			return verr(ps, e, 0, "expression too long");
+		md->m.line = e->line;
+		return 0;
+	}
+	case 0: {
+		size_t where = 0;
+		const char *why = format_problem(val(e), &where);
+
+		md->format = e;
+		if (why)
+			return verr(ps, e, where, "%s", why);
+		if (strlen(val(e)) >= PRESET_FORMAT_MAX)
+			return verr(ps, e, 0, "format too long (at most %d characters)",
+				    PRESET_FORMAT_MAX - 1);
+		return 0;
+	}
+	case 1:
+		md->unit = e;
+		if (strlen(val(e)) >= PRESET_UNIT_MAX)
+			return verr(ps, e, 0, "unit too long (at most %d characters)",
+				    PRESET_UNIT_MAX - 1);
+		return 0;
+	default:
+		md->title = e;
+		if (strlen(val(e)) >= PRESET_METRIC_NAME_MAX)
+			return verr(ps, e, 0, "title too long (at most %d characters)",
+				    PRESET_METRIC_NAME_MAX - 1);
+		return 0;
+	}
+}
+
+static int interpret_fallback(struct parse *ps, struct sec_data *d, const struct entry *e,
+			      const char *event, int event_col)
+{
+	struct fallback_def *fb = &d->fb[d->nr_fb];
+	size_t offs[EVENTS_LIST_MAX];
+	struct events_list *l;
+
+	if (!*event)
+		return perr(ps, e->line, event_col, "missing event name after 'fallback.'");
+	if (strlen(event) >= EVENTS_NAME_MAX)
+		return perr(ps, e->line, event_col, "event name too long");
+	if (d->nr_fb == EVENTS_LIST_MAX)
+		return perr(ps, e->line, 1, "too many fallbacks");
+	l = malloc(sizeof(*l));
+	if (!l)
+		return ps->ret = -ENOMEM;
+	memset(fb, 0, sizeof(*fb));
+	snprintf(fb->event, sizeof(fb->event), "%s", event);
+	fb->e = e;
+	fb->event_col = event_col;
+	if (parse_list(ps, e, l, offs))
+		goto out;
+	if (strchr(val(e), '{')) {
+		verr(ps, e, strcspn(val(e), "{"), "fallbacks cannot be grouped");
+		goto out;
+	}
+	if (l->nr > PRESET_FALLBACKS_MAX) {
+		verr(ps, e, offs[PRESET_FALLBACKS_MAX], "too many fallbacks (at most %d)",
+		     PRESET_FALLBACKS_MAX);
+		goto out;
+	}
+	fb->nr = l->nr;
+	for (int k = 0; k < l->nr; k++) {
+		memcpy(fb->name[k], l->name[k], sizeof(fb->name[k]));
+		fb->offs[k] = offs[k];
+	}
+	d->nr_fb++;
+out:
+	free(l);
+	return ps->ret;
+}
+
+/* Drop surrounding double quotes from a value (fix the offsets). */
+static void unquote(struct entry *e)
+{
+	if (e->vlen >= 2 && e->value[0] == '"' && e->value[e->vlen - 1] == '"') {
+		e->value[e->vlen - 1] = '\0';
+		e->vstart = 1;
+	}
+}
+
+static int interpret_section(struct parse *ps, struct section *s, struct sec_data *d)
+{
+	char (*keys)[256] = calloc((size_t)s->nr_entries + 1, sizeof(*keys));
+
+	if (!keys)
+		return ps->ret = -ENOMEM;
+	d->s = s; /* d comes zeroed */
+	for (int i = 0; i < s->nr_entries && !ps->ret; i++) {
+		struct entry *e = &s->entries[i];
+		size_t rest;
+
+		unquote(e);
+		canon_key(e->key, keys[i], sizeof(keys[i]), &rest);
+		for (int j = 0; j < i; j++)
+			if (!strcmp(keys[i], keys[j])) {
+				perr(ps, e->line, 1, "duplicate key '%s' (first at line %d)",
+				     e->key, s->entries[j].line);
+				break;
+			}
+		if (ps->ret)
+			break;
+		if (!strcmp(e->key, "description")) {
+			d->desc = e;
+			if (strlen(val(e)) >= PRESET_DESC_MAX)
+				verr(ps, e, PRESET_DESC_MAX - 1,
+				     "description too long (at most %d characters)",
+				     PRESET_DESC_MAX - 1);
+		} else if (!strcmp(e->key, "events")) {
+			d->events = e;
+			parse_list(ps, e, &d->list, d->offs);
+		} else if (!strcmp(e->key, "sort")) {
+			d->sort = e;
+			if (!*val(e))
+				verr(ps, e, 0, "empty sort key");
+		} else if (rest && e->key[0] == 'f') {
+			const char *ev = keys[i] + rest;
+			int col = (int)rest + 1 + (e->key[rest] == '`');
+
+			if (strchr(ev, '`'))
+				perr(ps, e->line, col, "event names cannot contain '`'");
+			else
+				interpret_fallback(ps, d, e, ev, col);
+		} else if (rest) {
+			interpret_metric(ps, d, e, e->key + rest, (int)rest + 1);
+		} else {
+			perr(ps, e->line, 1, "unknown key '%s' (expected " KEYS_HINT ")", e->key);
+		}
+	}
+	free(keys);
+	for (int k = 0; k < d->nr_m && !ps->ret; k++) {
+		struct metric_def *md = &d->m[k];
+		const struct entry *a = md->format ? md->format : md->unit ? md->unit : md->title;
+
+		if (!md->expr)
+			perr(ps, a->line, 1, "%s without metric.%s in this section", a->key,
+			     md->name);
+	}
+	return ps->ret;
+}
+
+static int find_event(const struct preset *p, const char *name)
+{
+	for (int i = 0; i < p->nr_events; i++)
+		if (!strcmp(p->ev[i].name, name))
+			return i;
+	return -1;
+}
+
+static bool known_event(const char *name, void *arg)
+{
+	return find_event(arg, name) >= 0;
+}
+
+static void set_events(struct preset *p, const struct events_list *l)
+{
+	p->nr_events = l->nr;
+	p->nr_groups = l->nr_groups;
+	for (int i = 0; i < l->nr; i++) {
+		memset(&p->ev[i], 0, sizeof(p->ev[i]));
+		snprintf(p->ev[i].name, sizeof(p->ev[i].name), "%s", l->name[i]);
+		p->ev[i].group = l->group[i];
+	}
+}
+
+/* Attach the fallbacks of d to p's events, checking them against p. */
+static int apply_fallbacks(struct parse *ps, const struct sec_data *d, struct preset *p)
+{
+	for (int f = 0; f < d->nr_fb; f++) {
+		const struct fallback_def *fb = &d->fb[f];
+		int i = find_event(p, fb->event);
+
+		if (i < 0)
+			return perr(ps, fb->e->line, fb->event_col,
+				    "fallback for '%s', which is not in events", fb->event);
+		for (int k = 0; k < fb->nr; k++) {
+			const char *name = fb->name[k];
+
+			if (!strcmp(name, fb->event))
+				return verr(ps, fb->e, fb->offs[k],
+					    "'%s' cannot fall back to itself", name);
+			if (find_event(p, name) >= 0)
+				return verr(ps, fb->e, fb->offs[k],
+					    "fallback '%s' is itself listed in events", name);
+			for (int j = 0; j < k; j++)
+				if (!strcmp(name, fb->name[j]))
+					return verr(ps, fb->e, fb->offs[k],
+						    "fallback '%s' is listed twice", name);
+			for (int o = 0; o < p->nr_events; o++)
+				for (int j = 0; o != i && j < p->ev[o].nr_fallbacks; j++)
+					if (!strcmp(name, p->ev[o].fallback[j]))
+						return verr(ps, fb->e, fb->offs[k],
+							    "fallback '%s' is already a "
+							    "fallback of '%s'",
+							    name, p->ev[o].name);
+		}
+		p->ev[i].nr_fallbacks = fb->nr;
+		memcpy(p->ev[i].fallback, fb->name, sizeof(fb->name));
+	}
+	return 0;
+}
+
+static void set_metrics(struct preset *p, const struct sec_data *d)
+{
+	p->nr_metrics = d->nr_m;
+	for (int k = 0; k < d->nr_m; k++) {
+		const struct metric_def *md = &d->m[k];
+		struct preset_metric *m = &p->metric[k];
+
+		*m = md->m;
+		snprintf(m->name, sizeof(m->name), "%s", md->name);
+		snprintf(m->title, sizeof(m->title), "%s", md->title ? val(md->title) : md->name);
+		snprintf(m->unit, sizeof(m->unit), "%s", md->unit ? val(md->unit) : "");
+		snprintf(m->format, sizeof(m->format), "%s",
+			 md->format ? val(md->format) : DEFAULT_FORMAT);
+	}
+}
+
+/* Type-check the metrics of md against p's events. variant: the section
+ * whose events inherited metrics now face (NULL when md's own). */
+static int check_metrics(struct parse *ps, const struct sec_data *md, const struct preset *p,
+			 const struct section *variant)
+{
+	for (int k = 0; k < md->nr_m; k++) {
+		const struct metric_def *m = &md->m[k];
+		struct expr_error xe;
+
+		if (!expr_check(&m->m.expr, known_event, (void *)p, &xe))
+			continue;
+		if (variant)
+			return verr(ps, m->expr, (size_t)xe.col - 1,
+				    "%s (not in the events of [preset %s:%s])", xe.msg,
+				    variant->name, variant->pmu);
+		return verr(ps, m->expr, (size_t)xe.col - 1,
+			    "%s (not in the events of this preset)", xe.msg);
+	}
+	return 0;
+}
+
+/* The sort key of sd (if any) must name a metric or event of p. */
+static int check_sort(struct parse *ps, const struct sec_data *sd, struct preset *p,
+		      const struct section *variant)
+{
+	const char *s;
+	bool found;
+
+	if (!sd->sort)
+		return 0;
+	s = val(sd->sort);
+	found = find_event(p, s) >= 0;
+	for (int k = 0; k < p->nr_metrics && !found; k++)
+		found = !strcmp(p->metric[k].name, s);
+	if (!found) {
+		if (variant)
+			return verr(ps, sd->sort, 0,
+				    "sort: '%s' is not a metric or event of [preset %s:%s]", s,
+				    variant->name, variant->pmu);
+		return verr(ps, sd->sort, 0, "sort: '%s' is not a metric or event of this preset",
+			    s);
+	}
+	snprintf(p->sort, sizeof(p->sort), "%s", s);
+	return 0;
+}
+
+static void set_origin(struct preset *p, const struct parse *ps, const struct section *s,
+		       enum preset_origin origin)
+{
+	snprintf(p->name, sizeof(p->name), "%s", s->name);
+	snprintf(p->pmu, sizeof(p->pmu), "%s", s->pmu);
+	snprintf(p->file, sizeof(p->file), "%s", ps->file);
+	p->line = s->line;
+	p->origin = origin;
+}
+
+static int build_base(struct parse *ps, const struct sec_data *d, struct preset *p,
+		      enum preset_origin origin)
+{
+	memset(p, 0, sizeof(*p));
+	set_origin(p, ps, d->s, origin);
+	if (!d->events)
+		return perr(ps, d->s->line, 1, "[preset %s] has no events", d->s->name);
+	if (d->desc)
+		snprintf(p->description, sizeof(p->description), "%s", val(d->desc));
+	set_events(p, &d->list);
+	if (apply_fallbacks(ps, d, p))
+		return ps->ret;
+	set_metrics(p, d);
+	if (check_metrics(ps, d, p, NULL))
+		return ps->ret;
+	return check_sort(ps, d, p, NULL);
+}
+
+static int build_variant(struct parse *ps, const struct sec_data *base, const struct preset *bp,
+			 const struct sec_data *d, struct preset *p, enum preset_origin origin)
+{
+	bool new_events = d->events != NULL;
+
+	*p = *bp;
+	set_origin(p, ps, d->s, origin);
+	if (d->desc)
+		snprintf(p->description, sizeof(p->description), "%s", val(d->desc));
+	if (new_events) {
+		set_events(p, &d->list);
+		/* keep the base's fallbacks for events still listed */
+		for (int i = 0; i < p->nr_events; i++) {
+			int b = find_event(bp, p->ev[i].name);
+
+			if (b >= 0 && !d->nr_fb) {
+				p->ev[i].nr_fallbacks = bp->ev[b].nr_fallbacks;
+				memcpy(p->ev[i].fallback, bp->ev[b].fallback,
+				       sizeof(p->ev[i].fallback));
+			}
+		}
+	}
+	if (d->nr_fb) {
+		for (int i = 0; i < p->nr_events; i++)
+			p->ev[i].nr_fallbacks = 0;
+		if (apply_fallbacks(ps, d, p))
+			return ps->ret;
+	} else if (new_events) {
+		/* inherited fallbacks must still make sense with the new events */
+		for (int i = 0; i < p->nr_events; i++)
+			for (int k = 0; k < p->ev[i].nr_fallbacks; k++)
+				if (find_event(p, p->ev[i].fallback[k]) >= 0)
+					for (int f = 0; f < base->nr_fb; f++)
+						if (!strcmp(base->fb[f].event, p->ev[i].name))
+							return perr(ps, base->fb[f].e->line,
+								    base->fb[f].event_col,
+								    "fallback '%s' of '%s' is "
+								    "listed in the events of "
+								    "[preset %s:%s]",
+								    p->ev[i].fallback[k],
+								    p->ev[i].name, d->s->name,
+								    d->s->pmu);
+	}
+	if (d->nr_m)
+		set_metrics(p, d);
+	if (check_metrics(ps, d->nr_m ? d : base, p, d->nr_m ? NULL : d->s))
+		return ps->ret;
+	return check_sort(ps, d->sort ? d : base, p, d->sort ? NULL : d->s);
+}
+
+/* ---- the set ---- */
+
+/* Index just past the group (base + variants) starting at i. */
+static int group_end(const struct preset_set *set, int i)
+{
+	for (i++; i < set->nr && set->p[i].pmu[0]; i++)
+		;
+	return i;
+}
+
+static int group_find(const struct preset_set *set, const char *name)
+{
+	for (int i = 0; i < set->nr; i = group_end(set, i))
+		if (!strcmp(set->p[i].name, name))
+			return i;
+	return -1;
+}
+
+/* Put the group np[0..n) into set, in place of any group of the same name. */
+static int set_put(struct preset_set *set, struct preset *np, int n)
+{
+	int at = group_find(set, np[0].name), old = 0;
+	struct preset *p;
+
+	if (at >= 0) {
+		old = group_end(set, at) - at;
+		np[0].overrides = true;
+		np[0].overridden = set->p[at].origin;
+	} else {
+		at = set->nr;
+	}
+	/* grow before moving the tail; a shrinking set keeps its size */
+	p = realloc(set->p, (size_t)(set->nr + (n > old ? n - old : 0)) * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	set->p = p;
+	memmove(p + at + n, p + at + old, (size_t)(set->nr - at - old) * sizeof(*p));
+	memcpy(p + at, np, (size_t)n * sizeof(*p));
+	set->nr += n - old;
+	return 0;
+}
+
+static int build_all(struct parse *ps, struct preset_set *set, enum preset_origin origin)
+{
+	struct sec_data *d = calloc((size_t)ps->nr_sec, sizeof(*d));
+	struct preset *np = calloc((size_t)ps->nr_sec, sizeof(*np));
+	int *base = calloc((size_t)ps->nr_sec, sizeof(*base)), n = 0;
+
+	if (!d || !np || !base) {
+		ps->ret = -ENOMEM;
+		goto out;
+	}
+	for (int i = 0; i < ps->nr_sec && !ps->ret; i++)
+		interpret_section(ps, &ps->sec[i], &d[i]);
+	/* bases first (variants start from them), then variants, file order */
+	for (int i = 0; i < ps->nr_sec && !ps->ret; i++)
+		if (!ps->sec[i].pmu[0])
+			build_base(ps, &d[i], &np[i], origin);
+	for (int i = 0; i < ps->nr_sec && !ps->ret; i++) {
+		base[i] = -1;
+		if (!ps->sec[i].pmu[0])
+			continue;
+		for (int j = 0; j < ps->nr_sec; j++)
+			if (!ps->sec[j].pmu[0] && !strcmp(ps->sec[j].name, ps->sec[i].name))
+				base[i] = j;
+		if (base[i] < 0)
+			perr(ps, ps->sec[i].line, 1,
+			     "variant [preset %s:%s] has no [preset %s] in this file",
+			     ps->sec[i].name, ps->sec[i].pmu, ps->sec[i].name);
+		else
+			build_variant(ps, &d[base[i]], &np[base[i]], &d[i], &np[i], origin);
+	}
+	if (ps->ret)
+		goto out;
+	/* one group per base: the base, then its variants */
+	for (int i = 0; i < ps->nr_sec && !ps->ret; i++) {
+		struct preset *g;
+
+		if (ps->sec[i].pmu[0])
+			continue;
+		g = calloc((size_t)ps->nr_sec, sizeof(*g));
+		if (!g) {
+			ps->ret = -ENOMEM;
+			break;
+		}
+		n = 0;
+		g[n++] = np[i];
+		for (int j = 0; j < ps->nr_sec; j++)
+			if (ps->sec[j].pmu[0] && base[j] == i)
+				g[n++] = np[j];
+		if (set_put(set, g, n))
+			ps->ret = -ENOMEM;
+		free(g);
+	}
+out:
+	free(d);
+	free(np);
+	free(base);
+	return ps->ret;
+}
+
+int preset_parse(struct preset_set *set, const char *text, size_t len, const char *file,
+		 enum preset_origin origin, struct preset_error *err)
+{
+	struct parse ps = {.file = file, .text = text, .len = len, .err = err};
+	struct preset_set tmp = *set;
+	const char *nul = memchr(text, '\0', len);
+	int ret;
+
+	memset(err, 0, sizeof(*err));
+	if (nul) {
+		int line = 1;
+
+		for (const char *c = text; c < nul; c++)
+			line += *c == '\n';
+		return perr(&ps, line, 0, "NUL byte in preset file");
+	}
+	ret = ini_parse_stream(reader, &ps, handler, &ps);
+	if (!ps.ret && ret > 0)
+		perr(&ps, ret, 0, "syntax error");
+	else if (!ps.ret && ret < 0)
+		ps.ret = -ENOMEM;
+	if (!ps.ret) {
+		/* build into a copy of the array so that an error changes nothing */
+		tmp.p = NULL;
+		if (set->nr) {
+			tmp.p = malloc((size_t)set->nr * sizeof(*tmp.p));
+			if (!tmp.p)
+				ps.ret = -ENOMEM;
+			else
+				memcpy(tmp.p, set->p, (size_t)set->nr * sizeof(*tmp.p));
+		}
+		if (!ps.ret && !build_all(&ps, &tmp, origin)) {
+			free(set->p);
+			*set = tmp;
+		} else {
+			free(tmp.p);
+		}
+	}
+	for (int i = 0; i < ps.nr_sec; i++)
+		free(ps.sec[i].entries);
+	free(ps.sec);
+	return ps.ret;
+}
+
+/* ---- files and the search path ---- */
+
+static int file_error(struct preset_error *err, const char *path, int e, const char *what)
+{
+	memset(err, 0, sizeof(*err));
+	snprintf(err->file, sizeof(err->file), "%s", path);
+	snprintf(err->msg, sizeof(err->msg), "%s: %s", what, strerror(e));
+	return -e;
+}
+
+int preset_load_file(struct preset_set *set, const char *path, enum preset_origin origin,
+		     struct preset_error *err)
+{
+	struct stat st;
+	char *buf;
+	ssize_t n;
+	size_t len = 0;
+	int fd, ret;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return file_error(err, path, errno, "cannot open preset file");
+	errno = 0;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		if (!errno)
+			errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+		ret = file_error(err, path, errno, "cannot read preset file");
+		close(fd);
+		return ret;
+	}
+	if (st.st_size > FILE_MAX) {
+		close(fd);
+		return file_error(err, path, EFBIG, "preset file too large");
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while (len < (size_t)st.st_size) {
+		n = read(fd, buf + len, (size_t)st.st_size - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = file_error(err, path, errno, "cannot read preset file");
+			free(buf);
+			close(fd);
+			return ret;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	buf[len] = '\0';
+	ret = preset_parse(set, buf, len, path, origin, err);
+	free(buf);
+	return ret;
+}
+
+static int ini_file(const struct dirent *d)
+{
+	size_t n = strlen(d->d_name);
+
+	return d->d_name[0] != '.' && n > 4 && !strcmp(d->d_name + n - 4, ".ini");
+}
+
+static int by_name(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+int preset_load_dir(struct preset_set *set, const char *dir, enum preset_origin origin,
+		    struct preset_error *err)
+{
+	struct dirent **ents;
+	char path[PATH_MAX];
+	struct stat st;
+	int n, ret = 0;
+
+	n = scandir(dir, &ents, ini_file, by_name);
+	if (n < 0) {
+		/* A search-path directory that is not there, or not ours to read
+		 * (HOME of another user under su/setpriv), holds no presets. */
+		if (errno == ENOENT || errno == ENOTDIR || errno == EACCES)
+			return 0;
+		return file_error(err, dir, errno, "cannot read preset directory");
+	}
+	for (int i = 0; i < n; i++) {
+		if (!ret) {
+			snprintf(path, sizeof(path), "%s/%s", dir, ents[i]->d_name);
+			if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+				ret = preset_load_file(set, path, origin, err);
+		}
+		free(ents[i]);
+	}
+	free(ents);
+	return ret;
+}
+
+int preset_load_builtin(struct preset_set *set, struct preset_error *err)
+{
+	char file[PRESET_PATH_MAX];
+	int ret;
+
+	for (int i = 0; i < presets_builtin_count; i++) {
+		snprintf(file, sizeof(file), "builtin:%s", presets_builtin[i].name);
+		ret = preset_parse(set, presets_builtin[i].text, strlen(presets_builtin[i].text),
+				   file, PRESET_ORIGIN_BUILTIN, err);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* A path, or "" (the place is skipped) when it does not fit. */
+__attribute__((format(printf, 3, 4))) static void path_fmt(char *buf, size_t len,
+							    const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= len)
+		buf[0] = '\0';
+}
+
+void preset_paths_default(struct preset_paths *paths)
+{
+	char exe[PATH_MAX], *slash;
+	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+	ssize_t n;
+
+	memset(paths, 0, sizeof(*paths));
+	paths->builtin = true;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		/* <prefix>/bin/pfmtop -> <prefix>/share/pfmtop/presets */
+		for (int k = 0; k < 2; k++) {
+			slash = strrchr(exe, '/');
+			if (slash)
+				*slash = '\0';
+		}
+		path_fmt(paths->datadir, sizeof(paths->datadir), "%s/%s/presets", exe,
+			 PFMTOP_DATADIR_REL);
+	}
+	snprintf(paths->sysconfdir, sizeof(paths->sysconfdir), "/etc/pfmtop/presets.d");
+	if (xdg && xdg[0] == '/')
+		path_fmt(paths->userdir, sizeof(paths->userdir), "%s/pfmtop/presets.d", xdg);
+	else if (home && home[0])
+		path_fmt(paths->userdir, sizeof(paths->userdir), "%s/.config/pfmtop/presets.d",
+			 home);
+}
+
+int preset_load_all(struct preset_set *set, const struct preset_paths *paths,
+		    struct preset_error *err)
+{
+	const struct {
+		const char *dir;
+		enum preset_origin origin;
+	} dirs[] = {
+		{paths->datadir, PRESET_ORIGIN_DATADIR},
+		{paths->sysconfdir, PRESET_ORIGIN_SYSCONF},
+		{paths->userdir, PRESET_ORIGIN_USER},
+	};
+	int ret;
+
+	if (paths->builtin) {
+		ret = preset_load_builtin(set, err);
+		if (ret)
+			return ret;
+	}
+	for (size_t k = 0; k < sizeof(dirs) / sizeof(dirs[0]); k++) {
+		if (!dirs[k].dir[0])
+			continue;
+		ret = preset_load_dir(set, dirs[k].dir, dirs[k].origin, err);
+		if (ret)
+			return ret;
+	}
+	if (paths->file[0])
+		return preset_load_file(set, paths->file, PRESET_ORIGIN_FILE, err);
+	return 0;
+}
+
+/* ---- lookup ---- */
+
+/* Best score of the patterns that match one of pmus: the number of
+ * non-wildcard characters; -1 when none matches. */
+static int pmu_score(const char *patterns, const char *const *pmus, int nr_pmus)
+{
+	char pat[PRESET_PMU_MAX];
+	int best = -1;
+
+	for (const char *p = patterns; *p;) {
+		size_t n = strcspn(p, ",");
+		int score = 0;
+
+		snprintf(pat, sizeof(pat), "%.*s", (int)n, p);
+		for (const char *c = pat; *c; c++)
+			score += !strchr("*?", *c);
+		for (int k = 0; k < nr_pmus; k++)
+			if (pmus[k] && !fnmatch(pat, pmus[k], 0) && score > best)
+				best = score;
+		p += n;
+		while (*p == ',' || *p == ' ')
+			p++;
+	}
+	return best;
+}
+
+const struct preset *preset_find(const struct preset_set *set, const char *name,
+				 const char *const *pmus, int nr_pmus)
+{
+	int at = group_find(set, name), end, best = -1, pick;
+
+	if (at < 0)
+		return NULL;
+	pick = at;
+	end = group_end(set, at);
+	for (int i = at + 1; i < end; i++) {
+		int score = pmu_score(set->p[i].pmu, pmus, nr_pmus);
+
+		if (score > best) {
+			best = score;
+			pick = i;
+		}
+	}
+	return &set->p[pick];
+}
+
+void preset_list_print(const struct preset_set *set, FILE *out)
+{
+	for (int i = 0; i < set->nr; i++) {
+		const struct preset *p = &set->p[i];
+		char where[PRESET_PATH_MAX + 16];
+
+		snprintf(where, sizeof(where), "%s:%d", p->file, p->line);
+		if (p->pmu[0]) {
+			fprintf(out, "  %-14s %-9s %s\n", "", "variant", p->pmu);
+			fprintf(out, "  %-14s %-9s %s\n", "", "", where);
+			continue;
+		}
+		fprintf(out, "%-16s %-9s %s%s%s\n", p->name, preset_origin_name(p->origin), where,
+			p->overrides ? ", overrides " : "",
+			p->overrides ? preset_origin_name(p->overridden) : "");
+		if (p->description[0])
+			fprintf(out, "  %-14s %-9s %s\n", "", "", p->description);
+	}
+}
+
+void preset_events_list(const struct preset *p, struct events_list *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->nr = p->nr_events;
+	out->nr_groups = p->nr_groups;
+	for (int i = 0; i < p->nr_events; i++) {
+		snprintf(out->name[i], sizeof(out->name[i]), "%s", p->ev[i].name);
+		out->group[i] = p->ev[i].group;
+	}
+}
+
+/* ---- choosing what to count ---- */
+
+static int try_open(preset_can_open_fn can_open, void *arg, const char *name, char *why,
+		    size_t len)
+{
+	int ret;
+
+	why[0] = '\0';
+	ret = can_open(name, why, len, arg);
+	if (ret > 0)
+		ret = -ret;
+	if (ret && !why[0])
+		snprintf(why, len, "%s", strerror(-ret));
+	return ret;
+}
+
+int preset_choose(const struct preset *p, preset_can_open_fn can_open, void *arg,
+		  struct preset_resolved *out)
+{
+	int group_map[EVENTS_LIST_MAX];
+	char why[PRESET_WHY_MAX];
+
+	memset(out, 0, sizeof(*out));
+	snprintf(out->name, sizeof(out->name), "%s", p->name);
+	for (int g = 0; g < EVENTS_LIST_MAX; g++)
+		group_map[g] = -1;
+	out->nr = p->nr_events;
+	for (int i = 0; i < p->nr_events; i++) {
+		const struct preset_event *ev = &p->ev[i];
+		struct preset_choice *c = &out->ev[i];
+		int ret;
+
+		snprintf(c->wanted, sizeof(c->wanted), "%s", ev->name);
+		c->fallback = -1;
+		c->index = -1;
+		ret = try_open(can_open, arg, ev->name, why, sizeof(why));
+		if (!ret) {
+			snprintf(c->used, sizeof(c->used), "%s", ev->name);
+		} else {
+			appendf(c->why, sizeof(c->why), "%s: %s", ev->name, why);
+			c->err = ret;
+			for (int k = 0; k < ev->nr_fallbacks; k++) {
+				if (!try_open(can_open, arg, ev->fallback[k], why, sizeof(why))) {
+					snprintf(c->used, sizeof(c->used), "%s", ev->fallback[k]);
+					c->fallback = k;
+					c->err = 0;
+					break;
+				}
+				appendf(c->why, sizeof(c->why), "; %s: %s", ev->fallback[k], why);
+			}
+			c->dropped = c->fallback < 0;
+		}
+		if (c->dropped) {
+			out->nr_dropped++;
+			continue;
+		}
+		out->nr_fallbacks += c->fallback >= 0;
+		if (ev->group >= 0 && ev->group < EVENTS_LIST_MAX) {
+			if (group_map[ev->group] < 0)
+				group_map[ev->group] = out->events.nr_groups++;
+			out->events.group[out->events.nr] = group_map[ev->group];
+		} else {
+			out->events.group[out->events.nr] = out->events.nr_groups++;
+		}
+		snprintf(out->events.name[out->events.nr], sizeof(out->events.name[0]), "%s",
+			 c->used);
+		c->index = out->events.nr++;
+	}
+	out->nr_metrics = p->nr_metrics;
+	for (int k = 0; k < p->nr_metrics; k++) {
+		struct preset_resolved_metric *rm = &out->metric[k];
+		struct expr *e = &rm->m.expr;
+
+		rm->m = p->metric[k];
+		rm->available = true;
+		for (int v = 0; v < e->nr_vars; v++) {
+			int i = find_event(p, e->var[v]);
+			const struct preset_choice *c = i >= 0 ? &out->ev[i] : NULL;
+
+			if (!c || c->dropped) {
+				if (rm->available)
+					appendf(rm->why, sizeof(rm->why), "needs %s",
+						c ? c->why : "an event the preset lacks");
+				rm->available = false;
+			} else if (strcmp(c->used, c->wanted) && expr_rename(e, v, c->used)) {
+				return -ENAMETOOLONG;
+			}
+		}
+		out->nr_unavailable += !rm->available;
+		if (expr_format(e, rm->m.text, sizeof(rm->m.text)))
+			return -ENAMETOOLONG;
+	}
+	return 0;
+}
+
+/* ---- validator ---- */
+
+#define CHECK_TRIES (EVENTS_LIST_MAX * (1 + PRESET_FALLBACKS_MAX))
+
+struct check_ctx {
+	preset_open_fn open;
+	void *arg;
+	int invalid; /* names events_resolve() called malformed */
+	int nr;
+	struct {
+		char name[EVENTS_NAME_MAX];
+		char encoding[EVENTS_ENC_MAX];
+		int ret;
+	} tried[CHECK_TRIES];
+};
+
+static int check_can_open(const char *event, char *why, size_t len, void *arg)
+{
+	struct check_ctx *ctx = arg;
+	struct event_desc d;
+	int ret;
+
+	memset(&d, 0, sizeof(d));
+	ret = events_resolve(event, &d, why, len);
+	if (ret == -EINVAL || ret == -ENAMETOOLONG)
+		ctx->invalid++;
+	if (!ret && ctx->open)
+		ret = ctx->open(&d, why, len, ctx->arg);
+	if (ctx->nr < CHECK_TRIES) {
+		snprintf(ctx->tried[ctx->nr].name, sizeof(ctx->tried[0].name), "%s", event);
+		snprintf(ctx->tried[ctx->nr].encoding, sizeof(ctx->tried[0].encoding), "%s",
+			 ret ? "" : d.encoding);
+		ctx->tried[ctx->nr++].ret = ret;
+	}
+	return ret;
+}
+
+static const char *encoding_of(const struct check_ctx *ctx, const char *name)
+{
+	for (int i = 0; i < ctx->nr; i++)
+		if (!strcmp(ctx->tried[i].name, name))
+			return ctx->tried[i].encoding;
+	return "";
+}
+
+int preset_check(const struct preset *p, preset_open_fn open, void *arg, FILE *out)
+{
+	struct check_ctx *ctx = calloc(1, sizeof(*ctx));
+	struct preset_resolved *r = calloc(1, sizeof(*r));
+	char err[256];
+	int ret, width = 8;
+
+	if (!ctx || !r) {
+		free(ctx);
+		free(r);
+		fprintf(out, "preset %s: out of memory\n", p->name);
+		return 2;
+	}
+	ctx->open = open;
+	ctx->arg = arg;
+	if (events_init(err, sizeof(err)))
+		fprintf(out, "warning: %s\n", err);
+	fprintf(out, "preset %s%s%s (%s, %s:%d)\n", p->name, p->pmu[0] ? ":" : "", p->pmu,
+		preset_origin_name(p->origin), p->file, p->line);
+	if (p->description[0])
+		fprintf(out, "  %s\n", p->description);
+	ret = preset_choose(p, check_can_open, ctx, r);
+	if (ret) {
+		fprintf(out, "  cannot resolve: %s\n", strerror(-ret));
+		free(ctx);
+		free(r);
+		return 2;
+	}
+	for (int i = 0; i < r->nr; i++)
+		if ((int)strlen(r->ev[i].wanted) > width)
+			width = (int)strlen(r->ev[i].wanted);
+	fprintf(out, "  events:\n");
+	for (int i = 0; i < r->nr; i++) {
+		const struct preset_choice *c = &r->ev[i];
+
+		fprintf(out, "    g%-2d %-*s  ", p->ev[i].group + 1, width, c->wanted);
+		if (c->dropped)
+			fprintf(out, "dropped: %s\n", c->why);
+		else if (c->fallback >= 0)
+			fprintf(out, "fallback %s (%s): %s\n", c->used, encoding_of(ctx, c->used),
+				c->why);
+		else
+			fprintf(out, "ok (%s)\n", encoding_of(ctx, c->used));
+	}
+	if (r->nr_metrics)
+		fprintf(out, "  metrics:\n");
+	for (int k = 0; k < r->nr_metrics; k++) {
+		const struct preset_resolved_metric *m = &r->metric[k];
+
+		fprintf(out, "    %s = %s  ", m->m.name, m->m.text);
+		if (m->available)
+			fprintf(out, "ok\n");
+		else
+			fprintf(out, "unavailable: %s\n", m->why);
+	}
+	if (ctx->invalid)
+		ret = 2;
+	else if (r->nr_dropped || r->nr_unavailable)
+		ret = 1;
+	fprintf(out, "  result: %d of %d events counted (%d by fallback), %d dropped; "
+		     "%d of %d metrics available: %s\n",
+		r->nr - r->nr_dropped, r->nr, r->nr_fallbacks, r->nr_dropped,
+		r->nr_metrics - r->nr_unavailable, r->nr_metrics,
+		ret == 2 ? "invalid" : ret == 1 ? "usable, with gaps" : "ok");
+	free(ctx);
+	free(r);
+	return ret;
+}
+
+int preset_check_file(const char *path, const char *const *pmus, int nr_pmus,
+		      preset_open_fn open, void *arg, FILE *out)
+{
+	struct preset_set set;
+	struct preset_error err;
+	char buf[1024];
+	int worst = 0;
+
+	preset_set_init(&set);
+	if (preset_load_file(&set, path, PRESET_ORIGIN_FILE, &err)) {
+		preset_error_format(&err, buf, sizeof(buf));
+		fputs(buf, out);
+		preset_set_free(&set);
+		return 2;
+	}
+	for (int i = 0; i < set.nr; i = group_end(&set, i)) {
+		const struct preset *p = preset_find(&set, set.p[i].name, pmus, nr_pmus);
+		int ret;
+
+		if (i)
+			fputc('\n', out);
+		ret = preset_check(p, open, arg, out);
+		if (ret > worst)
+			worst = ret;
+		for (int v = i + 1; v < group_end(&set, i); v++)
+			if (&set.p[v] != p)
+				fprintf(out, "  variant :%s not for this machine (%s)\n",
+					set.p[v].pmu, "checked as text only");
+	}
+	preset_set_free(&set);
+	return worst;
+}
