@@ -237,7 +237,10 @@ void profile_tick(struct profile *p, struct model *m)
 		m->sampling.enabled = false;
 		return;
 	}
-	sampler_tick(&p->samp);
+	if (m->final)
+		sampler_tick_final(&p->samp);
+	else
+		sampler_tick(&p->samp);
 	fill_health(p, m);
 	n = hotspots_top(&p->hot, mode, NULL, p->rows, p->cap_rows, &tot);
 	for (int i = 0; i < n; i++)

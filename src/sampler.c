@@ -18,6 +18,13 @@
 #define SAMPLER_ONLINE_PATH "/sys/devices/system/cpu/online"
 #define SAMPLER_MAX_CPUS    4096
 
+/*
+ * What the sampling events' read() returns: {value, id, lost}. The lost
+ * count (Linux 6.0) is the one way to learn of drops in a ring that gets
+ * no more records, and so no PERF_RECORD_LOST.
+ */
+#define SAMPLER_READ_FORMAT (PERF_FORMAT_ID | PERF_FORMAT_LOST)
+
 static const struct perf_event_attr sampler_cycles = {
 	.type = PERF_TYPE_HARDWARE,
 	.config = PERF_COUNT_HW_CPU_CYCLES,
@@ -81,7 +88,8 @@ static bool is_pow2(unsigned v)
 
 /* The attr for one stream: the event's identity, then everything sampling needs. */
 static void sampler_attr(struct perf_event_attr *a, const struct perf_event_attr *ev,
-			 const struct sampler_plan *p, bool inherit, unsigned pages)
+			 const struct sampler_plan *p, bool inherit, unsigned pages,
+			 bool read_lost)
 {
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
@@ -96,6 +104,7 @@ static void sampler_attr(struct perf_event_attr *a, const struct perf_event_attr
 	a->exclude_host = ev->exclude_host;
 	a->exclude_guest = ev->exclude_guest;
 	a->sample_type = SAMPLER_SAMPLE_TYPE;
+	a->read_format = read_lost ? SAMPLER_READ_FORMAT : 0;
 	if (p->period) {
 		a->sample_period = p->period;
 	} else {
@@ -122,8 +131,19 @@ static int sampler_open_fd(struct sampler *s, const struct sampler_stream *st,
 	struct perf_event_attr a;
 	int fd;
 
-	sampler_attr(&a, ev, p, st->pid != -1 && p->cfg->inherit, pages);
+	sampler_attr(&a, ev, p, st->pid != -1 && p->cfg->inherit, pages, s->read_lost);
 	fd = sys->perf_event_open(&a, st->pid, st->cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0 && errno == EINVAL && s->read_lost) {
+		/*
+		 * Kernels before 6.0 refuse read_format bits they do not know.
+		 * Only if the event opens without them is that the reason:
+		 * then every later open leaves them out too.
+		 */
+		a.read_format = 0;
+		fd = sys->perf_event_open(&a, st->pid, st->cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd >= 0)
+			s->read_lost = false;
+	}
 	if (fd < 0)
 		return errno ? -errno : -EINVAL;
 	if (used)
@@ -207,7 +227,7 @@ static void sampler_explain(const struct sampler *s, const struct sampler_plan *
 		.cpu = st->cpu,
 	};
 
-	sampler_attr(&a, ev, p, st->pid != -1 && p->cfg->inherit, s->pages);
+	sampler_attr(&a, ev, p, st->pid != -1 && p->cfg->inherit, s->pages, s->read_lost);
 	explain_open_error(err, &ctx, buf, len);
 }
 
@@ -408,6 +428,7 @@ int sampler_open(struct sampler *s, const struct sampler_config *cfg, char *err,
 	s->hot = cfg->hot;
 	s->sb = cfg->sb;
 	s->enable_on_exec = cfg->enable_on_exec;
+	s->read_lost = true;
 	util_strlcpy(s->max_rate_path,
 		     cfg->max_rate_path ? cfg->max_rate_path : SAMPLER_MAX_RATE_PATH,
 		     sizeof(s->max_rate_path));
@@ -507,6 +528,13 @@ struct drain_ctx {
 	struct sampler_ring *r;
 };
 
+/* Both figures count the same drops: the larger one is the ring's loss. */
+static void ring_lost_update(struct sampler_ring *r)
+{
+	r->cur.lost_samples =
+	    r->lost_in_records > r->lost_read ? r->lost_in_records : r->lost_read;
+}
+
 static void sampler_on_record(const struct perf_event_header *h, void *arg)
 {
 	struct drain_ctx *c = arg;
@@ -554,7 +582,8 @@ static void sampler_on_record(const struct perf_event_header *h, void *arg)
 		break;
 	case PERF_RECORD_LOST:
 		hl->lost_records++;
-		hl->lost_samples += rec.lost.lost;
+		c->r->lost_in_records += rec.lost.lost;
+		ring_lost_update(c->r);
 		break;
 	case PERF_RECORD_LOST_SAMPLES:
 		hl->lost_samples_hw += rec.lost_samples.lost;
@@ -641,10 +670,45 @@ static void health_add(struct sampler_health *d, const struct sampler_health *a)
 	d->throttled = d->throttled || a->throttled;
 }
 
-int sampler_tick(struct sampler *s)
+/*
+ * Take in the per-ring lost counts read at the last tick, then read each
+ * event's ({value, id, lost}) and total them per ring for the next one (for
+ * this one too when now). A failed or short read keeps the last count: the
+ * kernel's only grows.
+ */
+static void sampler_read_lost(struct sampler *s, bool now)
+{
+	if (!s->read_lost)
+		return;
+	for (int i = 0; i < s->nr_rings; i++) {
+		s->rings[i].lost_read = s->rings[i].lost_read_next;
+		s->rings[i].lost_read_next = 0;
+	}
+	for (int i = 0; i < s->nr_streams; i++) {
+		struct sampler_stream *st = &s->streams[i];
+		uint64_t v[3];
+
+		if (st->fd < 0 || st->ring < 0)
+			continue;
+		if (sys->read(st->fd, v, sizeof(v)) == (ssize_t)sizeof(v) &&
+		    (!st->id || v[1] == st->id) && v[2] > st->lost)
+			st->lost = v[2];
+		s->rings[st->ring].lost_read_next += st->lost;
+	}
+	for (int i = 0; i < s->nr_rings; i++) {
+		if (now)
+			s->rings[i].lost_read = s->rings[i].lost_read_next;
+		ring_lost_update(&s->rings[i]);
+	}
+}
+
+static int sampler_tick_as(struct sampler *s, bool final)
 {
 	int n = sampler_drain(s, -1);
 	long rate = sampler_read_long(s->max_rate_path);
+
+	/* after the drain: LOST records written since the last tick are in */
+	sampler_read_lost(s, final);
 
 	if (rate >= 0) {
 		s->max_rate_now = rate;
@@ -658,6 +722,16 @@ int sampler_tick(struct sampler *s)
 		r->mark = r->cur;
 	}
 	return n;
+}
+
+int sampler_tick(struct sampler *s)
+{
+	return sampler_tick_as(s, false);
+}
+
+int sampler_tick_final(struct sampler *s)
+{
+	return sampler_tick_as(s, true);
 }
 
 int sampler_health(const struct sampler *s, int ring, enum sampler_span span,

@@ -92,7 +92,15 @@ struct sampler_health {
 	uint64_t samples;         /* SAMPLE records decoded */
 	uint64_t sideband;        /* MMAP, MMAP2, COMM, FORK, EXIT records */
 	uint64_t lost_records;    /* PERF_RECORD_LOST records: the ring was full */
-	uint64_t lost_samples;    /* the records they say were dropped (sum of lost) */
+	/*
+	 * Records dropped in a full ring: the larger of the LOST records' sum
+	 * and the ring's events' own counts (PERF_FORMAT_LOST, read on every
+	 * sampler_tick() and taken in one tick later, see there). The kernel
+	 * writes a LOST record only when the ring next takes a record, so a
+	 * ring its task left never gets one; the two count the same drops,
+	 * hence the larger, never the sum.
+	 */
+	uint64_t lost_samples;
 	uint64_t lost_samples_hw; /* PERF_RECORD_LOST_SAMPLES: dropped before the ring */
 	uint64_t throttles;       /* PERF_RECORD_THROTTLE */
 	uint64_t unthrottles;     /* PERF_RECORD_UNTHROTTLE */
@@ -115,7 +123,8 @@ struct sampler_stream {
 	int fd;  /* -1 when the open failed */
 	int err; /* errno of the failed open, else 0 */
 	uint64_t id;
-	int ring; /* index of the ring it writes to, -1 when not open */
+	int ring;      /* index of the ring it writes to, -1 when not open */
+	uint64_t lost; /* its PERF_FORMAT_LOST count as last read (0 when not readable) */
 };
 
 /* One mapped ring. Read-only for callers. */
@@ -125,6 +134,9 @@ struct sampler_ring {
 	pid_t pid; /* the owner's target pid (-1 for a CPU) */
 	unsigned pages;
 	struct ring ring;
+	uint64_t lost_in_records;   /* sum of its PERF_RECORD_LOST counts */
+	uint64_t lost_read;         /* sum of its streams' lost counts in lost_samples */
+	uint64_t lost_read_next;    /* that sum as read at the last tick: in at the next */
 	struct sampler_health cur;  /* since the open */
 	struct sampler_health mark; /* cur at the last sampler_tick() */
 	struct sampler_health last; /* the interval the last sampler_tick() closed */
@@ -151,6 +163,9 @@ struct sampler {
 	long max_rate_now;     /* as of the last sampler_tick() */
 	bool max_rate_lowered; /* it dropped below max_rate_start at some tick */
 	bool enable_on_exec;
+	/* The events carry PERF_FORMAT_LOST (Linux 6.0+); false when the kernel
+	 * refused it and they were opened without. */
+	bool read_lost;
 };
 
 /*
@@ -194,13 +209,22 @@ void sampler_for_each_fd(const struct sampler *s, void (*fn)(int fd, void *arg),
 int sampler_drain(struct sampler *s, int fd);
 
 /*
- * The refresh tick: drain every ring (a quiet ring still gets read),
- * re-read perf_event_max_sample_rate (max_rate_now, max_rate_lowered), and
- * close the health interval. Then render (sampler_health(INTERVAL),
- * hotspots_top()) and call hotspots_interval_reset(). Returns the records
- * drained.
+ * The refresh tick: drain every ring (a quiet ring still gets read), read
+ * every event's lost count (when read_lost), re-read
+ * perf_event_max_sample_rate (max_rate_now, max_rate_lowered), and close the
+ * health interval. Then render (sampler_health(INTERVAL), hotspots_top())
+ * and call hotspots_interval_reset(). Returns the records drained.
+ *
+ * The lost counts read now count in lost_samples from the next tick on:
+ * the LOST record for the same drops is written only at the ring's first
+ * record after a drain made room, so it is usually still to come, and
+ * waiting an interval keeps it and the drops it reports together.
  */
 int sampler_tick(struct sampler *s);
+
+/* The last tick (the final figures): as sampler_tick(), and the lost counts
+ * read now count at once, as there is no next interval to wait for. */
+int sampler_tick_final(struct sampler *s);
 
 /*
  * Health of ring i (0 .. nr_rings-1) or of all rings summed (ring -1;

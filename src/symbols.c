@@ -722,7 +722,285 @@ static int dso_read_syms(struct dso *d, Elf *elf, Elf64_Word type)
 	return build_finish(&b, &d->tab, false);
 }
 
-static int dso_read_elf(struct dso *d, int fd)
+/* Open path read-only if it is a regular file (and, when ino is not 0,
+ * that inode). fd or -errno. */
+static int open_regular(const char *path, uint64_t ino)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (ino && st.st_ino != ino)) {
+		close(fd);
+		return -ENOENT;
+	}
+	return fd;
+}
+
+/* ---- separate debug files ---- */
+
+/* Where distributions install debug files (gdb's and perf's default). */
+#define DEBUG_DIR "/usr/lib/debug"
+
+/* Longest build id taken; GNU ld writes 20 bytes (SHA-1), some use 16 or 32. */
+#define BUILD_ID_MAX 64
+
+/* The build id in elf's NT_GNU_BUILD_ID note: its length, or -ENOENT. */
+static int elf_build_id(Elf *elf, unsigned char *id, size_t len)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *data;
+		GElf_Nhdr nh;
+		size_t off = 0, name, desc;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data || !data->d_buf)
+			continue;
+		while ((off = gelf_getnote(data, off, &nh, &name, &desc))) {
+			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != sizeof(ELF_NOTE_GNU) ||
+			    memcmp((const char *)data->d_buf + name, ELF_NOTE_GNU,
+			           sizeof(ELF_NOTE_GNU)) ||
+			    !nh.n_descsz || nh.n_descsz > len)
+				continue;
+			memcpy(id, (const char *)data->d_buf + desc, nh.n_descsz);
+			return nh.n_descsz;
+		}
+	}
+	return -ENOENT;
+}
+
+/* DEBUG_DIR/.build-id/XX/YYYY.debug for build id id: the first byte names
+ * the directory, the rest the file. 0, or -EINVAL / -ENAMETOOLONG. */
+static int build_id_path(char *out, size_t len, const unsigned char *id, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t prefix = strlen(DEBUG_DIR "/.build-id/"), need = prefix + 2 * n + 1 + 6 + 1, i;
+	char *p;
+
+	/* gdb and perf want a directory byte and at least one more */
+	if (n < 2)
+		return -EINVAL;
+	if (need > len)
+		return -ENAMETOOLONG;
+	memcpy(out, DEBUG_DIR "/.build-id/", prefix);
+	p = out + prefix;
+	for (i = 0; i < n; i++) {
+		if (i == 1)
+			*p++ = '/';
+		*p++ = hex[id[i] >> 4];
+		*p++ = hex[id[i] & 0xf];
+	}
+	memcpy(p, ".debug", sizeof(".debug"));
+	return 0;
+}
+
+/*
+ * The .gnu_debuglink of elf: the debug file's name (a plain file name,
+ * looked up in fixed directories) and the CRC-32 of its contents. 0, or
+ * -ENOENT when there is none or it is malformed.
+ */
+static int elf_debuglink(Elf *elf, char *name, size_t len, uint32_t *crc)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t shstrndx, n, at;
+	const unsigned char *b;
+	Elf_Data *data;
+	const char *sname, *ident;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return -ENOENT;
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS)
+			continue;
+		sname = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (sname && !strcmp(sname, ".gnu_debuglink"))
+			break;
+	}
+	if (!scn)
+		return -ENOENT;
+	data = elf_getdata(scn, NULL);
+	if (!data || !data->d_buf)
+		return -ENOENT;
+	b = data->d_buf;
+	n = strnlen((const char *)b, data->d_size);
+	/* the name, NUL, padding to 4, then the CRC in the file's byte order */
+	at = (n + 1 + 3) & ~(size_t)3;
+	if (!n || n >= len || at + 4 > data->d_size)
+		return -ENOENT;
+	/* a name with a slash could point anywhere: not a debug file name */
+	if (memchr(b, '/', n) || !strcmp((const char *)b, ".") || !strcmp((const char *)b, ".."))
+		return -ENOENT;
+	memcpy(name, b, n + 1);
+	ident = elf_getident(elf, NULL);
+	if (ident && ident[EI_DATA] == ELFDATA2MSB)
+		*crc = (uint32_t)b[at] << 24 | (uint32_t)b[at + 1] << 16 |
+		       (uint32_t)b[at + 2] << 8 | b[at + 3];
+	else
+		*crc = (uint32_t)b[at + 3] << 24 | (uint32_t)b[at + 2] << 16 |
+		       (uint32_t)b[at + 1] << 8 | b[at];
+	return 0;
+}
+
+/* The CRC-32 .gnu_debuglink uses (zlib's: reflected 0xedb88320). */
+static uint32_t crc32_update(uint32_t crc, const unsigned char *p, size_t n)
+{
+	static uint32_t table[256];
+	static bool ready;
+	size_t i;
+
+	if (!ready) {
+		for (i = 0; i < 256; i++) {
+			uint32_t c = i;
+			int k;
+
+			for (k = 0; k < 8; k++)
+				c = c & 1 ? 0xedb88320u ^ c >> 1 : c >> 1;
+			table[i] = c;
+		}
+		ready = true;
+	}
+	crc = ~crc;
+	for (i = 0; i < n; i++)
+		crc = table[(crc ^ p[i]) & 0xff] ^ crc >> 8;
+	return ~crc;
+}
+
+/* CRC-32 of the whole file behind fd (read from offset 0). */
+static int file_crc32(int fd, uint32_t *out)
+{
+	unsigned char buf[16384];
+	uint32_t crc = 0;
+	off_t off = 0;
+
+	for (;;) {
+		ssize_t n = pread(fd, buf, sizeof(buf), off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (!n)
+			break;
+		crc = crc32_update(crc, buf, n);
+		off += n;
+	}
+	*out = crc;
+	return 0;
+}
+
+/* Open a debug file at path as pid sees it (its root first, like the
+ * binaries), then as we do. fd or -errno. */
+static int debug_open(const struct symbols *s, pid_t pid, const char *path)
+{
+	char full[PATH_MAX];
+	int fd = -ENOENT;
+
+	if (!root_path(s, full, sizeof(full), "/proc/%d/root%s", (int)pid, path)) {
+		fd = open_regular(full, 0);
+		if (fd >= 0)
+			return fd;
+	}
+	if (!root_path(s, full, sizeof(full), "%s", path))
+		fd = open_regular(full, 0);
+	return fd;
+}
+
+/* A debug file for a binary with build id id (n bytes, 0: none), or
+ * -ENOENT. *elf is set on success; the caller ends it and closes the fd. */
+static int debug_by_build_id(const struct symbols *s, pid_t pid, const unsigned char *id, size_t n,
+                             Elf **elf)
+{
+	unsigned char got[BUILD_ID_MAX];
+	char path[PATH_MAX];
+	int fd;
+
+	if (build_id_path(path, sizeof(path), id, n))
+		return -ENOENT;
+	fd = debug_open(s, pid, path);
+	if (fd < 0)
+		return -ENOENT;
+	*elf = elf_begin(fd, ELF_C_READ, NULL);
+	/* a debug file carries its binary's note: anything else is stale */
+	if (*elf && elf_kind(*elf) == ELF_K_ELF && elf_build_id(*elf, got, sizeof(got)) == (int)n &&
+	    !memcmp(got, id, n))
+		return fd;
+	elf_end(*elf);
+	close(fd);
+	return -ENOENT;
+}
+
+/* A debug file named by the binary's .gnu_debuglink whose contents match
+ * its CRC, where gdb looks: beside the binary, in .debug/ there, and under
+ * DEBUG_DIR with the binary's directory. fd with *elf set, or -ENOENT. */
+static int debug_by_link(const struct symbols *s, const struct dso *d, pid_t pid, Elf *bin,
+                         Elf **elf)
+{
+	static const struct {
+		const char *pre, *mid;
+	} dirs[] = {{"", "/"}, {"", "/.debug/"}, {DEBUG_DIR, "/"}};
+	const char *slash = strrchr(d->file, '/');
+	char name[NAME_MAX + 1], path[PATH_MAX];
+	uint32_t want, crc = 0;
+	size_t i;
+
+	if (!slash || elf_debuglink(bin, name, sizeof(name), &want))
+		return -ENOENT;
+	for (i = 0; i < ARRAY_SIZE(dirs); i++) {
+		int n = snprintf(path, sizeof(path), "%s%.*s%s%s", dirs[i].pre,
+		                 (int)(slash - d->file), d->file, dirs[i].mid, name);
+		int fd;
+
+		/* the binary itself (a link naming its own file) is no debug file */
+		if (n < 0 || (size_t)n >= sizeof(path) || !strcmp(path, d->file))
+			continue;
+		fd = debug_open(s, pid, path);
+		if (fd < 0)
+			continue;
+		if (!file_crc32(fd, &crc) && crc == want) {
+			*elf = elf_begin(fd, ELF_C_READ, NULL);
+			if (*elf && elf_kind(*elf) == ELF_K_ELF)
+				return fd;
+			elf_end(*elf);
+		}
+		close(fd);
+	}
+	return -ENOENT;
+}
+
+/*
+ * Function symbols from the binary's separate debug file (libc6-dbg and
+ * the like), which holds the full .symtab a stripped binary lacks: found
+ * by build id, else by .gnu_debuglink. Its addresses are the binary's, so
+ * the binary's segments still map file offsets to them. 0 when read, or
+ * -ENOENT when there is no usable debug file (or it names no function).
+ */
+static int dso_read_debug(const struct symbols *s, struct dso *d, pid_t pid, Elf *bin)
+{
+	unsigned char id[BUILD_ID_MAX];
+	int n = elf_build_id(bin, id, sizeof(id)), fd = -ENOENT, err;
+	Elf *elf = NULL;
+
+	if (n > 0)
+		fd = debug_by_build_id(s, pid, id, n, &elf);
+	if (fd < 0)
+		fd = debug_by_link(s, d, pid, bin, &elf);
+	if (fd < 0)
+		return -ENOENT;
+	err = dso_read_syms(d, elf, SHT_SYMTAB);
+	elf_end(elf);
+	close(fd);
+	return err;
+}
+
+static int dso_read_elf(struct symbols *s, struct dso *d, pid_t pid, int fd)
 {
 	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
 	size_t phnum, i;
@@ -745,6 +1023,12 @@ static int dso_read_elf(struct dso *d, int fd)
 		d->segs[d->nr_segs++] =
 		    (struct seg){.off = ph.p_offset, .filesz = ph.p_filesz, .vaddr = ph.p_vaddr};
 	}
+	/* a debug file's .symtab is the fullest, then the binary's own */
+	err = dso_read_debug(s, d, pid, elf);
+	if (!err) {
+		s->stats.debug_loads++;
+		goto out;
+	}
 	err = dso_read_syms(d, elf, SHT_SYMTAB);
 	if (err == -ENOENT)
 		err = dso_read_syms(d, elf, SHT_DYNSYM);
@@ -753,22 +1037,6 @@ static int dso_read_elf(struct dso *d, int fd)
 out:
 	elf_end(elf);
 	return err;
-}
-
-/* Open path read-only if it is a regular file (and, when ino is not 0,
- * that inode). fd or -errno. */
-static int open_regular(const char *path, uint64_t ino)
-{
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (ino && st.st_ino != ino)) {
-		close(fd);
-		return -ENOENT;
-	}
-	return fd;
 }
 
 /*
@@ -810,7 +1078,7 @@ static void dso_load(struct symbols *s, struct dso *d, pid_t pid, const struct m
 		s->stats.elf_failures++;
 		return;
 	}
-	err = dso_read_elf(d, fd);
+	err = dso_read_elf(s, d, pid, fd);
 	close(fd);
 	if (err) {
 		free(d->segs);

@@ -19,7 +19,16 @@
  *   when known, else by path, and read once, lazily, on the first lookup
  *   that lands in it: .symtab functions, else .dynsym, via libelf. Binaries
  *   are opened through /proc/PID/root/PATH first (other mount namespaces,
- *   containers), then PATH. A "(deleted)" binary is read through
+ *   containers), then PATH.
+ * - separate debug files (libc6-dbg, glibc-debuginfo ...) hold the full
+ *   .symtab of a stripped binary, internal functions included; when one is
+ *   found its .symtab is used instead of the binary's tables. Looked up as
+ *   gdb and perf do: by the binary's build id,
+ *   /usr/lib/debug/.build-id/XX/YYYY.debug (the file's own build id must
+ *   match), then by its .gnu_debuglink name (the file's CRC-32 must match)
+ *   beside the binary, in .debug/ there and in /usr/lib/debug/DIR/; each
+ *   through /proc/PID/root first, then as is. It is read as part of loading
+ *   the binary: one cache entry, read once. A "(deleted)" binary is read through
  *   /proc/PID/map_files/ or a file at its old path with the same inode;
  *   failing that its ips show as "module+0xOFF".
  * - JIT code: /tmp/perf-PID.map ("START SIZE name", hex), looked up when an
@@ -65,6 +74,7 @@ struct symbols_result {
 struct symbols_stats {
 	unsigned long elf_loads;    /* binaries read (the cache works if this stays low) */
 	unsigned long elf_failures; /* binaries that could not be opened or parsed */
+	unsigned long debug_loads;  /* binaries named from a separate debug file */
 	unsigned long jit_loads;    /* perf-PID.map files read */
 	size_t binaries;            /* binaries held (mapped by someone or recently) */
 	size_t processes;           /* processes tracked */

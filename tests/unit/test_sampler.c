@@ -386,7 +386,8 @@ static void test_system_wide_attrs_and_fallback(void **state)
 		assert_int_equal(a->exclude_kernel, 0);
 		assert_int_equal(a->watermark, 1);
 		assert_int_equal(a->wakeup_watermark, SAMPLER_DEFAULT_PAGES * page / 4);
-		assert_int_equal(a->read_format, 0);
+		/* {value, id, lost}: drops in a ring that gets no LOST record */
+		assert_int_equal(a->read_format, PERF_FORMAT_ID | PERF_FORMAT_LOST);
 		/* Its own ring, read-write, 1 + 128 pages. */
 		assert_non_null(e->ring);
 		assert_int_equal(e->ring_len, (SAMPLER_DEFAULT_PAGES + 1) * page);
@@ -877,6 +878,219 @@ static void test_drain_records(void **state)
 	hotspots_fini(&hot);
 }
 
+/* What the kernel's read() of a sampling event returns: {value, id, lost}. */
+static void queue_lost(int fd, uint64_t lost)
+{
+	const uint64_t v[3] = {123456, fake_sys_event(fd)->id, lost};
+
+	fake_sys_queue_read(fd, v, sizeof(v));
+}
+
+static uint64_t ring_lost(const struct sampler *s, int ring, enum sampler_span span)
+{
+	struct sampler_health h;
+
+	assert_int_equal(sampler_health(s, ring, span, &h), 0);
+	return h.lost_samples;
+}
+
+/* A task left CPU 0's full ring: no LOST record ever comes, read() tells. */
+static void test_lost_read_only(void **state)
+{
+	struct sampler_config c = base_config();
+	struct sampler_health h;
+	struct sampler s;
+	int fd0;
+
+	c.mmap_pages = 1;
+	assert_int_equal(sampler_open(&s, &c, NULL, 0), 0);
+	assert_true(s.read_lost);
+	fd0 = s.rings[0].fd;
+
+	/* Read at one tick, counted at the next (a LOST record may be due). */
+	queue_lost(fd0, 500);
+	assert_int_equal(sampler_tick(&s), 0);
+	assert_int_equal(fake_sys_event(fd0)->last_read_len, 3 * sizeof(uint64_t));
+	assert_int_equal(s.streams[0].lost, 500);
+	assert_int_equal(ring_lost(&s, 0, SAMPLER_INTERVAL), 0);
+	assert_int_equal(sampler_tick(&s), 0);
+	assert_int_equal(sampler_health(&s, 0, SAMPLER_INTERVAL, &h), 0);
+	assert_int_equal(h.lost_samples, 500);
+	assert_int_equal(h.lost_records, 0);
+	assert_int_equal(h.records, 0);
+	assert_int_equal(ring_lost(&s, 1, SAMPLER_TOTAL), 0);
+	assert_int_equal(ring_lost(&s, -1, SAMPLER_TOTAL), 500);
+
+	/* More drops: the interval has the difference. */
+	queue_lost(fd0, 700);
+	sampler_tick(&s);
+	sampler_tick(&s);
+	assert_int_equal(ring_lost(&s, 0, SAMPLER_INTERVAL), 200);
+	assert_int_equal(ring_lost(&s, 0, SAMPLER_TOTAL), 700);
+
+	/* A failed read (nothing queued: EAGAIN, or an error), one of another
+	 * event or a short one keeps the last count. */
+	fake_sys_queue_read_error(fd0, EIO);
+	sampler_tick(&s);
+	assert_int_equal(ring_lost(&s, 0, SAMPLER_INTERVAL), 0);
+	{
+		const uint64_t other[3] = {1, 999999, 5000}, shrt[2] = {1, 2};
+
+		fake_sys_queue_read(fd0, other, sizeof(other));
+		fake_sys_queue_read(fd0, shrt, sizeof(shrt));
+	}
+	sampler_tick(&s);
+	sampler_tick(&s);
+	sampler_tick(&s);
+	assert_int_equal(ring_lost(&s, 0, SAMPLER_TOTAL), 700);
+	assert_int_equal(ring_lost(&s, -1, SAMPLER_TOTAL), 700);
+
+	/* The last tick has no next one: what it reads counts at once. */
+	queue_lost(fd0, 750);
+	sampler_tick_final(&s);
+	assert_int_equal(ring_lost(&s, 0, SAMPLER_INTERVAL), 50);
+	assert_int_equal(ring_lost(&s, -1, SAMPLER_TOTAL), 750);
+	sampler_close(&s);
+	assert_all_released();
+}
+
+/* LOST records and read() report the same drops: counted once. */
+static void test_lost_not_counted_twice(void **state)
+{
+	const struct sampler_target tasks[] = {{1234, -1}, {5678, -1}};
+	struct sampler_config c = base_config();
+	struct sampler_health h;
+	struct writer w0;
+	struct sampler s;
+
+	/* Two tasks on two CPUs: streams 0 and 2 share CPU 0's ring. */
+	c.targets = tasks;
+	c.nr_targets = 2;
+	c.inherit = true;
+	c.cpus = two_cpus;
+	c.nr_cpus = 2;
+	c.mmap_pages = 1;
+	assert_int_equal(sampler_open(&s, &c, NULL, 0), 0);
+	assert_int_equal(s.nr_rings, 2);
+	assert_int_equal(s.streams[0].ring, 0);
+	assert_int_equal(s.streams[2].ring, 0);
+	w_attach(&w0, s.rings[0].fd);
+
+	/* The kernel drops 20 and 5 records of the two, writes one LOST
+	 * record of 25, and read() says 20 and 5. */
+	w_lost(&w0, 25, 0);
+	w_sample(&w0, PERF_RECORD_MISC_USER, 1234, 1234, 0x401000, 0, 1);
+	w_publish(&w0);
+	queue_lost(s.streams[0].fd, 20);
+	queue_lost(s.streams[2].fd, 5);
+	assert_int_equal(sampler_tick(&s), 2);
+	assert_int_equal(sampler_health(&s, 0, SAMPLER_INTERVAL, &h), 0);
+	assert_int_equal(h.lost_records, 1);
+	assert_int_equal(h.lost_samples, 25);
+	assert_int_equal(h.samples, 1);
+	sampler_tick(&s);
+	assert_int_equal(s.rings[0].lost_in_records, 25);
+	assert_int_equal(s.rings[0].lost_read, 25);
+	assert_int_equal(ring_lost(&s, 0, SAMPLER_INTERVAL), 0);
+	assert_int_equal(ring_lost(&s, 0, SAMPLER_TOTAL), 25);
+
+	/* 10 more dropped: read() sees them first, their LOST record comes
+	 * by the next tick, and both land in that interval, once. */
+	queue_lost(s.streams[0].fd, 30);
+	queue_lost(s.streams[2].fd, 5);
+	sampler_tick(&s);
+	assert_int_equal(sampler_health(&s, 0, SAMPLER_INTERVAL, &h), 0);
+	assert_int_equal(h.lost_records, 0);
+	assert_int_equal(h.lost_samples, 0);
+	w_lost(&w0, 10, 0);
+	w_publish(&w0);
+	sampler_tick(&s);
+	assert_int_equal(sampler_health(&s, 0, SAMPLER_INTERVAL, &h), 0);
+	assert_int_equal(h.lost_records, 1);
+	assert_int_equal(h.lost_samples, 10);
+
+	/* A LOST record ahead of read(): the records' sum, then nothing new. */
+	w_lost(&w0, 4, 0);
+	w_publish(&w0);
+	sampler_tick(&s);
+	assert_int_equal(ring_lost(&s, 0, SAMPLER_INTERVAL), 4);
+	queue_lost(s.streams[0].fd, 34);
+	sampler_tick(&s);
+	sampler_tick_final(&s);
+	assert_int_equal(ring_lost(&s, 0, SAMPLER_INTERVAL), 0);
+
+	assert_int_equal(sampler_health(&s, -1, SAMPLER_TOTAL, &h), 0);
+	assert_int_equal(h.lost_records, 3);
+	assert_int_equal(h.lost_samples, 39);
+	assert_int_equal(ring_lost(&s, 1, SAMPLER_TOTAL), 0);
+	sampler_close(&s);
+	assert_all_released();
+}
+
+static int nr_lost_refused;
+
+/* A kernel before 6.0: read_format bits it does not know are EINVAL. */
+static int refuse_format_lost(const struct perf_event_attr *a, pid_t pid, int cpu, int group_fd)
+{
+	if (a->read_format & PERF_FORMAT_LOST) {
+		nr_lost_refused++;
+		return EINVAL;
+	}
+	return 0;
+}
+
+/* EINVAL for the event itself, whatever the read_format. */
+static int refuse_hardware_einval(const struct perf_event_attr *a, pid_t pid, int cpu,
+				  int group_fd)
+{
+	return a->type == PERF_TYPE_HARDWARE ? EINVAL : 0;
+}
+
+static void test_lost_format_refused(void **state)
+{
+	struct sampler_config c = base_config();
+	struct writer w0;
+	struct sampler s;
+
+	nr_lost_refused = 0;
+	fake_sys_set_open_rule(refuse_format_lost);
+	c.mmap_pages = 1;
+	assert_int_equal(sampler_open(&s, &c, NULL, 0), 0);
+	/* Refused once, then remembered: every event opened without it. */
+	assert_int_equal(nr_lost_refused, 1);
+	assert_false(s.read_lost);
+	assert_string_equal(s.event, "cycles");
+	assert_false(s.fallback);
+	assert_int_equal(s.nr_open, 2);
+	assert_int_equal(s.attr.read_format, 0);
+	for (int i = 0; i < fake_sys_nr_opened(); i++)
+		assert_int_equal(fake_sys_event_at(i)->attr.read_format, 0);
+
+	/* No reads then (their layout would differ); LOST records still count. */
+	w_attach(&w0, s.rings[0].fd);
+	w_lost(&w0, 7, 0);
+	w_publish(&w0);
+	assert_int_equal(sampler_tick(&s), 1);
+	assert_int_equal(fake_sys_event(s.rings[0].fd)->last_read_len, 0);
+	assert_int_equal(fake_sys_event(s.rings[1].fd)->last_read_len, 0);
+	assert_int_equal(ring_lost(&s, 0, SAMPLER_TOTAL), 7);
+	assert_int_equal(ring_lost(&s, 0, SAMPLER_INTERVAL), 7);
+	sampler_close(&s);
+	assert_all_released();
+
+	/* EINVAL that is not about the format: cycles is refused either way,
+	 * so nothing is concluded; cpu-clock opens with the lost count. */
+	fake_sys_reset();
+	fake_sys_set_open_rule(refuse_hardware_einval);
+	assert_int_equal(sampler_open(&s, &c, NULL, 0), 0);
+	assert_true(s.fallback);
+	assert_string_equal(s.event, "cpu-clock");
+	assert_true(s.read_lost);
+	assert_int_equal(s.attr.read_format, PERF_FORMAT_ID | PERF_FORMAT_LOST);
+	sampler_close(&s);
+	assert_all_released();
+}
+
 static void test_max_rate_lowered(void **state)
 {
 	struct sampler_config c = base_config();
@@ -935,6 +1149,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_freq_clamped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mlock_degrade, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_drain_records, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lost_read_only, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lost_not_counted_twice, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lost_format_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_max_rate_lowered, setup, teardown),
 	};
 

@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
+#include <ftw.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <setjmp.h>
@@ -527,26 +528,52 @@ static void test_unused_binaries_bounded(void **state)
 	assert_int_equal(st.processes, 0);
 }
 
+/* What write_elf_spec() puts in a file besides its segments. */
+struct elf_spec {
+	int tabs;                      /* 1 .symtab, 2 .dynsym (names prefixed "dyn_"), 3 both */
+	const unsigned char *build_id; /* an NT_GNU_BUILD_ID note, when set */
+	size_t build_id_len;
+	const char *link; /* a .gnu_debuglink naming this file, when set */
+	uint32_t link_crc;
+};
+
+/* CRC-32 as .gnu_debuglink has it (zlib's), bit by bit. */
+static uint32_t crc32_of(const unsigned char *p, size_t n)
+{
+	uint32_t crc = 0xffffffff;
+
+	while (n--) {
+		crc ^= *p++;
+		for (int k = 0; k < 8; k++)
+			crc = crc & 1 ? 0xedb88320 ^ crc >> 1 : crc >> 1;
+	}
+	return ~crc;
+}
+
 /*
  * A small ELF whose text segment loads away from its file offset: file
- * bytes [0x1000, 0x3000) at vaddr 0x801000. tabs says which symbol tables
- * it carries: 1 .symtab, 2 .dynsym (names prefixed "dyn_"), 3 both.
+ * bytes [0x1000, 0x3000) at vaddr 0x801000, with the symbol tables, note
+ * and debug link spec asks for. Returns the CRC-32 of the file written.
  */
-static void write_elf(const char *path, int tabs)
+static uint32_t write_elf_spec(const char *path, const struct elf_spec *spec)
 {
 	static const char names[] = "\0func_a\0__func_a_alias\0func_b\0func_c\0data_x\0"
 	                            "dyn_a\0";
-	static const char shstr[] = "\0.symtab\0.strtab\0.dynsym\0.shstrtab";
+	static const char shstr[] = "\0.symtab\0.strtab\0.dynsym\0.shstrtab\0"
+	                            ".note.gnu.build-id\0.gnu_debuglink";
 	enum { N_A = 1, N_ALIAS = 8, N_B = 23, N_C = 30, N_DATA = 37, N_DYN_A = 44 };
 	enum {
 		OFF_PH = 0x40,
 		OFF_STR = 0x100,
 		OFF_SYM = 0x140,
 		OFF_DYN = 0x240,
+		OFF_NOTE = 0x280,
+		OFF_LINK = 0x2c0,
 		OFF_SHSTR = 0x300,
-		OFF_SH = 0x340,
+		OFF_SH = 0x380,
 		FILE_SIZE = 0x3000
 	};
+	const int tabs = spec->tabs;
 	const Elf64_Sym syms[] = {
 	    {0},
 	    {.st_name = N_A,
@@ -587,6 +614,7 @@ static void write_elf(const char *path, int tabs)
 	Elf64_Phdr *ph = (Elf64_Phdr *)(buf + OFF_PH);
 	Elf64_Shdr *sh = (Elf64_Shdr *)(buf + OFF_SH);
 	int nsh = 0, strndx;
+	uint32_t crc;
 	FILE *f;
 
 	assert_non_null(buf);
@@ -645,6 +673,35 @@ static void write_elf(const char *path, int tabs)
 		                         .sh_info = 1,
 		                         .sh_addralign = 8,
 		                         .sh_entsize = sizeof(Elf64_Sym)};
+	if (spec->build_id) {
+		Elf64_Nhdr nh = {
+		    .n_namesz = 4, .n_descsz = spec->build_id_len, .n_type = NT_GNU_BUILD_ID};
+
+		assert_true(spec->build_id_len <= OFF_LINK - OFF_NOTE - sizeof(nh) - 4);
+		memcpy(buf + OFF_NOTE, &nh, sizeof(nh));
+		memcpy(buf + OFF_NOTE + sizeof(nh), "GNU", 4);
+		memcpy(buf + OFF_NOTE + sizeof(nh) + 4, spec->build_id, spec->build_id_len);
+		sh[nsh++] =
+		    (Elf64_Shdr){.sh_name = 35,
+		                 .sh_type = SHT_NOTE,
+		                 .sh_flags = SHF_ALLOC,
+		                 .sh_offset = OFF_NOTE,
+		                 .sh_size = sizeof(nh) + 4 + ((spec->build_id_len + 3) & ~3u),
+		                 .sh_addralign = 4};
+	}
+	if (spec->link) {
+		/* the name, NUL, padding to 4, the CRC (little-endian, like the file) */
+		size_t at = (strlen(spec->link) + 1 + 3) & ~(size_t)3;
+
+		assert_true(at + 4 <= OFF_SHSTR - OFF_LINK);
+		memcpy(buf + OFF_LINK, spec->link, strlen(spec->link));
+		memcpy(buf + OFF_LINK + at, &spec->link_crc, 4);
+		sh[nsh++] = (Elf64_Shdr){.sh_name = 54,
+		                         .sh_type = SHT_PROGBITS,
+		                         .sh_offset = OFF_LINK,
+		                         .sh_size = at + 4,
+		                         .sh_addralign = 4};
+	}
 	sh[nsh] = (Elf64_Shdr){.sh_name = 25,
 	                       .sh_type = SHT_STRTAB,
 	                       .sh_offset = OFF_SHSTR,
@@ -657,7 +714,16 @@ static void write_elf(const char *path, int tabs)
 	assert_non_null(f);
 	assert_int_equal(fwrite(buf, 1, FILE_SIZE, f), FILE_SIZE);
 	assert_int_equal(fclose(f), 0);
+	crc = crc32_of(buf, FILE_SIZE);
 	free(buf);
+	return crc;
+}
+
+static void write_elf(const char *path, int tabs)
+{
+	const struct elf_spec spec = {.tabs = tabs};
+
+	write_elf_spec(path, &spec);
 }
 
 /* Map file bytes [0x1000, 0x3000) of path at 0x7f0000000000 in pid. */
@@ -729,6 +795,168 @@ static void test_load_bias(void **state)
 	rmdir(dir);
 }
 
+/* mkdir -p root/rel. */
+static void make_dirs(const char *root, const char *rel)
+{
+	char path[PATH_MAX];
+	size_t n = strlen(root);
+
+	assert_true(snprintf(path, sizeof(path), "%s/%s", root, rel) < (int)sizeof(path));
+	for (char *p = path + n + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		assert_true(!mkdir(path, 0755) || errno == EEXIST);
+		*p = '/';
+	}
+	assert_true(!mkdir(path, 0755) || errno == EEXIST);
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	return remove(path);
+}
+
+static void rm_tree(const char *root)
+{
+	assert_int_equal(nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS), 0);
+}
+
+/* Write root/rel as spec says; its CRC-32. */
+static uint32_t put_elf(const char *root, const char *rel, const struct elf_spec *spec)
+{
+	char path[PATH_MAX];
+
+	assert_true(snprintf(path, sizeof(path), "%s/%s", root, rel) < (int)sizeof(path));
+	return write_elf_spec(path, spec);
+}
+
+/* Map /rel (a path below the resolver's root) in pid; the name at vaddr. */
+static void resolve_in(struct symbols *s, pid_t pid, const char *file, uint64_t vaddr,
+                       struct symbols_result *r)
+{
+	assert_int_equal(symbols_mmap(s, pid, ELF_MAP, 0x2000, 0x1000, file, 0, 0, 0), 0);
+	resolve(s, pid, ip_of(vaddr), false, r);
+}
+
+static void test_debug_file_by_build_id(void **state)
+{
+	/* first byte 0x0a: the directory keeps its leading zero */
+	static const unsigned char id[20] = {0x0a, 0xbc, 0xde, 0xf0, 0x01, 0x23, 0x45,
+	                                     0x67, 0x89, 0xab, 0xcd, 0xef, 0x10, 0x32,
+	                                     0x54, 0x76, 0x98, 0xba, 0xdc, 0xfe};
+	static const unsigned char id2[8] = {0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88};
+	static const unsigned char id3[8] = {0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x89};
+	struct symbols *s = *state;
+	char root[] = "/tmp/test_symbols.XXXXXX";
+	const struct elf_spec bin = {.tabs = 2, .build_id = id, .build_id_len = sizeof(id)};
+	const struct elf_spec dbg = {.tabs = 1, .build_id = id, .build_id_len = sizeof(id)};
+	const struct elf_spec bin2 = {.tabs = 2, .build_id = id2, .build_id_len = sizeof(id2)};
+	const struct elf_spec dbg3 = {.tabs = 1, .build_id = id3, .build_id_len = sizeof(id3)};
+	struct symbols_result r;
+	struct symbols_stats st;
+
+	assert_non_null(mkdtemp(root));
+	make_dirs(root, "opt/app");
+	make_dirs(root, "usr/lib/debug/.build-id/0a");
+	make_dirs(root, "usr/lib/debug/.build-id/11");
+	/* stripped to .dynsym, as distributions ship them */
+	put_elf(root, "opt/app/libbid.so", &bin);
+	/* spelled out here, not built by the code under test */
+	put_elf(root, "usr/lib/debug/.build-id/0a/bcdef00123456789abcdef1032547698badcfe.debug",
+	        &dbg);
+	assert_int_equal(symbols_set_root(s, root), 0);
+
+	/* the debug file's .symtab names win over the binary's .dynsym ... */
+	resolve_in(s, FAKE_PID, "/opt/app/libbid.so", 0x801104, &r);
+	assert_int_equal(r.status, SYMBOLS_FOUND);
+	assert_string_equal(r.name, "func_a");
+	assert_int_equal(r.offset, 4);
+	assert_string_equal(r.module, "libbid.so");
+	/* ... and name what only it knows, through the binary's load bias */
+	resolve(s, FAKE_PID, ip_of(0x801230), false, &r);
+	assert_int_equal(r.status, SYMBOLS_FOUND);
+	assert_string_equal(r.name, "func_b");
+	assert_int_equal(r.offset, 0x30);
+	symbols_stats(s, &st);
+	assert_int_equal(st.elf_loads, 1);
+	assert_int_equal(st.debug_loads, 1);
+	assert_int_equal(st.binaries, 1); /* the debug file is no binary of its own */
+
+	/* a file at a build id's path whose own note differs is someone else's */
+	put_elf(root, "opt/app/libstale.so", &bin2);
+	put_elf(root, "usr/lib/debug/.build-id/11/22334455667788.debug", &dbg3);
+	resolve_in(s, FAKE_PID + 1, "/opt/app/libstale.so", 0x801104, &r);
+	assert_int_equal(r.status, SYMBOLS_FOUND);
+	assert_string_equal(r.name, "dyn_a");
+	symbols_stats(s, &st);
+	assert_int_equal(st.elf_loads, 2);
+	assert_int_equal(st.debug_loads, 1);
+
+	rm_tree(root);
+}
+
+static void test_debug_file_by_link(void **state)
+{
+	static const struct {
+		const char *bin, *dbg; /* below root */
+	} where[] = {
+	    {"opt/app/libbeside.so", "opt/app/libbeside.so.debug"},
+	    {"opt/app/libdot.so", "opt/app/.debug/libdot.so.debug"},
+	    {"opt/app/libglobal.so", "usr/lib/debug/opt/app/libglobal.so.debug"},
+	};
+	enum { NR_WHERE = sizeof(where) / sizeof(where[0]) };
+	const struct elf_spec dbg = {.tabs = 1};
+	struct symbols *s = *state;
+	char root[] = "/tmp/test_symbols.XXXXXX", file[PATH_MAX];
+	struct symbols_result r;
+	struct symbols_stats st;
+	struct elf_spec bin = {.tabs = 2};
+	size_t i;
+
+	assert_non_null(mkdtemp(root));
+	make_dirs(root, "opt/app/.debug");
+	make_dirs(root, "usr/lib/debug/opt/app");
+	assert_int_equal(symbols_set_root(s, root), 0);
+
+	/* beside the binary, in .debug/ there, under /usr/lib/debug/DIR/ */
+	for (i = 0; i < NR_WHERE; i++) {
+		bin.link = strrchr(where[i].dbg, '/') + 1;
+		bin.link_crc = put_elf(root, where[i].dbg, &dbg);
+		put_elf(root, where[i].bin, &bin);
+		snprintf(file, sizeof(file), "/%s", where[i].bin);
+		resolve_in(s, FAKE_PID + i, file, 0x801104, &r);
+		assert_int_equal(r.status, SYMBOLS_FOUND);
+		assert_string_equal(r.name, "func_a");
+		assert_int_equal(r.offset, 4);
+		assert_string_equal(r.module, strrchr(file, '/') + 1);
+	}
+	symbols_stats(s, &st);
+	assert_int_equal(st.debug_loads, NR_WHERE);
+
+	/* the right name with the wrong CRC: another build's debug file */
+	bin.link = "libbad.so.debug";
+	bin.link_crc = put_elf(root, "opt/app/libbad.so.debug", &dbg) ^ 1;
+	put_elf(root, "opt/app/libbad.so", &bin);
+	resolve_in(s, FAKE_PID + 10, "/opt/app/libbad.so", 0x801104, &r);
+	assert_int_equal(r.status, SYMBOLS_FOUND);
+	assert_string_equal(r.name, "dyn_a");
+	resolve(s, FAKE_PID + 10, ip_of(0x801230), false, &r);
+	assert_int_equal(r.status, SYMBOLS_NO_SYMBOL);
+
+	/* a link that is a path, not a file name, is not followed */
+	bin.link = "../app/libbeside.so.debug";
+	bin.link_crc = put_elf(root, "opt/app/libbeside.so.debug", &dbg);
+	put_elf(root, "opt/app/libpath.so", &bin);
+	resolve_in(s, FAKE_PID + 11, "/opt/app/libpath.so", 0x801104, &r);
+	assert_string_equal(r.name, "dyn_a");
+
+	symbols_stats(s, &st);
+	assert_int_equal(st.debug_loads, NR_WHERE);
+	assert_int_equal(st.elf_loads, NR_WHERE + 2);
+	rm_tree(root);
+}
+
 static void test_format(void **state)
 {
 	struct symbols_result r = {.status = SYMBOLS_FOUND, .offset = 0, .name = "main"};
@@ -769,6 +997,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_deleted_binary, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_load_bias, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_unused_binaries_bounded, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_debug_file_by_build_id, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_debug_file_by_link, setup, teardown),
 	    cmocka_unit_test(test_format),
 	};
 
