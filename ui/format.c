@@ -33,9 +33,10 @@ char *format_scaled(double v, int decimals, int width, char *buf, size_t len)
 		if (r >= 1000.0 && units[u + 1])
 			continue;
 		int prec = r < 10 ? 2 : r < 100 ? 1 : 0;
-		n = snprintf(buf, len, "%s%.*f%c", v < 0 ? "-" : "", prec, r, units[u]);
-		if (n > width) /* only a negative value can be one too wide */
-			snprintf(buf, len, "%s%.0f%c", v < 0 ? "-" : "", r, units[u]);
+		/* Only the sign can make it too wide: give up a decimal for it. */
+		do
+			n = snprintf(buf, len, "%s%.*f%c", v < 0 ? "-" : "", prec, r, units[u]);
+		while (n > width && prec-- > 0);
 		return buf;
 	}
 	return buf;
