@@ -28,6 +28,7 @@
 #define MAX_WATCHED 1024
 #define HOT_ROWS_INTERACTIVE 500 /* hotspot rows the viewer can scroll through */
 #define MAX_PRESET_NAMES 64
+#define FIRST_TICK_NS 100000000ull /* the viewer's first interval */
 
 struct app {
 	struct options opt;
@@ -46,6 +47,7 @@ struct app {
 	int nr_preset_names;
 	int watched[MAX_WATCHED];    /* fds the loop watches for the session */
 	int nr_watched;
+	bool first_tick; /* the viewer's first tick is a short one */
 };
 
 static void die_usage(const char *msg)
@@ -149,6 +151,12 @@ static void on_tick(struct loop *l, uint64_t expirations, void *arg)
 {
 	struct app *a = arg;
 
+	if (a->first_tick) {
+		/* The viewer's first frame came after a short interval; from now on
+		 * the chosen one. */
+		a->first_tick = false;
+		loop_set_tick(l, a->opt.session.interval_ns, on_tick, a);
+	}
 	if (a->view && view_paused(a->view))
 		return;
 	session_tick(&a->s, false);
@@ -713,7 +721,11 @@ static int run(struct app *a)
 	if (a->view)
 		view_draw(a->view, NULL);
 	watch_session(a);
-	loop_set_tick(a->loop, a->opt.session.interval_ns, on_tick, a);
+	/* A person waits for the first screen: it shows the first 100 ms (scaled
+	 * as every interval is), then the chosen interval takes over. */
+	a->first_tick = a->view && a->opt.session.interval_ns > FIRST_TICK_NS;
+	loop_set_tick(a->loop, a->first_tick ? FIRST_TICK_NS : a->opt.session.interval_ns, on_tick,
+		      a);
 	/* A command may already be gone (SIGCHLD then arrives through the loop). */
 	ret = loop_run(a->loop);
 	if (ret < 0) {
