@@ -25,6 +25,11 @@
 #include <unistd.h>
 #include <ncurses.h>
 
+#define MAX_WATCHED 1024
+#define HOT_ROWS_INTERACTIVE 500 /* hotspot rows the viewer can scroll through */
+#define MAX_PRESET_NAMES 64
+#define FIRST_TICK_NS 100000000ull /* the viewer's first interval */
+
 struct app {
 	struct options opt;
 	struct session s;
@@ -35,6 +40,14 @@ struct app {
 	int snapshots;
 	bool stopping; /* a signal asked us to stop: waiting for the command */
 	bool write_failed;
+	int hot_rows_saved;          /* hotspot rows a saved snapshot shows (as batch) */
+	struct preset_set presets;   /* loaded once; the viewer's p picks from them */
+	struct preset_resolved resolved;
+	const char *preset_names[MAX_PRESET_NAMES];
+	int nr_preset_names;
+	int watched[MAX_WATCHED];    /* fds the loop watches for the session */
+	int nr_watched;
+	bool first_tick; /* the viewer's first tick is a short one */
 };
 
 static bool is_file(const char *arg);
@@ -114,10 +127,16 @@ static void save_snapshot(struct app *a)
 	struct tm tm;
 	FILE *f;
 
+	/* The batch renderer over the same model; only the hotspot rows kept
+	 * for scrolling are cut back to what batch mode shows. */
+	struct model shown = a->s.model;
+
+	if (shown.nr_hot > a->hot_rows_saved)
+		shown.nr_hot = a->hot_rows_saved;
 	localtime_r(&now, &tm);
 	strftime(path, sizeof(path), "pfmtop-%Y%m%d-%H%M%S.txt", &tm);
 	f = output_open(path, tmp, sizeof(tmp));
-	if (!f || snapshot_write(f, &a->s.model, SNAPSHOT_TEXT) ||
+	if (!f || snapshot_write(f, &shown, SNAPSHOT_TEXT) ||
 	    output_commit(f, tmp, path)) {
 		snprintf(msg, sizeof(msg), "cannot save %s: %s", path, strerror(errno));
 		if (f)
@@ -139,6 +158,12 @@ static void on_tick(struct loop *l, uint64_t expirations, void *arg)
 
 	bool enough = a->opt.iterations && a->snapshots >= a->opt.iterations;
 
+	if (a->first_tick) {
+		/* The viewer's first frame came after a short interval; from now on
+		 * the chosen one. */
+		a->first_tick = false;
+		loop_set_tick(l, a->opt.session.interval_ns, on_tick, a);
+	}
 	if (a->view && view_paused(a->view))
 		return;
 	session_tick(&a->s, false);
@@ -161,11 +186,29 @@ static void final_for_command(struct app *a)
 	finish(a, session_exit_status(&a->s));
 }
 
+/* The session's fds go through these, so a reopen can stop watching them all. */
+static void watch(struct app *a, int fd, loop_fd_fn fn)
+{
+	if (a->nr_watched == MAX_WATCHED || loop_add_fd(a->loop, fd, EPOLLIN, fn, a))
+		return;
+	a->watched[a->nr_watched++] = fd;
+}
+
+static void unwatch(struct app *a, int fd)
+{
+	loop_del_fd(a->loop, fd);
+	for (int i = 0; i < a->nr_watched; i++)
+		if (a->watched[i] == fd) {
+			a->watched[i] = a->watched[--a->nr_watched];
+			break;
+		}
+}
+
 static void on_process_exit(struct loop *l, int fd, uint32_t events, void *arg)
 {
 	struct app *a = arg;
 
-	loop_del_fd(l, fd);
+	unwatch(a, fd);
 	session_process_exited(&a->s, fd);
 	if (session_done(&a->s)) {
 		/* The last process is gone: show its final interval now, then stop. */
@@ -179,7 +222,7 @@ static void watch_pidfd(int fd, void *arg)
 {
 	struct app *a = arg;
 
-	loop_add_fd(a->loop, fd, EPOLLIN, on_process_exit, a);
+	watch(a, fd, on_process_exit);
 }
 
 static void on_ring(struct loop *l, int fd, uint32_t events, void *arg)
@@ -188,14 +231,14 @@ static void on_ring(struct loop *l, int fd, uint32_t events, void *arg)
 
 	profile_drain(&a->s.prof, fd);
 	if (events & (EPOLLHUP | EPOLLERR))
-		loop_del_fd(l, fd); /* its task is gone; the tick drains what is left */
+		unwatch(a, fd); /* its task is gone; the tick drains what is left */
 }
 
 static void watch_ring(int fd, void *arg)
 {
 	struct app *a = arg;
 
-	loop_add_fd(a->loop, fd, EPOLLIN, on_ring, a);
+	watch(a, fd, on_ring);
 }
 
 static void on_watch(struct loop *l, int fd, uint32_t events, void *arg)
@@ -207,7 +250,7 @@ static void watch_tasks(int fd, void *arg)
 {
 	struct app *a = arg;
 
-	loop_add_fd(a->loop, fd, EPOLLIN, on_watch, a);
+	watch(a, fd, on_watch);
 }
 
 static void on_signal(struct loop *l, int sig, pid_t sender, void *arg)
@@ -237,26 +280,107 @@ static void on_signal(struct loop *l, int sig, pid_t sender, void *arg)
 	}
 }
 
+static void apply_preset(struct app *a, const struct preset *p, struct preset_resolved *r);
+static const struct preset *pick_preset(const struct preset_set *set, const char *arg,
+					const struct probe *probe);
+
+/* Hotspot settings from the viewer into the profile (read at each tick)
+ * and into the options (kept across a reopen). */
+static void apply_profile(struct app *a, const struct view_settings *vs)
+{
+	struct profile_config *pc[] = {&a->s.prof.cfg, &a->opt.session.profile};
+
+	for (size_t i = 0; i < ARRAY_SIZE(pc); i++) {
+		pc[i]->hide_kernel = vs->hide_kernel;
+		pc[i]->hide_user = vs->hide_user;
+		pc[i]->accumulated = vs->accumulated;
+		pc[i]->filter = vs->hot_filter;
+		pc[i]->filter_pid = vs->hot_filter ? vs->filter_pid : -1;
+		pc[i]->filter_cpu = vs->hot_filter ? vs->filter_cpu : -1;
+	}
+}
+
+static void watch_session(struct app *a)
+{
+	session_for_each_pidfd(&a->s, watch_pidfd, a);
+	profile_for_each_fd(&a->s.prof, watch_ring, a);
+	session_for_each_watch_fd(&a->s, watch_tasks, a);
+}
+
+/*
+ * Close the session and open it again with the viewer's preset and thread
+ * setting, on the same loop: every fd the loop watched for the old session
+ * is dropped first, the new session's fds are watched after. On failure the
+ * old settings are tried once more; if that fails too, pfmtop stops.
+ */
+static void reopen(struct app *a, const char *preset, bool threads)
+{
+	char err[512], old_preset[sizeof(a->opt.session.preset)];
+	bool old_threads = a->opt.session.threads;
+	struct probe probe;
+	int ret;
+
+	util_strlcpy(old_preset, a->opt.session.preset, sizeof(old_preset));
+	while (a->nr_watched)
+		unwatch(a, a->watched[a->nr_watched - 1]);
+	session_fini(&a->s);
+	for (int attempt = 0; attempt < 2; attempt++) {
+		probe_collect(&probe);
+		apply_preset(a, pick_preset(&a->presets, attempt ? old_preset : preset, &probe),
+			     &a->resolved);
+		a->opt.session.threads = attempt ? old_threads : threads;
+		ret = session_init(&a->s, &a->opt.session, err, sizeof(err));
+		if (!ret)
+			ret = session_start(&a->s, err, sizeof(err));
+		if (!ret) {
+			watch_session(a);
+			if (attempt)
+				view_status(a->view, "cannot reopen with that preset; kept the old one");
+			else {
+				snprintf(err, sizeof(err), "preset %s, a row per %s", a->s.cfg.preset,
+					 threads ? "thread" : "process");
+				view_status(a->view, err);
+			}
+			session_tick(&a->s, false);
+			view_draw(a->view, &a->s.model);
+			return;
+		}
+		if (!attempt)
+			session_fini(&a->s); /* run() finishes the last one */
+	}
+	view_close(a->view);
+	a->view = NULL;
+	fprintf(stderr, "pfmtop: cannot reopen the counters: %s\n", err[0] ? err : strerror(-ret));
+	loop_stop(a->loop, 1);
+}
+
 static void on_key(struct loop *l, int fd, uint32_t events, void *arg)
 {
 	struct app *a = arg;
+	unsigned act = view_input(a->view);
+	const struct view_settings *vs = view_settings(a->view);
 
-	switch (view_input(a->view)) {
-	case VIEW_QUIT:
+	if (act & VIEW_QUIT) {
 		if (a->s.mode == MODEL_COMMAND && !a->s.child_done)
 			kill(a->s.child, SIGTERM);
 		finish(a, 0);
-		break;
-	case VIEW_SAVE:
-		save_snapshot(a);
-		break;
-	case VIEW_PAUSE:
-	case VIEW_REDRAW:
-		view_draw(a->view, a->s.seq ? &a->s.model : NULL);
-		break;
-	case VIEW_NONE:
-		break;
+		return;
 	}
+	if (act & VIEW_PROFILE)
+		apply_profile(a, vs);
+	if (act & VIEW_DELAY) {
+		a->opt.session.interval_ns = vs->interval_ns;
+		loop_set_tick(a->loop, vs->interval_ns, on_tick, a);
+	}
+	if (act & (VIEW_PRESET | VIEW_THREADS)) {
+		reopen(a, vs->preset, vs->threads);
+		if (!a->view)
+			return;
+	}
+	if (act & VIEW_SAVE)
+		save_snapshot(a);
+	else if (act & (VIEW_PAUSE | VIEW_REDRAW | VIEW_DELAY | VIEW_PROFILE))
+		view_draw(a->view, a->s.seq ? &a->s.model : NULL);
 }
 
 /* ---- the one-shot actions ---- */
@@ -538,8 +662,7 @@ static int run(struct app *a)
 		die_usage("-o writes batch snapshots: add -b (press s in the interactive view to "
 			  "save one)");
 	if (!a->opt.events_given) {
-		static struct preset_set set;
-		static struct preset_resolved resolved;
+		struct preset_set *set = &a->presets;
 		struct probe probe;
 		char e[256];
 
@@ -548,10 +671,22 @@ static int run(struct app *a)
 			return 1;
 		}
 		probe_collect(&probe);
-		load_presets(&set, a->opt.preset && is_file(a->opt.preset) ? a->opt.preset : NULL);
-		apply_preset(a, pick_preset(&set, a->opt.preset ? a->opt.preset : "default", &probe),
-			     &resolved);
+		load_presets(set, a->opt.preset && is_file(a->opt.preset) ? a->opt.preset : NULL);
+		apply_preset(a, pick_preset(set, a->opt.preset ? a->opt.preset : "default", &probe),
+			     &a->resolved);
+		for (int i = 0; i < set->nr && a->nr_preset_names < MAX_PRESET_NAMES; i++) {
+			bool seen = set->p[i].pmu[0] != '\0'; /* variants come with their base */
+			for (int k = 0; k < a->nr_preset_names && !seen; k++)
+				seen = !strcmp(a->preset_names[k], set->p[i].name);
+			if (!seen)
+				a->preset_names[a->nr_preset_names++] = set->p[i].name;
+		}
 	}
+	a->hot_rows_saved = a->opt.session.profile.top;
+	if (!a->opt.batch && !a->opt.hot_given)
+		a->opt.session.profile.top = HOT_ROWS_INTERACTIVE;
+	a->opt.session.profile.filter_pid = -1;
+	a->opt.session.profile.filter_cpu = -1;
 	/* Signals are blocked before the command is forked, so none is lost. */
 	a->loop = loop_new();
 	if (!a->loop || loop_watch_signals(a->loop, sigs, (int)ARRAY_SIZE(sigs), on_signal, a)) {
@@ -578,7 +713,29 @@ static int run(struct app *a)
 		a->out = stdout;
 	}
 	if (!a->opt.batch) {
-		a->view = view_open(err, sizeof(err));
+		struct view_config vc = {
+			.theme = a->opt.theme,
+			.kind = a->opt.view,
+			.mode = a->s.mode,
+			.settings =
+				{
+					.interval_ns = a->opt.session.interval_ns,
+					.threads = a->opt.session.threads,
+					.hide_kernel = a->opt.session.profile.hide_kernel,
+					.hide_user = a->opt.session.profile.hide_user,
+					.accumulated = a->opt.session.profile.accumulated,
+					.filter_pid = -1,
+					.filter_cpu = -1,
+				},
+			.presets = a->preset_names,
+			.nr_presets = a->nr_preset_names,
+			.can_reopen = a->s.mode != MODEL_COMMAND && !a->opt.events_given,
+			.cannot_reopen = a->s.mode == MODEL_COMMAND
+						 ? "not while running a command (it would start again)"
+						 : "events were given with -e; use --preset instead",
+		};
+		util_strlcpy(vc.settings.preset, a->opt.session.preset, sizeof(vc.settings.preset));
+		a->view = view_open(&vc, err, sizeof(err));
 		if (!a->view) {
 			fprintf(stderr, "pfmtop: %s\n", err);
 			session_fini(&a->s);
@@ -597,10 +754,12 @@ static int run(struct app *a)
 	}
 	if (a->view)
 		view_draw(a->view, NULL);
-	session_for_each_pidfd(&a->s, watch_pidfd, a);
-	profile_for_each_fd(&a->s.prof, watch_ring, a);
-	session_for_each_watch_fd(&a->s, watch_tasks, a);
-	loop_set_tick(a->loop, a->opt.session.interval_ns, on_tick, a);
+	watch_session(a);
+	/* A person waits for the first screen: it shows the first 100 ms (scaled
+	 * as every interval is), then the chosen interval takes over. */
+	a->first_tick = a->view && a->opt.session.interval_ns > FIRST_TICK_NS;
+	loop_set_tick(a->loop, a->first_tick ? FIRST_TICK_NS : a->opt.session.interval_ns, on_tick,
+		      a);
 	/* A command may already be gone (SIGCHLD then arrives through the loop). */
 	ret = loop_run(a->loop);
 	if (ret < 0) {
@@ -621,6 +780,8 @@ out:
 	}
 	session_fini(&a->s);
 	loop_free(a->loop);
+	if (!a->opt.events_given)
+		preset_set_free(&a->presets);
 	return ret;
 }
 

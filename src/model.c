@@ -49,6 +49,8 @@ int model_init(struct model *m, int nr_events)
 	m->total.kind = MODEL_ROW_TOTAL;
 	m->top_n = 10;
 	m->cpu_min = -1;
+	m->sampling.filter_pid = -1;
+	m->sampling.filter_cpu = -1;
 	m->sort = MODEL_SORT_CPU;
 	snprintf(m->sort_name, sizeof(m->sort_name), "CPU%%");
 	return 0;

@@ -102,6 +102,8 @@ struct model_sampling {
 	uint64_t freq, period;   /* one of them is 0 */
 	bool accumulated;        /* hotspots since the start, not this interval */
 	bool hide_kernel, hide_user;
+	pid_t filter_pid;        /* hotspots of this process only, -1 all */
+	int filter_cpu;          /* hotspots of this CPU only, -1 all */
 	struct model_health_figures interval, total;
 	int throttled_now;       /* rings throttled at the last drain */
 	long max_rate, max_rate_start; /* perf_event_max_sample_rate now and at start */

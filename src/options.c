@@ -25,7 +25,11 @@ enum {
 	OPT_PRESET,
 	OPT_LIST_PRESETS,
 	OPT_CHECK_PRESET,
+	OPT_THEME,
+	OPT_VIEW,
 };
+
+const char *const options_view_names[OPTIONS_NR_VIEWS] = {"cpus", "tasks", "hotspots", "events"};
 
 static const struct option long_opts[] = {
 	{"batch", no_argument, NULL, 'b'},
@@ -53,6 +57,8 @@ static const struct option long_opts[] = {
 	{"preset", required_argument, NULL, OPT_PRESET},
 	{"list-presets", no_argument, NULL, OPT_LIST_PRESETS},
 	{"check-preset", required_argument, NULL, OPT_CHECK_PRESET},
+	{"theme", required_argument, NULL, OPT_THEME},
+	{"view", required_argument, NULL, OPT_VIEW},
 	{"probe", no_argument, NULL, OPT_PROBE},
 	{"list-events", optional_argument, NULL, OPT_LIST_EVENTS},
 	{"help", no_argument, NULL, 'h'},
@@ -111,6 +117,13 @@ void options_usage(FILE *out)
 	      "      --sort COLUMN        order tasks by cpu (default), pid, command, or an event\n"
 	      "                           or metric name (largest first)\n"
 	      "\n"
+	      "Interactive view (press h in it for the keys):\n"
+	      "      --view NAME          start in cpus, tasks, hotspots or events (default: cpus\n"
+	      "                           system-wide, tasks with -p or a command)\n"
+	      "      --theme NAME|FILE    colour theme: default, light, mono, high-contrast, or a\n"
+	      "                           theme file (also searched in ~/.config/pfmtop/themes);\n"
+	      "                           NO_COLOR or a terminal without colours selects mono\n"
+	      "\n"
 	      "  -h, --help               this text\n"
 	      "  -V, --version            version and library versions\n"
 	      "\n"
@@ -159,6 +172,7 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 	int opt;
 
 	memset(o, 0, sizeof(*o));
+	o->view = -1;
 	c->interval_ns = 1000000000ull;
 	c->top_n = 10;
 	c->mode = MODEL_SYSTEM;
@@ -277,6 +291,7 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 				return -EINVAL;
 			}
 			c->profile.top = (int)v;
+			o->hot_given = true;
 			break;
 		case OPT_HOT_TOTAL:
 			c->profile.accumulated = true;
@@ -315,6 +330,21 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 			break;
 		case OPT_PRESET:
 			o->preset = optarg;
+			break;
+		case OPT_THEME:
+			o->theme = optarg;
+			break;
+		case OPT_VIEW:
+			o->view = -1;
+			for (int i = 0; i < OPTIONS_NR_VIEWS; i++)
+				if (!strcmp(optarg, options_view_names[i]))
+					o->view = i;
+			if (o->view < 0) {
+				snprintf(err, errlen,
+					 "--view: '%s' is not a view; use cpus, tasks, hotspots or events",
+					 optarg);
+				return -EINVAL;
+			}
 			break;
 		case OPT_LIST_PRESETS:
 			o->action = OPTIONS_LIST_PRESETS;

@@ -18,6 +18,18 @@ enum options_action {
 	OPTIONS_CHECK_PRESET,
 };
 
+/* The viewer's views, in the order of the keys 1-4 (--view NAME). */
+enum options_view {
+	OPTIONS_VIEW_CPUS,
+	OPTIONS_VIEW_TASKS,
+	OPTIONS_VIEW_HOTSPOTS,
+	OPTIONS_VIEW_EVENTS,
+	OPTIONS_NR_VIEWS,
+};
+
+/* "cpus", "tasks", "hotspots", "events". */
+extern const char *const options_view_names[OPTIONS_NR_VIEWS];
+
 struct options {
 	enum options_action action;
 	bool batch;
@@ -28,6 +40,9 @@ struct options {
 	bool events_given;
 	const char *preset;        /* --preset NAME|FILE, NULL = default */
 	const char *check;         /* --check-preset NAME|FILE */
+	const char *theme;         /* --theme NAME|FILE, NULL = default (or mono) */
+	int view;                  /* --view: OPTIONS_VIEW_*, -1 = by mode */
+	bool hot_given;            /* --hot given (else the viewer shows a screenful) */
 	struct session_config session;
 };
 

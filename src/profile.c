@@ -200,6 +200,8 @@ static void fill_health(struct profile *p, struct model *m)
 	ms->accumulated = p->cfg.accumulated;
 	ms->hide_kernel = p->cfg.hide_kernel;
 	ms->hide_user = p->cfg.hide_user;
+	ms->filter_pid = p->cfg.filter ? p->cfg.filter_pid : -1;
+	ms->filter_cpu = p->cfg.filter ? p->cfg.filter_cpu : -1;
 	sampler_health(&p->samp, -1, SAMPLER_INTERVAL, &h);
 	health_figures(&h, &ms->interval);
 	sampler_health(&p->samp, -1, SAMPLER_TOTAL, &h);
@@ -227,6 +229,7 @@ static void fill_health(struct profile *p, struct model *m)
 void profile_tick(struct profile *p, struct model *m)
 {
 	enum hotspots_mode mode = p->cfg.accumulated ? HOTSPOTS_TOTAL : HOTSPOTS_INTERVAL;
+	struct hotspots_filter f = HOTSPOTS_FILTER_ALL;
 	struct hotspots_totals tot;
 	int n, kept = 0;
 
@@ -242,7 +245,11 @@ void profile_tick(struct profile *p, struct model *m)
 	else
 		sampler_tick(&p->samp);
 	fill_health(p, m);
-	n = hotspots_top(&p->hot, mode, NULL, p->rows, p->cap_rows, &tot);
+	if (p->cfg.filter) {
+		f.pid = p->cfg.filter_pid;
+		f.cpu = p->cfg.filter_cpu;
+	}
+	n = hotspots_top(&p->hot, mode, &f, p->rows, p->cap_rows, &tot);
 	for (int i = 0; i < n; i++)
 		if (!(p->rows[i].kernel ? p->cfg.hide_kernel : p->cfg.hide_user))
 			p->rows[kept++] = p->rows[i];

@@ -340,10 +340,15 @@ static void text_hotspots(FILE *out, const struct model *m)
 	if (!s->enabled)
 		return;
 	rate_text(s, rate, sizeof(rate));
-	fprintf(out, "HOTSPOTS: %d of %d, %s (%s; %" PRIu64 " samples)%s%s\n", m->nr_hot,
+	fprintf(out, "HOTSPOTS: %d of %d, %s (%s; %" PRIu64 " samples)%s%s", m->nr_hot,
 		m->hot_total, s->accumulated ? "since the start" : "this interval", rate,
 		s->accumulated ? s->total.samples : s->interval.samples,
 		s->hide_kernel ? "; kernel hidden" : "", s->hide_user ? "; user space hidden" : "");
+	if (s->filter_pid >= 0)
+		fprintf(out, "; PID %d only", (int)s->filter_pid);
+	if (s->filter_cpu >= 0)
+		fprintf(out, "; CPU %d only", s->filter_cpu);
+	fputc('\n', out);
 	if (!m->nr_hot)
 		return;
 	if (table_init(&t, 6, m->nr_hot + 1))

@@ -1,61 +1,209 @@
-/* view: the interactive ncurses screen: the snapshot text, scrollable, live. */
+/* view: the interactive ncurses screen: header, health bar, four views, keys, themes. */
 #include "view.h"
 
+#include "format.h"
 #include "snapshot.h"
+#include "theme.h"
 #include "util.h"
 
+#include <ctype.h>
 #include <curses.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#define MIN_COLS 40
-#define MIN_LINES 8
+#define MIN_COLS  50
+#define MIN_LINES 10
+#define BODY_Y    5 /* first row under the column titles */
+#define KEY_ESC   27
+#define CELL      160
 
-struct view {
-	char *text;     /* the rendered snapshot */
-	size_t len;
-	int top;        /* first line shown */
-	int nr_lines;
-	bool paused;
-	bool help;
-	char status[256];
-	const struct model *last;
+enum col_kind {
+	C_CPU,
+	C_CPUPCT,
+	C_EVENT,
+	C_METRIC,
+	C_PID,
+	C_USER,
+	C_THR,
+	C_STATE,
+	C_COMMAND,
+	C_SHARE,
+	C_SAMPLES,
+	C_HPID,
+	C_HCOMM,
+	C_SYMBOL,
+	C_MODULE,
+	C_EVNAME,
+	C_EVSTATE,
+	C_EVCOV,
+	C_EVWHY,
 };
 
-struct view *view_open(char *err, size_t errlen)
+struct col {
+	struct format_column f;
+	enum col_kind kind;
+	int index; /* event or metric */
+	char title[40];
+	bool text; /* sorts ascending as text */
+};
+
+struct sort_key {
+	enum col_kind kind;
+	int index;
+	bool reverse;
+};
+
+enum prompt {
+	PROMPT_NONE,
+	PROMPT_FILTER,
+	PROMPT_DELAY,
+	PROMPT_PRESET,
+};
+
+struct view {
+	const struct model *m;
+	enum view_kind kind, back; /* back: where Esc returns from filtered hotspots */
+	struct view_settings set;
+	struct view_config cfg;
+	int sel[VIEW_NR_KINDS], top[VIEW_NR_KINDS];
+	int64_t sel_id[VIEW_NR_KINDS];
+	bool sel_id_valid[VIEW_NR_KINDS];
+	struct sort_key sort[VIEW_NR_KINDS];
+	bool task_sort_from_model;
+	char filter[64];
+	enum prompt prompt;
+	char input[32];
+	int preset_sel;
+	bool paused, help;
+	int help_top;
+	char status[320];
+	/* rows of the current view, after filter and sort */
+	int *idx;
+	int nr_idx, cap_idx;
+	struct col cols[FORMAT_MAX_COLUMNS];
+	int nr_cols, x[FORMAT_MAX_COLUMNS], w[FORMAT_MAX_COLUMNS];
+	/* themes */
+	struct theme_set themes;
+	int theme;
+	bool colors, mono_only;
+	attr_t attr[THEME_NR_SLOTS];
+};
+
+/* ---- themes ---- */
+
+static attr_t curses_attrs(unsigned a)
 {
+	attr_t r = A_NORMAL;
+
+	if (a & THEME_BOLD)
+		r |= A_BOLD;
+	if (a & THEME_DIM)
+		r |= A_DIM;
+	if (a & THEME_REVERSE)
+		r |= A_REVERSE;
+	if (a & THEME_UNDERLINE)
+		r |= A_UNDERLINE;
+	if (a & THEME_STANDOUT)
+		r |= A_STANDOUT;
+#ifdef A_ITALIC
+	if (a & THEME_ITALIC)
+		r |= A_ITALIC;
+#endif
+	return r;
+}
+
+static void apply_theme(struct view *v)
+{
+	const struct theme *t = &v->themes.t[v->theme];
+	bool wide = v->colors && COLORS >= 256;
+
+	for (int i = 0; i < THEME_NR_SLOTS; i++) {
+		const struct theme_style *st = wide ? &t->c256[i] : &t->c8[i];
+		attr_t a = curses_attrs(st->attrs);
+		if (v->colors && !t->mono && (st->fg >= 0 || st->bg >= 0) && i + 1 < COLOR_PAIRS) {
+			init_pair((short)(i + 1), st->fg < COLORS ? st->fg : -1,
+			          st->bg < COLORS ? st->bg : -1);
+			a |= COLOR_PAIR(i + 1);
+		}
+		v->attr[i] = a;
+	}
+}
+
+static void use(struct view *v, enum theme_slot s)
+{
+	attrset(v->attr[s]);
+}
+
+/* ---- open / close ---- */
+
+struct view *view_open(const struct view_config *cfg, char *err, size_t errlen)
+{
+	const char *nc = getenv("NO_COLOR");
+	struct theme_paths paths;
+	char terr[PATH_MAX + 320];
 	struct view *v;
 
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-		snprintf(err, errlen, "the interactive view needs a terminal: use -b for batch output");
-		return NULL;
-	}
-	if (!newterm(NULL, stdout, stdin)) {
-		snprintf(err, errlen, "cannot use terminal type '%s': set TERM (e.g. xterm-256color) or use -b",
-			 getenv("TERM") ? getenv("TERM") : "");
+		snprintf(err, errlen,
+		         "the interactive view needs a terminal: use -b for batch output");
 		return NULL;
 	}
 	v = calloc(1, sizeof(*v));
 	if (!v) {
-		endwin();
 		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	if (!newterm(NULL, stdout, stdin)) {
+		snprintf(err, errlen,
+		         "cannot use terminal type '%s': set TERM (e.g. xterm-256color) or use -b",
+		         getenv("TERM") ? getenv("TERM") : "");
+		free(v);
 		return NULL;
 	}
 	cbreak();
 	noecho();
 	nonl();
+	intrflush(stdscr, FALSE);
 	keypad(stdscr, TRUE);
 	nodelay(stdscr, TRUE);
+	set_escdelay(25);
 	curs_set(0);
-	if (has_colors() && !getenv("NO_COLOR")) {
+	v->colors = has_colors() && !(nc && nc[0]);
+	v->mono_only = !v->colors;
+	if (v->colors) {
 		start_color();
-		use_default_colors();
-		init_pair(1, COLOR_BLACK, COLOR_CYAN);
-		init_pair(2, COLOR_YELLOW, -1);
+		if (use_default_colors() != OK)
+			assume_default_colors(COLOR_WHITE, COLOR_BLACK);
 	}
+	v->cfg = *cfg;
+	v->set = cfg->settings;
+	theme_paths_default(&paths);
+	theme_set_load(&v->themes, &paths);
+	v->theme = theme_set_choose(&v->themes, cfg->theme, v->mono_only, terr, sizeof(terr));
+	if (terr[0])
+		util_strlcpy(v->status, terr, sizeof(v->status));
+	else if (v->themes.nr_errors) {
+		theme_error_format(&v->themes.error, terr, sizeof(terr));
+		snprintf(v->status, sizeof(v->status), "theme skipped: %.300s", terr);
+	}
+	apply_theme(v);
+	if (cfg->kind >= 0 && cfg->kind < VIEW_NR_KINDS)
+		v->kind = (enum view_kind)cfg->kind;
+	else
+		v->kind = cfg->mode == MODEL_SYSTEM ? VIEW_CPUS : VIEW_TASKS;
+	v->back = v->kind;
+	v->sort[VIEW_CPUS] = (struct sort_key){C_CPU, 0, false};
+	v->sort[VIEW_TASKS] = (struct sort_key){C_CPUPCT, 0, false};
+	v->sort[VIEW_HOTSPOTS] = (struct sort_key){C_SHARE, 0, false};
+	v->sort[VIEW_EVENTS] = (struct sort_key){C_EVNAME, -1, false}; /* -1: model order */
+	v->task_sort_from_model = true;
 	return v;
 }
 
@@ -64,93 +212,980 @@ void view_close(struct view *v)
 	if (!v)
 		return;
 	endwin();
-	free(v->text);
+	free(v->idx);
 	free(v);
 }
 
-static int count_lines(const char *s)
-{
-	int n = 0;
+/* ---- columns ---- */
 
-	for (; *s; s++)
-		n += *s == '\n';
-	return n;
+static void add_col(struct view *v, enum col_kind k, int index, const char *title, int width,
+                    int prio, bool left, bool flex)
+{
+	struct col *c;
+
+	if (v->nr_cols == FORMAT_MAX_COLUMNS)
+		return;
+	c = &v->cols[v->nr_cols++];
+	memset(c, 0, sizeof(*c));
+	c->kind = k;
+	c->index = index;
+	util_strlcpy(c->title, title, sizeof(c->title));
+	c->f = (struct format_column){c->title, width, prio, left, flex};
+	c->text = left;
 }
 
-static void draw_bar(int y, const char *text)
+static bool any_multiplexed(const struct model *m, int ev)
 {
-	attron(COLOR_PAIR(1) | A_BOLD);
+	return m->events[ev].state == COUNTER_MULTIPLEXED;
+}
+
+static void counter_cols(struct view *v, int prio)
+{
+	const struct model *m = v->m;
+	char title[64];
+
+	for (int i = 0; i < m->nr_events; i++) {
+		const struct model_event *e = &m->events[i];
+		int w;
+		snprintf(title, sizeof(title), e->unit[0] ? "%s(%s)" : "%s", e->name, e->unit);
+		bool nsup = e->state == COUNTER_UNSUPPORTED || e->state == COUNTER_ERROR;
+		w = (int)strlen(title);
+		if (w > 14)
+			w = 14;
+		if (w < (any_multiplexed(m, i) ? 11 : 7))
+			w = any_multiplexed(m, i) ? 11 : 7;
+		/* Columns of n/s are narrow and the first to go: the Events
+		 * view says why they do not count. */
+		add_col(v, C_EVENT, i, title, nsup ? 7 : w, nsup ? 50 + i : prio + i, false, false);
+	}
+	for (int k = 0; k < m->nr_metrics; k++) {
+		const struct model_metric *mm = &m->metrics[k];
+		int w;
+		snprintf(title, sizeof(title), "%s%s", mm->title[0] ? mm->title : mm->name,
+		         mm->unit);
+		w = (int)strlen(title);
+		w = w < 7 ? 7 : w > 12 ? 12 : w;
+		add_col(v, C_METRIC, k, title, w, prio + k, false, false);
+	}
+}
+
+static bool thread_rows(const struct model *m)
+{
+	return m->nr_tasks && m->tasks[0].kind == MODEL_ROW_THREAD;
+}
+
+static void build_cols(struct view *v)
+{
+	const struct model *m = v->m;
+
+	v->nr_cols = 0;
+	switch (v->kind) {
+	case VIEW_CPUS:
+		add_col(v, C_CPU, 0, "CPU", 4, 0, false, false);
+		add_col(v, C_CPUPCT, 0, "CPU%", 6, 1, false, false);
+		if (m->mode == MODEL_SYSTEM)
+			counter_cols(v, 2);
+		break;
+	case VIEW_TASKS:
+		add_col(v, thread_rows(m) ? C_PID : C_PID, 0, thread_rows(m) ? "TID" : "PID", 7, 0,
+		        false, false);
+		add_col(v, C_USER, 0, "USER", 9, 40, true, false);
+		add_col(v, C_CPUPCT, 0, "CPU%", 6, 0, false, false);
+		add_col(v, C_THR, 0, thread_rows(m) ? "PID" : "THR", 5, 41, false, false);
+		if (m->tasks_counted)
+			counter_cols(v, 2);
+		add_col(v, C_STATE, 0, "STATE", 10, 42, true, false);
+		add_col(v, C_COMMAND, 0, "COMMAND", 12, 0, true, true);
+		break;
+	case VIEW_HOTSPOTS:
+		add_col(v, C_SHARE, 0, "SHARE", 6, 0, false, false);
+		add_col(v, C_SAMPLES, 0, "SAMPLES", 7, 3, false, false);
+		add_col(v, C_HPID, 0, "PID", 7, 4, false, false);
+		add_col(v, C_HCOMM, 0, "COMMAND", 15, 2, true, false);
+		add_col(v, C_SYMBOL, 0, "SYMBOL", 20, 0, true, true);
+		add_col(v, C_MODULE, 0, "MODULE", 18, 1, true, false);
+		break;
+	case VIEW_EVENTS:
+		add_col(v, C_EVNAME, 0, "EVENT", 22, 0, true, false);
+		add_col(v, C_EVSTATE, 0, "STATE", 13, 0, true, false);
+		add_col(v, C_EVCOV, 0, "COVERAGE", 8, 1, false, false);
+		add_col(v, C_EVWHY, 0, "ENCODING, OR WHY IT DOES NOT COUNT", 20, 0, true, true);
+		break;
+	case VIEW_NR_KINDS:
+		break;
+	}
+	struct format_column fc[FORMAT_MAX_COLUMNS];
+	for (int i = 0; i < v->nr_cols; i++)
+		fc[i] = v->cols[i].f;
+	format_layout(fc, v->nr_cols, COLS, v->x, v->w);
+}
+
+/* ---- cells ---- */
+
+static const struct model_row *row_of(const struct view *v, int r)
+{
+	if (v->kind == VIEW_CPUS)
+		return r < 0 ? &v->m->total : &v->m->cpus[r];
+	return &v->m->tasks[r];
+}
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+/* A preset's metric format: validated to hold one floating-point conversion. */
+static void metric_text(const struct model_metric *mm, double x, char *buf, size_t len)
+{
+	snprintf(buf, len, mm->format[0] ? mm->format : "%.2f", x);
+}
+#pragma GCC diagnostic pop
+
+static enum theme_slot counter_cell(const struct model_event *e, const struct counter_value *c,
+                                    int width, char *buf, size_t len)
+{
+	double scale = e->scale > 0 ? e->scale : 1.0;
+	int decimals = e->unit[0] || scale != 1.0 ? 1 : 0;
+	char num[32];
+
+	switch (c->state) {
+	case COUNTER_OK:
+		format_scaled(c->value * scale, decimals, width, buf, len);
+		return THEME_ROW;
+	case COUNTER_MULTIPLEXED:
+		format_scaled(c->value * scale, decimals, width - 5 < 5 ? 5 : width - 5, num,
+		              sizeof(num));
+		snprintf(buf, len, "%s %2.0f%%", num, floor(c->coverage * 100.0));
+		return THEME_VALUE_MULTIPLEXED;
+	case COUNTER_NOT_COUNTED:
+		util_strlcpy(buf, "n/c", len);
+		return THEME_VALUE_NOT_COUNTED;
+	case COUNTER_UNSUPPORTED:
+		util_strlcpy(buf, "n/s", len);
+		return THEME_VALUE_UNSUPPORTED;
+	case COUNTER_ERROR:
+		util_strlcpy(buf, "err", len);
+		return THEME_VALUE_UNSUPPORTED;
+	}
+	return THEME_ROW;
+}
+
+static void pct_text(double p, char *buf, size_t len)
+{
+	if (isnan(p))
+		util_strlcpy(buf, "-", len);
+	else
+		snprintf(buf, len, "%.1f", p);
+}
+
+/* Text of one cell and its slot (THEME_ROW for plain). */
+static enum theme_slot cell(const struct view *v, int r, const struct col *c, int width, char *buf,
+                            size_t len)
+{
+	const struct model *m = v->m;
+
+	buf[0] = '\0';
+	switch (c->kind) {
+	case C_CPU:
+		if (r < 0)
+			util_strlcpy(buf, "all", len);
+		else
+			snprintf(buf, len, "%d", m->cpus[r].cpu);
+		return r < 0 ? THEME_ROW_TOTAL : THEME_ROW;
+	case C_CPUPCT:
+		pct_text(row_of(v, r)->cpu_pct, buf, len);
+		return THEME_ROW;
+	case C_EVENT:
+		return counter_cell(&m->events[c->index], &row_of(v, r)->cells[c->index], width,
+		                    buf, len);
+	case C_METRIC: {
+		double x = row_of(v, r)->metrics[c->index];
+		if (isnan(x) || isinf(x)) {
+			util_strlcpy(buf, "-", len);
+			return THEME_VALUE_NOT_COUNTED;
+		}
+		metric_text(&m->metrics[c->index], x, buf, len);
+		return THEME_ROW;
+	}
+	case C_PID:
+		snprintf(buf, len, "%d", (int)(thread_rows(m) ? m->tasks[r].tid : m->tasks[r].pid));
+		return THEME_ROW;
+	case C_USER:
+		util_strlcpy(buf, m->tasks[r].user, len);
+		return THEME_ROW;
+	case C_THR:
+		snprintf(buf, len, "%d",
+		         thread_rows(m) ? (int)m->tasks[r].pid : m->tasks[r].nr_threads);
+		return THEME_ROW;
+	case C_STATE: {
+		const struct model_row *t = &m->tasks[r];
+		util_strlcpy(buf,
+		             t->exited    ? "exited"
+		             : t->note[0] ? t->note
+		             : t->counted ? "counted"
+		                          : "-",
+		             len);
+		return t->counted ? THEME_ROW : THEME_ROW_DIM;
+	}
+	case C_COMMAND:
+		util_strlcpy(buf, m->tasks[r].comm, len);
+		return THEME_ROW;
+	case C_SHARE: {
+		double s = m->hot[r].share;
+		snprintf(buf, len, "%.1f%%", s);
+		return s >= 10.0 ? THEME_HOT_HIGH : s >= 2.0 ? THEME_HOT_MID : THEME_HOT_LOW;
+	}
+	case C_SAMPLES:
+		format_scaled((double)m->hot[r].samples, 0, width, buf, len);
+		return THEME_ROW;
+	case C_HPID:
+		snprintf(buf, len, "%d", (int)m->hot[r].pid);
+		return THEME_ROW;
+	case C_HCOMM:
+		util_strlcpy(buf, m->hot[r].comm, len);
+		return THEME_ROW;
+	case C_SYMBOL:
+		util_strlcpy(buf, m->hot[r].symbol, len);
+		return m->hot[r].kernel ? THEME_ROW : THEME_ROW;
+	case C_MODULE:
+		util_strlcpy(buf, m->hot[r].module, len);
+		return THEME_ROW_DIM;
+	case C_EVNAME:
+		util_strlcpy(buf, m->events[r].name, len);
+		return THEME_ROW;
+	case C_EVSTATE: {
+		enum counter_state st = m->events[r].state;
+		util_strlcpy(buf, snapshot_state_name(st), len);
+		return st == COUNTER_OK            ? THEME_ROW
+		       : st == COUNTER_MULTIPLEXED ? THEME_VALUE_MULTIPLEXED
+		       : st == COUNTER_NOT_COUNTED ? THEME_VALUE_NOT_COUNTED
+		                                   : THEME_VALUE_UNSUPPORTED;
+	}
+	case C_EVCOV: {
+		const struct model_event *e = &m->events[r];
+		if (e->state == COUNTER_OK || e->state == COUNTER_MULTIPLEXED)
+			snprintf(buf, len, "%.1f%%", e->coverage * 100.0);
+		else
+			util_strlcpy(buf, "-", len);
+		return e->state == COUNTER_MULTIPLEXED ? THEME_VALUE_MULTIPLEXED : THEME_ROW;
+	}
+	case C_EVWHY:
+		util_strlcpy(buf, m->events[r].why[0] ? m->events[r].why : m->events[r].encoding,
+		             len);
+		return m->events[r].why[0] ? THEME_NOTE : THEME_ROW;
+	}
+	return THEME_ROW;
+}
+
+/* A number to sort by (NaN: not available, always last). */
+static double cell_num(const struct view *v, int r, const struct col *c)
+{
+	const struct model *m = v->m;
+
+	switch (c->kind) {
+	case C_CPU:
+		return m->cpus[r].cpu;
+	case C_CPUPCT:
+		return row_of(v, r)->cpu_pct;
+	case C_EVENT: {
+		const struct counter_value *cv = &row_of(v, r)->cells[c->index];
+		return cv->state == COUNTER_OK || cv->state == COUNTER_MULTIPLEXED ? cv->value
+		                                                                   : NAN;
+	}
+	case C_METRIC:
+		return row_of(v, r)->metrics[c->index];
+	case C_PID:
+		return thread_rows(m) ? m->tasks[r].tid : m->tasks[r].pid;
+	case C_THR:
+		return thread_rows(m) ? m->tasks[r].pid : m->tasks[r].nr_threads;
+	case C_SHARE:
+		return m->hot[r].share;
+	case C_SAMPLES:
+		return (double)m->hot[r].samples;
+	case C_HPID:
+		return m->hot[r].pid;
+	case C_EVCOV:
+		return m->events[r].state == COUNTER_OK || m->events[r].state == COUNTER_MULTIPLEXED
+		           ? m->events[r].coverage
+		           : NAN;
+	default:
+		return NAN;
+	}
+}
+
+/* ---- rows: filter, sort, selection ---- */
+
+static int nr_rows(const struct view *v)
+{
+	const struct model *m = v->m;
+
+	switch (v->kind) {
+	case VIEW_CPUS:
+		return m->nr_cpus;
+	case VIEW_TASKS:
+		return m->nr_tasks;
+	case VIEW_HOTSPOTS:
+		return m->nr_hot;
+	case VIEW_EVENTS:
+		return m->nr_events;
+	default:
+		return 0;
+	}
+}
+
+static bool matches(const struct view *v, int r)
+{
+	const struct model *m = v->m;
+	char num[16];
+
+	if (!v->filter[0])
+		return true;
+	switch (v->kind) {
+	case VIEW_CPUS:
+		snprintf(num, sizeof(num), "%d", m->cpus[r].cpu);
+		return !strcmp(num, v->filter);
+	case VIEW_TASKS:
+		snprintf(num, sizeof(num), "%d", (int)m->tasks[r].pid);
+		return strcasestr(m->tasks[r].comm, v->filter) ||
+		       strcasestr(m->tasks[r].user, v->filter) || !strcmp(num, v->filter);
+	case VIEW_HOTSPOTS:
+		return strcasestr(m->hot[r].symbol, v->filter) ||
+		       strcasestr(m->hot[r].module, v->filter) ||
+		       strcasestr(m->hot[r].comm, v->filter);
+	case VIEW_EVENTS:
+		return strcasestr(m->events[r].name, v->filter) != NULL;
+	default:
+		return true;
+	}
+}
+
+static int64_t row_id(const struct view *v, int r)
+{
+	const struct model *m = v->m;
+	uint64_t h = 1469598103934665603ull;
+
+	switch (v->kind) {
+	case VIEW_CPUS:
+		return r < 0 ? -1 : m->cpus[r].cpu;
+	case VIEW_TASKS:
+		return (int64_t)m->tasks[r].pid << 32 | (uint32_t)m->tasks[r].tid;
+	case VIEW_HOTSPOTS:
+		for (const char *s = m->hot[r].symbol; *s; s++)
+			h = (h ^ (unsigned char)*s) * 1099511628211ull;
+		return (int64_t)((h ^ (uint64_t)m->hot[r].pid) >> 1);
+	default:
+		return r;
+	}
+}
+
+static const struct col *sort_col(const struct view *v)
+{
+	const struct sort_key *k = &v->sort[v->kind];
+
+	for (int i = 0; i < v->nr_cols; i++)
+		if (v->cols[i].kind == k->kind && (v->cols[i].index == k->index || k->index < 0))
+			return &v->cols[i];
+	return NULL;
+}
+
+static int cmp_rows(const void *pa, const void *pb, void *arg)
+{
+	const struct view *v = arg;
+	const struct col *c = sort_col(v);
+	int a = *(const int *)pa, b = *(const int *)pb, d = 0;
+	bool rev = v->sort[v->kind].reverse;
+
+	if (!c || v->sort[v->kind].index < 0)
+		return (a > b) - (a < b);
+	if (c->text) {
+		char ta[CELL], tb[CELL];
+		cell(v, a, c, CELL, ta, sizeof(ta));
+		cell(v, b, c, CELL, tb, sizeof(tb));
+		d = strcasecmp(ta, tb);
+	} else {
+		double x = cell_num(v, a, c), y = cell_num(v, b, c);
+		if (isnan(x) || isnan(y))
+			return isnan(x) - isnan(y); /* not available: last either way */
+		d = (x < y) - (x > y);              /* largest first */
+		if (c->kind == C_CPU || c->kind == C_PID || c->kind == C_HPID)
+			d = -d; /* identifiers ascend */
+	}
+	if (rev)
+		d = -d;
+	return d ? d : (a > b) - (a < b);
+}
+
+/* The model's --sort as the tasks view's first sort column. */
+static void task_sort_from_model(struct view *v)
+{
+	const struct model *m = v->m;
+	struct sort_key *k = &v->sort[VIEW_TASKS];
+
+	v->task_sort_from_model = false;
+	if (m->sort == MODEL_SORT_PID)
+		*k = (struct sort_key){C_PID, 0, false};
+	else if (m->sort == MODEL_SORT_COMMAND)
+		*k = (struct sort_key){C_COMMAND, 0, false};
+	else if (m->sort >= MODEL_SORT_METRIC)
+		*k = (struct sort_key){C_METRIC, m->sort - MODEL_SORT_METRIC, false};
+	else if (m->sort >= 0)
+		*k = (struct sort_key){C_EVENT, m->sort, false};
+}
+
+static void build_rows(struct view *v)
+{
+	int n = nr_rows(v), sel_pos = -1;
+
+	if (n + 1 > v->cap_idx) {
+		int *p = realloc(v->idx, (size_t)(n + 16) * sizeof(*p));
+		if (!p) {
+			v->nr_idx = 0;
+			return;
+		}
+		v->idx = p;
+		v->cap_idx = n + 16;
+	}
+	v->nr_idx = 0;
+	for (int r = 0; r < n; r++)
+		if (matches(v, r))
+			v->idx[v->nr_idx++] = r;
+	if (v->nr_idx > 1)
+		qsort_r(v->idx, (size_t)v->nr_idx, sizeof(int), cmp_rows, v);
+	if (v->kind == VIEW_CPUS && !v->filter[0])
+		v->idx[v->nr_idx++] = -1; /* the total, last */
+	/* Keep the selection on the same CPU, task, symbol or event. */
+	if (v->sel_id_valid[v->kind])
+		for (int i = 0; i < v->nr_idx; i++)
+			if (row_id(v, v->idx[i]) == v->sel_id[v->kind])
+				sel_pos = i;
+	if (sel_pos >= 0)
+		v->sel[v->kind] = sel_pos;
+	if (v->sel[v->kind] >= v->nr_idx)
+		v->sel[v->kind] = v->nr_idx - 1;
+	if (v->sel[v->kind] < 0)
+		v->sel[v->kind] = 0;
+}
+
+static void remember_selection(struct view *v)
+{
+	int s = v->sel[v->kind];
+
+	v->sel_id_valid[v->kind] = s >= 0 && s < v->nr_idx;
+	if (v->sel_id_valid[v->kind])
+		v->sel_id[v->kind] = row_id(v, v->idx[s]);
+}
+
+/* ---- drawing ---- */
+
+/* Text at y, x in width columns (cut, padded), in slot s. */
+static void put(struct view *v, int y, int x, int width, const char *s, enum theme_slot slot,
+                bool left)
+{
+	int n = (int)strlen(s);
+
+	if (width <= 0 || x >= COLS)
+		return;
+	if (x + width > COLS)
+		width = COLS - x;
+	use(v, slot);
+	if (left || n >= width)
+		mvprintw(y, x, "%-*.*s", width, width, s);
+	else
+		mvprintw(y, x, "%*s", width, s);
+}
+
+/* Fill a line with slot's background. */
+static void bar(struct view *v, int y, enum theme_slot slot)
+{
+	use(v, slot);
 	mvhline(y, 0, ' ', COLS);
-	mvaddnstr(y, 0, text, COLS);
-	attroff(COLOR_PAIR(1) | A_BOLD);
 }
 
-static const char *help_text =
-	"pfmtop keys\n"
-	"\n"
-	"  q          quit\n"
-	"  space      pause / resume updates\n"
-	"  s          save this screen as pfmtop-DATE-TIME.txt in the current directory\n"
-	"  Up/Down    scroll one line\n"
-	"  PgUp/PgDn  scroll one page\n"
-	"  Home/End   first / last line\n"
-	"  h or ?     this help (any key returns)\n";
+/* Append s at *x on line y in slot; returns false when it no longer fits. */
+static bool add(struct view *v, int y, int *x, const char *s, enum theme_slot slot)
+{
+	int n = (int)strlen(s);
+
+	if (*x >= COLS)
+		return false;
+	use(v, slot);
+	mvaddnstr(y, *x, s, COLS - *x);
+	*x += n;
+	return *x < COLS;
+}
+
+static const char *mode_text(enum model_mode m)
+{
+	return m == MODEL_SYSTEM ? "system-wide" : m == MODEL_TASKS ? "tasks" : "command";
+}
+
+static void draw_header(struct view *v)
+{
+	const struct model *m = v->m;
+	char buf[512];
+	int x = 0;
+
+	bar(v, 0, THEME_HEADER);
+	add(v, 0, &x, " pfmtop ", THEME_HEADER);
+	add(v, 0, &x, PFMTOP_VERSION, THEME_HEADER_VALUE);
+	if (m) {
+		add(v, 0, &x, "  host ", THEME_HEADER);
+		add(v, 0, &x, m->host, THEME_HEADER_VALUE);
+		add(v, 0, &x, "  kernel ", THEME_HEADER);
+		add(v, 0, &x, m->kernel, THEME_HEADER_VALUE);
+		add(v, 0, &x, "  ", THEME_HEADER);
+		snprintf(buf, sizeof(buf), "%s (%s)", mode_text(m->mode), m->target);
+		add(v, 0, &x, buf, THEME_HEADER_VALUE);
+	}
+	add(v, 0, &x, "  every ", THEME_HEADER);
+	snprintf(buf, sizeof(buf), "%.2gs", (double)v->set.interval_ns / 1e9);
+	add(v, 0, &x, buf, THEME_HEADER_VALUE);
+	add(v, 0, &x, "  preset ", THEME_HEADER);
+	add(v, 0, &x, m ? m->preset : v->set.preset, THEME_HEADER_VALUE);
+	if (v->paused) {
+		const char *p = " PAUSED ";
+		put(v, 0, COLS - 8, 8, p, THEME_BADGE_THROTTLE, true);
+	}
+}
+
+static void badge(struct view *v, int y, int *x, const char *text, enum theme_slot slot)
+{
+	add(v, y, x, " ", THEME_HEADER);
+	add(v, y, x, text, slot);
+}
+
+/* The sampling-health bar: lost, throttled, max rate, and badges. */
+static void draw_health(struct view *v)
+{
+	const struct model *m = v->m;
+	const struct model_sampling *s = m ? &m->sampling : NULL;
+	int x = 0, mux = 0, nsup = 0, fallbacks = 0;
+	char buf[256];
+
+	bar(v, 1, THEME_HEADER);
+	if (!m) {
+		add(v, 1, &x, " waiting for the first interval...", THEME_HEADER);
+		return;
+	}
+	for (int i = 0; i < m->nr_events; i++) {
+		mux += m->events[i].state == COUNTER_MULTIPLEXED;
+		nsup += m->events[i].state == COUNTER_UNSUPPORTED ||
+		        m->events[i].state == COUNTER_ERROR;
+		fallbacks += m->events[i].why[0] && m->events[i].state != COUNTER_UNSUPPORTED;
+	}
+	fallbacks += m->nr_notes > 0 || (s->enabled && s->why[0]);
+	if (s->enabled) {
+		add(v, 1, &x, " sampling ", THEME_HEADER);
+		snprintf(buf, sizeof(buf), "%s %s%" PRIu64 "%s", s->event, s->freq ? "" : "every ",
+		         s->freq ? s->freq : s->period, s->freq ? " Hz" : "");
+		add(v, 1, &x, buf, THEME_HEADER_VALUE);
+		add(v, 1, &x, "  lost ", THEME_HEADER);
+		snprintf(buf, sizeof(buf), "%" PRIu64 " rec/%" PRIu64 " smp",
+		         s->interval.lost_records,
+		         s->interval.lost_samples + s->interval.lost_samples_hw);
+		add(v, 1, &x, buf, THEME_HEADER_VALUE);
+		add(v, 1, &x, "  throttled ", THEME_HEADER);
+		snprintf(buf, sizeof(buf), "%d/%d", s->throttled_now, s->nr_rings);
+		add(v, 1, &x, buf, THEME_HEADER_VALUE);
+		add(v, 1, &x, "  max rate ", THEME_HEADER);
+		snprintf(buf, sizeof(buf), "%ld/s%s", s->max_rate,
+		         s->max_rate_lowered ? " (lowered)" : "");
+		add(v, 1, &x, buf, THEME_HEADER_VALUE);
+	} else {
+		add(v, 1, &x, " sampling off", THEME_HEADER);
+	}
+	add(v, 1, &x, " ", THEME_HEADER);
+	if (s->enabled && (s->interval.lost_records || s->total.lost_records)) {
+		snprintf(buf, sizeof(buf), "LOST %" PRIu64, s->total.lost_samples);
+		badge(v, 1, &x, buf, THEME_BADGE_LOST);
+	}
+	if (s->enabled && (s->throttled_now || s->max_rate_lowered))
+		badge(v, 1, &x, "THROTTLED", THEME_BADGE_THROTTLE);
+	if (mux) {
+		snprintf(buf, sizeof(buf), "MULTIPLEXED %d", mux);
+		badge(v, 1, &x, buf, THEME_BADGE_MULTIPLEXED);
+	}
+	if (nsup) {
+		snprintf(buf, sizeof(buf), "N/S %d", nsup);
+		badge(v, 1, &x, buf, THEME_BADGE_UNSUPPORTED);
+	}
+	if (fallbacks)
+		badge(v, 1, &x, "FALLBACK", THEME_BADGE_UNSUPPORTED);
+	if (!mux && !nsup && !fallbacks && !(s->enabled && s->total.lost_records))
+		badge(v, 1, &x, "OK", THEME_BADGE_OK);
+}
+
+static const char *const view_names[VIEW_NR_KINDS] = {"CPUs", "Tasks", "Hotspots", "Events"};
+
+static void draw_tabs(struct view *v)
+{
+	const struct col *c = v->m ? sort_col(v) : NULL;
+	char buf[160];
+	int x = 0;
+
+	bar(v, 2, THEME_TAB);
+	for (int i = 0; i < VIEW_NR_KINDS; i++) {
+		snprintf(buf, sizeof(buf), " %d %s ", i + 1, view_names[i]);
+		add(v, 2, &x, buf, i == (int)v->kind ? THEME_TAB_ACTIVE : THEME_TAB);
+		add(v, 2, &x, " ", THEME_TAB);
+	}
+	buf[0] = '\0';
+	if (c && v->sort[v->kind].index >= 0)
+		snprintf(buf, sizeof(buf), "sort %s%s", c->title,
+		         v->sort[v->kind].reverse ? " (rev)" : "");
+	if (v->filter[0] || v->prompt == PROMPT_FILTER) {
+		size_t n = strlen(buf);
+		snprintf(buf + n, sizeof(buf) - n, "%sfilter '%s'", n ? "  " : "", v->filter);
+	}
+	if (buf[0] && x + (int)strlen(buf) + 2 < COLS)
+		put(v, 2, COLS - (int)strlen(buf) - 1, (int)strlen(buf), buf, THEME_TAB, true);
+}
+
+static void draw_info(struct view *v)
+{
+	const struct model *m = v->m;
+	const struct model_sampling *s = &m->sampling;
+	char buf[512];
+	int x = 0, n = 0;
+
+	use(v, THEME_ROW);
+	move(3, 0);
+	clrtoeol();
+	switch (v->kind) {
+	case VIEW_CPUS:
+		snprintf(buf, sizeof(buf), "%d CPUs, %.1f%% busy%s", m->nr_cpus, m->total.cpu_pct,
+		         m->mode == MODEL_SYSTEM ? "" : " (counters are per task: see Tasks)");
+		break;
+	case VIEW_TASKS:
+		n = snprintf(buf, sizeof(buf), "%d %s", m->nr_tasks,
+		             thread_rows(m) ? "threads" : "processes");
+		if (m->tasks_counted && m->cpu_min >= 0)
+			snprintf(buf + n, sizeof(buf) - (size_t)n,
+			         ", counters for tasks using %.1f%% CPU or more", m->cpu_min);
+		else if (!m->tasks_counted)
+			snprintf(buf + n, sizeof(buf) - (size_t)n,
+			         ", /proc figures (per-task counters: -p PID or -- COMMAND)");
+		break;
+	case VIEW_HOTSPOTS:
+		if (!s->enabled) {
+			snprintf(buf, sizeof(buf),
+			         "sampling is off (--no-hotspots, or it could not start)");
+			break;
+		}
+		n = snprintf(buf, sizeof(buf), "%d of %d, %s, %" PRIu64 " samples%s%s", m->nr_hot,
+		             m->hot_total, s->accumulated ? "since the start" : "this interval",
+		             s->accumulated ? s->total.samples : s->interval.samples,
+		             s->hide_kernel ? ", kernel hidden" : "",
+		             s->hide_user ? ", user space hidden" : "");
+		if (v->set.hot_filter && v->set.filter_pid >= 0)
+			snprintf(buf + n, sizeof(buf) - (size_t)n, ", PID %d only%s",
+			         (int)v->set.filter_pid,
+			         s->filter_pid == v->set.filter_pid ? ""
+			                                            : " (from the next interval)");
+		else if (v->set.hot_filter && v->set.filter_cpu >= 0)
+			snprintf(
+			    buf + n, sizeof(buf) - (size_t)n, ", CPU %d only%s", v->set.filter_cpu,
+			    s->filter_cpu == v->set.filter_cpu ? "" : " (from the next interval)");
+		break;
+	case VIEW_EVENTS:
+		snprintf(buf, sizeof(buf), "%d events; paranoid %d (%s)", m->nr_events, m->paranoid,
+		         m->privilege);
+		break;
+	default:
+		buf[0] = '\0';
+	}
+	add(v, 3, &x, buf, THEME_ROW);
+}
+
+static void draw_titles(struct view *v)
+{
+	const struct col *sc = sort_col(v);
+
+	bar(v, 4, THEME_COLUMN_TITLE);
+	for (int i = 0; i < v->nr_cols; i++) {
+		const struct col *c = &v->cols[i];
+		if (v->x[i] < 0)
+			continue;
+		put(v, 4, v->x[i], v->w[i], c->title,
+		    c == sc && v->sort[v->kind].index >= 0 ? THEME_COLUMN_SORTED
+		                                           : THEME_COLUMN_TITLE,
+		    c->f.left);
+	}
+}
+
+static int body_lines(const struct view *v)
+{
+	int n = LINES - 1 - BODY_Y;
+
+	if (v->status[0] || v->prompt == PROMPT_FILTER || v->prompt == PROMPT_DELAY)
+		n--;
+	return n > 0 ? n : 0;
+}
+
+/* Word-wrap s into lines of at most width characters from y; returns the next y. */
+static int wrap(struct view *v, int y, int ymax, const char *s, enum theme_slot slot, int indent)
+{
+	int width = COLS - indent;
+
+	while (*s && y < ymax && width > 10) {
+		int n = (int)strlen(s), cut = n;
+		if (n > width) {
+			cut = width;
+			while (cut > 0 && s[cut] != ' ')
+				cut--;
+			if (cut == 0)
+				cut = width;
+		}
+		use(v, slot);
+		mvaddnstr(y++, indent, s, cut);
+		s += cut;
+		while (*s == ' ')
+			s++;
+	}
+	return y;
+}
+
+static void draw_rows(struct view *v, int nlines)
+{
+	int sel = v->sel[v->kind], *top = &v->top[v->kind];
+	int rows = nlines;
+	char buf[CELL];
+
+	if (v->kind == VIEW_EVENTS) { /* the facts below get the other half */
+		int want = v->nr_idx < rows / 2 ? v->nr_idx : rows / 2;
+		rows = want > 1 ? want : 1;
+	}
+	if (sel < *top)
+		*top = sel;
+	if (sel >= *top + rows)
+		*top = sel - rows + 1;
+	if (*top > v->nr_idx - rows)
+		*top = v->nr_idx - rows;
+	if (*top < 0)
+		*top = 0;
+	for (int line = 0; line < rows; line++) {
+		int i = *top + line, y = BODY_Y + line;
+		use(v, THEME_ROW);
+		move(y, 0);
+		clrtoeol();
+		if (i >= v->nr_idx)
+			continue;
+		int r = v->idx[i];
+		bool selected = i == sel;
+		enum theme_slot base = THEME_ROW;
+		if (v->kind == VIEW_TASKS && v->m->tasks[r].exited)
+			base = THEME_ROW_DIM;
+		if (selected)
+			bar(v, y, THEME_ROW_SELECTED);
+		for (int c = 0; c < v->nr_cols; c++) {
+			enum theme_slot s;
+			if (v->x[c] < 0)
+				continue;
+			s = cell(v, r, &v->cols[c], v->w[c], buf, sizeof(buf));
+			if (selected)
+				s = THEME_ROW_SELECTED;
+			else if (s == THEME_ROW)
+				s = base;
+			put(v, y, v->x[c], v->w[c], buf, s, v->cols[c].f.left);
+			if (v->x[c] + v->w[c] < COLS && !selected) {
+				use(v, base);
+				mvaddch(y, v->x[c] + v->w[c], ' ');
+			}
+		}
+	}
+	if (!v->nr_idx) {
+		const char *msg = v->filter[0] ? "no rows match the filter (Esc clears it)"
+		                  : v->kind == VIEW_HOTSPOTS && !v->m->sampling.enabled
+		                      ? "no hotspots: sampling is off"
+		                      : "no rows this interval";
+		put(v, BODY_Y, 1, COLS - 1, msg, THEME_ROW_DIM, true);
+	}
+	if (v->kind == VIEW_EVENTS) {
+		/* The selected event in full, then the facts behind the states. */
+		const struct model *m = v->m;
+		const struct model_sampling *s = &m->sampling;
+		int y = BODY_Y + rows + 1, ymax = BODY_Y + nlines;
+		char line[1024];
+		for (int k = BODY_Y + rows; k < ymax; k++) {
+			use(v, THEME_ROW);
+			move(k, 0);
+			clrtoeol();
+		}
+		if (sel >= 0 && sel < v->nr_idx && v->idx[sel] >= 0) {
+			const struct model_event *e = &m->events[v->idx[sel]];
+			snprintf(line, sizeof(line), "%s: %s%s%s", e->name,
+			         e->opened ? e->encoding : "", e->why[0] && e->opened ? "; " : "",
+			         e->why);
+			y = wrap(v, y, ymax, line, THEME_ROW, 1);
+		}
+		if (y < ymax)
+			y++;
+		snprintf(line, sizeof(line), "kernel %s, perf_event_paranoid %d, running as %s",
+		         m->kernel, m->paranoid, m->privilege);
+		y = wrap(v, y, ymax, line, THEME_ROW_DIM, 1);
+		if (s->enabled) {
+			snprintf(line, sizeof(line),
+			         "sampling %s; perf_event_max_sample_rate %ld/s%s%s%s", s->event,
+			         s->max_rate, s->max_rate_lowered ? " (lowered by the kernel)" : "",
+			         s->why[0] ? "; " : "", s->why);
+			y = wrap(v, y, ymax, line, THEME_ROW_DIM, 1);
+		}
+		for (int i = 0; i < m->nr_notes && y < ymax; i++) {
+			snprintf(line, sizeof(line), "note: %s", m->notes[i]);
+			y = wrap(v, y, ymax, line, THEME_NOTE, 1);
+		}
+	}
+}
+
+struct key_help {
+	const char *key, *label;
+};
+
+static const struct key_help bottom_keys[] = {
+    {"h", "Help"},    {"Tab", "View"},  {"<>", "Sort"}, {"/", "Filter"},
+    {"Enter", "Hot"}, {"Spc", "Pause"}, {"d", "Delay"}, {"p", "Preset"},
+    {"t", "Theme"},   {"s", "Save"},    {"q", "Quit"},
+};
+
+static void draw_keys(struct view *v)
+{
+	int x = 0, y = LINES - 1;
+
+	bar(v, y, THEME_KEY_LABEL);
+	for (size_t i = 0; i < ARRAY_SIZE(bottom_keys); i++) {
+		if (x + (int)strlen(bottom_keys[i].key) + (int)strlen(bottom_keys[i].label) + 1 >
+		    COLS)
+			break;
+		add(v, y, &x, bottom_keys[i].key, THEME_KEY);
+		add(v, y, &x, bottom_keys[i].label, THEME_KEY_LABEL);
+		add(v, y, &x, " ", THEME_KEY_LABEL);
+	}
+}
+
+static void draw_status(struct view *v)
+{
+	char buf[400];
+	int y = LINES - 2;
+
+	if (v->prompt == PROMPT_FILTER)
+		snprintf(buf, sizeof(buf), " Filter: %s_   (Enter keeps it, Esc clears)",
+		         v->filter);
+	else if (v->prompt == PROMPT_DELAY)
+		snprintf(buf, sizeof(buf),
+		         " Delay in seconds (now %.2g): %s_   (Enter sets, Esc cancels)",
+		         (double)v->set.interval_ns / 1e9, v->input);
+	else if (v->status[0])
+		snprintf(buf, sizeof(buf), " %s", v->status);
+	else
+		return;
+	bar(v, y, THEME_STATUS);
+	put(v, y, 0, COLS, buf, THEME_STATUS, true);
+}
+
+static const char *const help_lines[] = {
+    "pfmtop keys",
+    "",
+    "  Tab, Shift-Tab  next / previous view",
+    "  1 2 3 4         CPUs, Tasks, Hotspots, Events",
+    "  Up/Down         move the selection",
+    "  PgUp/PgDn       a page up / down",
+    "  Home/End        first / last row",
+    "  < >             sort by the column left / right of the current one",
+    "  r               reverse the sort order",
+    "  /               filter rows as you type (Enter keeps, Esc clears)",
+    "  Esc             clear the filter; from filtered hotspots, go back",
+    "  Enter           on a task or CPU: its hotspots",
+    "  space           pause / resume updates",
+    "  d               set the refresh delay in seconds",
+    "  H               a row per thread / per process",
+    "  K               hide / show kernel hotspots",
+    "  U               hide / show user-space hotspots",
+    "  z               hotspots of this interval / since the start",
+    "  p               choose an event preset (counters are reopened)",
+    "  t               next colour theme",
+    "  s               save a text snapshot to pfmtop-DATE-TIME.txt here",
+    "  h, ?, F1        this help (any other key closes it)",
+    "  q, F10          quit",
+    "",
+    "Cells: n/s not supported (the Events view says why), n/c not counted",
+    "(did not run), 'N%' after a value: multiplexed, scaled from N% of the",
+    "interval. K, M, G: thousands, millions, billions.",
+};
+
+static void draw_help(struct view *v)
+{
+	int n = (int)ARRAY_SIZE(help_lines), rows = LINES - 1 - BODY_Y + 2;
+
+	if (v->help_top > n - rows)
+		v->help_top = n - rows;
+	if (v->help_top < 0)
+		v->help_top = 0;
+	for (int i = 0; i < rows; i++) {
+		int y = BODY_Y - 2 + i;
+		use(v, THEME_ROW);
+		move(y, 0);
+		clrtoeol();
+		if (v->help_top + i < n)
+			put(v, y, 1, COLS - 1, help_lines[v->help_top + i],
+			    v->help_top + i == 0 ? THEME_COLUMN_TITLE : THEME_ROW, true);
+	}
+}
+
+static void draw_presets(struct view *v)
+{
+	int n = v->cfg.nr_presets, w = 30, h = n + 2, y0, x0;
+
+	if (h > LINES - BODY_Y - 1)
+		h = LINES - BODY_Y - 1;
+	y0 = BODY_Y;
+	x0 = (COLS - w) / 2;
+	for (int i = 0; i < h; i++)
+		put(v, y0 + i, x0, w, "", THEME_HEADER, true);
+	put(v, y0, x0, w, " Preset (Enter, Esc)", THEME_HEADER, true);
+	for (int i = 0; i < n && i < h - 2; i++) {
+		char buf[64];
+		snprintf(buf, sizeof(buf), " %s%s", v->cfg.presets[i],
+		         !strcmp(v->cfg.presets[i], v->m ? v->m->preset : "") ? " *" : "");
+		put(v, y0 + 1 + i, x0 + 1, w - 2, buf,
+		    i == v->preset_sel ? THEME_ROW_SELECTED : THEME_ROW, true);
+	}
+}
 
 static void render(struct view *v)
 {
-	char bar[sizeof(v->status) + 8];
-	const char *p;
-	int y = 0, line = 0, body = LINES - 2;
+	char buf[96];
 
 	erase();
 	if (COLS < MIN_COLS || LINES < MIN_LINES) {
-		snprintf(bar, sizeof(bar), "terminal too small: need %dx%d", MIN_COLS, MIN_LINES);
-		mvaddnstr(0, 0, bar, COLS);
+		snprintf(buf, sizeof(buf), "pfmtop needs %dx%d, the terminal is %dx%d", MIN_COLS,
+		         MIN_LINES, COLS, LINES);
+		use(v, THEME_MESSAGE);
+		mvaddnstr(0, 0, buf, COLS);
 		refresh();
 		return;
 	}
-	snprintf(bar, sizeof(bar), " pfmtop %s%s   q quit  space pause  s save  h help", PFMTOP_VERSION,
-		 v->paused ? "  [paused]" : "");
-	draw_bar(0, bar);
-	p = v->help ? help_text : v->text ? v->text : "waiting for the first interval...\n";
-	v->nr_lines = count_lines(p);
-	if (v->top > v->nr_lines - body)
-		v->top = v->nr_lines - body;
-	if (v->top < 0)
-		v->top = 0;
-	while (*p && y < body) {
-		const char *nl = strchr(p, '\n');
-		int n = nl ? (int)(nl - p) : (int)strlen(p);
-		if (line >= v->top) {
-			bool note = !strncmp(p, "note:", 5);
-			if (note)
-				attron(COLOR_PAIR(2));
-			mvaddnstr(1 + y, 0, p, n < COLS ? n : COLS);
-			if (note)
-				attroff(COLOR_PAIR(2));
-			y++;
-		}
-		line++;
-		p = nl ? nl + 1 : p + n;
+	draw_header(v);
+	draw_health(v);
+	draw_tabs(v);
+	if (v->help) {
+		draw_help(v);
+	} else if (v->m) {
+		build_cols(v);
+		build_rows(v);
+		draw_info(v);
+		draw_titles(v);
+		draw_rows(v, body_lines(v));
+		if (v->prompt == PROMPT_PRESET)
+			draw_presets(v);
 	}
-	snprintf(bar, sizeof(bar), " %s", v->status[0] ? v->status : "");
-	draw_bar(LINES - 1, bar);
+	draw_status(v);
+	draw_keys(v);
 	refresh();
 }
 
 void view_draw(struct view *v, const struct model *m)
 {
 	if (m) {
-		FILE *f;
-
-		free(v->text);
-		v->text = NULL;
-		f = open_memstream(&v->text, &v->len);
-		if (f) {
-			snapshot_write(f, m, SNAPSHOT_TEXT);
-			fclose(f);
-		}
-		v->last = m;
+		v->m = m;
+		if (v->task_sort_from_model)
+			task_sort_from_model(v);
 	}
 	render(v);
 }
@@ -164,64 +1199,305 @@ void view_resize(struct view *v)
 	render(v);
 }
 
-enum view_action view_input(struct view *v)
+/* ---- keys ---- */
+
+static void move_sel(struct view *v, int delta)
 {
-	enum view_action act = VIEW_NONE;
-	int ch, page = LINES > 3 ? LINES - 3 : 1;
+	int *s = &v->sel[v->kind];
+
+	*s += delta;
+	if (*s >= v->nr_idx)
+		*s = v->nr_idx - 1;
+	if (*s < 0)
+		*s = 0;
+	remember_selection(v);
+}
+
+static void set_view(struct view *v, enum view_kind k)
+{
+	v->kind = k;
+	v->filter[0] = '\0';
+	if (v->prompt == PROMPT_FILTER)
+		v->prompt = PROMPT_NONE;
+}
+
+static void cycle_sort(struct view *v, int dir)
+{
+	struct sort_key *k = &v->sort[v->kind];
+	const struct col *c = sort_col(v);
+	int i = c && k->index >= 0 ? (int)(c - v->cols) : -1;
+
+	if (!v->nr_cols)
+		return;
+	i += dir;
+	if (i < 0)
+		i = v->nr_cols - 1;
+	if (i >= v->nr_cols)
+		i = 0;
+	k->kind = v->cols[i].kind;
+	k->index = v->cols[i].index;
+	k->reverse = false;
+}
+
+/* Enter: hotspots of the selected task or CPU. */
+static unsigned open_hotspots(struct view *v)
+{
+	int s = v->sel[v->kind];
+
+	if (s < 0 || s >= v->nr_idx)
+		return 0;
+	int r = v->idx[s];
+	if (v->kind == VIEW_TASKS) {
+		v->set.hot_filter = true;
+		v->set.filter_pid = v->m->tasks[r].pid;
+		v->set.filter_cpu = -1;
+	} else if (v->kind == VIEW_CPUS) {
+		v->set.hot_filter = r >= 0;
+		v->set.filter_pid = -1;
+		v->set.filter_cpu = r >= 0 ? v->m->cpus[r].cpu : -1;
+	} else {
+		return 0;
+	}
+	v->back = v->kind;
+	set_view(v, VIEW_HOTSPOTS);
+	v->sel[VIEW_HOTSPOTS] = 0;
+	v->sel_id_valid[VIEW_HOTSPOTS] = false;
+	return VIEW_PROFILE;
+}
+
+static unsigned key_prompt(struct view *v, int ch)
+{
+	size_t n;
+
+	if (v->prompt == PROMPT_FILTER) {
+		n = strlen(v->filter);
+		if (ch == KEY_ESC) {
+			v->filter[0] = '\0';
+			v->prompt = PROMPT_NONE;
+		} else if (ch == '\r' || ch == '\n' || ch == KEY_ENTER) {
+			v->prompt = PROMPT_NONE;
+		} else if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
+			if (n)
+				v->filter[n - 1] = '\0';
+		} else if (ch >= 32 && ch < 127 && n + 1 < sizeof(v->filter)) {
+			v->filter[n] = (char)ch;
+			v->filter[n + 1] = '\0';
+		}
+		v->sel[v->kind] = 0;
+		v->sel_id_valid[v->kind] = false;
+		return VIEW_REDRAW;
+	}
+	if (v->prompt == PROMPT_DELAY) {
+		n = strlen(v->input);
+		if (ch == KEY_ESC) {
+			v->prompt = PROMPT_NONE;
+		} else if (ch == '\r' || ch == '\n' || ch == KEY_ENTER) {
+			uint64_t ns;
+			v->prompt = PROMPT_NONE;
+			if (!v->input[0])
+				return VIEW_REDRAW;
+			if (util_parse_seconds(v->input, &ns) || ns < 10000000ull ||
+			    ns > 3600000000000ull) {
+				snprintf(v->status, sizeof(v->status),
+				         "delay '%s' not set: give seconds from 0.01 to 3600",
+				         v->input);
+				return VIEW_REDRAW;
+			}
+			v->set.interval_ns = ns;
+			snprintf(v->status, sizeof(v->status), "refresh every %s s", v->input);
+			return VIEW_DELAY | VIEW_REDRAW;
+		} else if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
+			if (n)
+				v->input[n - 1] = '\0';
+		} else if ((isdigit(ch) || ch == '.') && n + 1 < sizeof(v->input)) {
+			v->input[n] = (char)ch;
+			v->input[n + 1] = '\0';
+		}
+		return VIEW_REDRAW;
+	}
+	/* PROMPT_PRESET */
+	if (ch == KEY_ESC || ch == 'q') {
+		v->prompt = PROMPT_NONE;
+	} else if (ch == KEY_UP && v->preset_sel > 0) {
+		v->preset_sel--;
+	} else if (ch == KEY_DOWN && v->preset_sel + 1 < v->cfg.nr_presets) {
+		v->preset_sel++;
+	} else if (ch == '\r' || ch == '\n' || ch == KEY_ENTER) {
+		v->prompt = PROMPT_NONE;
+		util_strlcpy(v->set.preset, v->cfg.presets[v->preset_sel], sizeof(v->set.preset));
+		return VIEW_PRESET | VIEW_REDRAW;
+	}
+	return VIEW_REDRAW;
+}
+
+static unsigned key(struct view *v, int ch)
+{
+	int page = body_lines(v) > 1 ? body_lines(v) - 1 : 1;
+	char *st = v->status;
+	size_t stl = sizeof(v->status);
+
+	if (v->prompt != PROMPT_NONE)
+		return key_prompt(v, ch);
+	if (v->help) {
+		if (ch == KEY_UP || ch == KEY_DOWN || ch == KEY_PPAGE || ch == KEY_NPAGE) {
+			v->help_top += ch == KEY_UP      ? -1
+			               : ch == KEY_DOWN  ? 1
+			               : ch == KEY_PPAGE ? -10
+			                                 : 10;
+			return VIEW_REDRAW;
+		}
+		v->help = false;
+		return ch == 'q' || ch == KEY_F(10) ? VIEW_QUIT : VIEW_REDRAW;
+	}
+	switch (ch) {
+	case 'q':
+	case 'Q':
+	case KEY_F(10):
+		return VIEW_QUIT;
+	case 's':
+		return VIEW_SAVE;
+	case ' ':
+		v->paused = !v->paused;
+		return VIEW_PAUSE | VIEW_REDRAW;
+	case 'h':
+	case '?':
+	case KEY_F(1):
+		v->help = true;
+		v->help_top = 0;
+		return VIEW_REDRAW;
+	case '\t':
+		set_view(v, (enum view_kind)((v->kind + 1) % VIEW_NR_KINDS));
+		break;
+	case KEY_BTAB:
+		set_view(v, (enum view_kind)((v->kind + VIEW_NR_KINDS - 1) % VIEW_NR_KINDS));
+		break;
+	case '1':
+	case '2':
+	case '3':
+	case '4':
+		set_view(v, (enum view_kind)(ch - '1'));
+		break;
+	case KEY_UP:
+		move_sel(v, -1);
+		break;
+	case KEY_DOWN:
+		move_sel(v, 1);
+		break;
+	case KEY_PPAGE:
+		move_sel(v, -page);
+		break;
+	case KEY_NPAGE:
+		move_sel(v, page);
+		break;
+	case KEY_HOME:
+		move_sel(v, -v->nr_idx);
+		break;
+	case KEY_END:
+		move_sel(v, v->nr_idx);
+		break;
+	case '<':
+	case ',':
+		cycle_sort(v, -1);
+		break;
+	case '>':
+	case '.':
+	case KEY_F(6):
+		cycle_sort(v, 1);
+		break;
+	case 'r':
+		v->sort[v->kind].reverse = !v->sort[v->kind].reverse;
+		break;
+	case '/':
+	case KEY_F(4):
+		v->prompt = PROMPT_FILTER;
+		break;
+	case KEY_ESC:
+		if (v->filter[0]) {
+			v->filter[0] = '\0';
+		} else if (v->kind == VIEW_HOTSPOTS && v->set.hot_filter) {
+			v->set.hot_filter = false;
+			v->set.filter_pid = -1;
+			v->set.filter_cpu = -1;
+			set_view(v, v->back);
+			return VIEW_PROFILE | VIEW_REDRAW;
+		}
+		break;
+	case '\r':
+	case '\n':
+	case KEY_ENTER:
+		return open_hotspots(v) | VIEW_REDRAW;
+	case 'd':
+		v->prompt = PROMPT_DELAY;
+		v->input[0] = '\0';
+		break;
+	case 'H':
+		if (!v->cfg.can_reopen) {
+			snprintf(st, stl, "H: %s", v->cfg.cannot_reopen);
+			break;
+		}
+		v->set.threads = !v->set.threads;
+		snprintf(st, stl, "a row per %s", v->set.threads ? "thread" : "process");
+		return VIEW_THREADS | VIEW_REDRAW;
+	case 'K':
+	case 'U': {
+		bool *hide = ch == 'K' ? &v->set.hide_kernel : &v->set.hide_user;
+		bool *other = ch == 'K' ? &v->set.hide_user : &v->set.hide_kernel;
+		*hide = !*hide;
+		if (*hide)
+			*other = false; /* hiding both would hide everything */
+		snprintf(st, stl, "%s hotspots %s (from the next interval)",
+		         ch == 'K' ? "kernel" : "user-space", *hide ? "hidden" : "shown");
+		return VIEW_PROFILE | VIEW_REDRAW;
+	}
+	case 'z':
+		v->set.accumulated = !v->set.accumulated;
+		snprintf(st, stl, "hotspots %s (from the next interval)",
+		         v->set.accumulated ? "since the start" : "of each interval");
+		return VIEW_PROFILE | VIEW_REDRAW;
+	case 'p':
+		if (!v->cfg.can_reopen || !v->cfg.nr_presets) {
+			snprintf(st, stl, "p: %s",
+			         v->cfg.cannot_reopen ? v->cfg.cannot_reopen : "no presets");
+			break;
+		}
+		v->prompt = PROMPT_PRESET;
+		v->preset_sel = 0;
+		for (int i = 0; i < v->cfg.nr_presets; i++)
+			if (v->m && !strcmp(v->cfg.presets[i], v->m->preset))
+				v->preset_sel = i;
+		break;
+	case 't': {
+		if (v->mono_only) {
+			snprintf(st, stl,
+			         "no colours here (NO_COLOR or the terminal): mono theme only");
+			break;
+		}
+		v->theme = (v->theme + 1) % v->themes.nr;
+		apply_theme(v);
+		const struct theme *t = &v->themes.t[v->theme];
+		snprintf(st, stl, "theme %s (%s)%s", t->name, t->origin,
+		         COLORS >= 256 ? ", 256 colours" : ", 8 colours");
+		break;
+	}
+	case KEY_RESIZE:
+		break;
+	default:
+		return 0;
+	}
+	return VIEW_REDRAW;
+}
+
+unsigned view_input(struct view *v)
+{
+	unsigned act = 0;
+	int ch;
 
 	while ((ch = getch()) != ERR) {
-		v->status[0] = '\0';
-		if (v->help) {
-			v->help = false;
-			act = VIEW_REDRAW;
-			continue;
-		}
-		switch (ch) {
-		case 'q':
-		case 'Q':
-			return VIEW_QUIT;
-		case 's':
-			act = VIEW_SAVE;
+		if (ch != KEY_RESIZE)
+			v->status[0] = '\0';
+		act |= key(v, ch);
+		if (act & VIEW_QUIT)
 			break;
-		case ' ':
-			v->paused = !v->paused;
-			act = VIEW_PAUSE;
-			break;
-		case 'h':
-		case '?':
-			v->help = true;
-			act = VIEW_REDRAW;
-			break;
-		case KEY_UP:
-			v->top--;
-			act = VIEW_REDRAW;
-			break;
-		case KEY_DOWN:
-			v->top++;
-			act = VIEW_REDRAW;
-			break;
-		case KEY_PPAGE:
-			v->top -= page;
-			act = VIEW_REDRAW;
-			break;
-		case KEY_NPAGE:
-			v->top += page;
-			act = VIEW_REDRAW;
-			break;
-		case KEY_HOME:
-			v->top = 0;
-			act = VIEW_REDRAW;
-			break;
-		case KEY_END:
-			v->top = v->nr_lines;
-			act = VIEW_REDRAW;
-			break;
-		case KEY_RESIZE:
-			act = VIEW_REDRAW;
-			break;
-		default:
-			break;
-		}
 	}
 	return act;
 }
@@ -230,6 +1506,11 @@ void view_status(struct view *v, const char *msg)
 {
 	util_strlcpy(v->status, msg, sizeof(v->status));
 	render(v);
+}
+
+const struct view_settings *view_settings(const struct view *v)
+{
+	return &v->set;
 }
 
 bool view_paused(const struct view *v)

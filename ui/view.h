@@ -6,35 +6,74 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
 
 struct view;
 
-enum view_action {
-	VIEW_NONE,
-	VIEW_QUIT,
-	VIEW_SAVE,  /* write a snapshot file */
-	VIEW_PAUSE, /* toggle */
-	VIEW_REDRAW,
+/* The four views, in the order of the keys 1-4 (same as enum options_view). */
+enum view_kind {
+	VIEW_CPUS,
+	VIEW_TASKS,
+	VIEW_HOTSPOTS,
+	VIEW_EVENTS,
+	VIEW_NR_KINDS,
+};
+
+/* What view_input() asks of the caller: a bit set. */
+#define VIEW_QUIT    0x01u
+#define VIEW_SAVE    0x02u /* write a snapshot file */
+#define VIEW_PAUSE   0x04u /* paused state changed */
+#define VIEW_REDRAW  0x08u
+#define VIEW_DELAY   0x10u /* settings.interval_ns changed */
+#define VIEW_PROFILE 0x20u /* hotspot settings (hide, accumulated, filter) changed */
+#define VIEW_PRESET  0x40u /* settings.preset chosen: reopen the session */
+#define VIEW_THREADS 0x80u /* settings.threads toggled: reopen the session */
+
+/* What the user set with keys; the caller applies it. */
+struct view_settings {
+	uint64_t interval_ns;
+	char preset[32];
+	bool threads;
+	bool hide_kernel, hide_user, accumulated;
+	bool hot_filter;  /* Enter on a task or CPU */
+	pid_t filter_pid; /* -1 any */
+	int filter_cpu;   /* -1 any */
+};
+
+struct view_config {
+	const char *theme; /* --theme NAME|FILE, NULL default */
+	int kind;          /* first view, -1 by mode */
+	enum model_mode mode;
+	struct view_settings settings;
+	const char *const *presets; /* names for the chooser */
+	int nr_presets;
+	bool can_reopen;           /* false: p and H cannot reopen (command, -e) */
+	const char *cannot_reopen; /* why not, for the status line */
 };
 
 /* Take over the terminal; NULL with a sentence in err when it cannot (no
  * terminal, unknown TERM). */
-struct view *view_open(char *err, size_t errlen);
+struct view *view_open(const struct view_config *cfg, char *err, size_t errlen);
 
 /* Give the terminal back exactly as it was. Safe with NULL. */
 void view_close(struct view *v);
 
-/* Draw m (NULL: "waiting for the first interval"). */
+/* Draw m (NULL: "waiting for the first interval"). m must stay valid until
+ * the next view_draw() (keys redraw from it). */
 void view_draw(struct view *v, const struct model *m);
 
 /* Re-read the terminal size after SIGWINCH and redraw. */
 void view_resize(struct view *v);
 
-/* Read pending keys; returns what the caller must do. */
-enum view_action view_input(struct view *v);
+/* Read pending keys; returns VIEW_* bits saying what the caller must do. */
+unsigned view_input(struct view *v);
 
 /* A one-line message in the status bar until the next key. */
 void view_status(struct view *v, const char *msg);
+
+/* The settings the keys changed. */
+const struct view_settings *view_settings(const struct view *v);
 
 /* Whether updates are paused (space). */
 bool view_paused(const struct view *v);

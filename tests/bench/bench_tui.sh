@@ -1,0 +1,102 @@
+#!/bin/bash
+# bench_tui: pfmtop and `perf top` side by side in tmux, on the same workload
+# at the same sampling frequency; prints each one's CPU time and peak RSS,
+# and pfmtop's time from launch to its first full frame. Figures only: it
+# asserts nothing.
+#
+#   tests/bench/bench_tui.sh [PFMTOP] [SECONDS] [FREQ]
+#
+# defaults: build/pfmtop, 20 s, 4000 Hz. Needs tmux and perf; run as root
+# (or with perf_event_paranoid low enough for system-wide sampling).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+PFMTOP=$(realpath "${1:-$here/../../build/pfmtop}")
+SECS=${2:-20}
+FREQ=${3:-4000}
+for c in tmux perf; do
+	command -v "$c" >/dev/null || {
+		echo "bench_tui: $c is not installed" >&2
+		exit 1
+	}
+done
+[ -x "$PFMTOP" ] || {
+	echo "bench_tui: no pfmtop at $PFMTOP (give its path)" >&2
+	exit 1
+}
+
+TMP=$(mktemp -d /tmp/bench_tui.XXXXXX)
+sock=$TMP/tmux.sock
+tm() { tmux -S "$sock" "$@"; }
+workload_pid=
+cleanup() {
+	tm kill-server 2>/dev/null || true
+	# shellcheck disable=SC2086
+	[ -z "$workload_pid" ] || kill $workload_pid 2>/dev/null || true
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+# CPU seconds (utime + stime, children included) of a process.
+cpu_s() {
+	awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); print ($12 + $13 + $14 + $15) / hz }' "/proc/$1/stat"
+}
+rss_kb() { awk '/^VmHWM:/ { print $2 }' "/proc/$1/status"; }
+child_of() { # the process a pane's shell exec'd into
+	tm display-message -p -t "$1" '#{pane_pid}'
+}
+
+# The workload: one busy process per CPU (tests/integration/spin.c when it
+# is built beside pfmtop, else a shell loop), ending on its own.
+spin=$(dirname "$PFMTOP")/tests/spin
+for ((i = 0; i < $(nproc); i++)); do
+	if [ -x "$spin" ]; then
+		"$spin" $((SECS + 30)) >/dev/null 2>&1 &
+	else
+		timeout $((SECS + 30)) bash -c 'while :; do :; done' >/dev/null 2>&1 &
+	fi
+	workload_pid="$workload_pid $!"
+done
+
+# pfmtop: its pane execs it from a wrapper that stamps the launch time.
+tm new-session -d -s b -x 120 -y 40 \
+	"date +%s%N >'$TMP/t0'; exec env TERM=xterm-256color '$PFMTOP' -F $FREQ --sample-event cpu-clock"
+start=$(now_ms)
+while :; do
+	if tm capture-pane -p -t b | grep -q 'task-clock(ms)' &&
+		tm capture-pane -p -t b | grep -q '^ *all '; then
+		t1=$(date +%s%N)
+		break
+	fi
+	if [ $(($(now_ms) - start)) -gt 10000 ]; then
+		echo "bench_tui: pfmtop showed no full frame in 10 s" >&2
+		tm capture-pane -p -t b >&2
+		exit 1
+	fi
+	sleep 0.005
+done
+first_ms=$(((t1 - $(cat "$TMP/t0")) / 1000000))
+pfm_pid=$(child_of b)
+
+# perf top beside it, same event and frequency, in its own window.
+tm new-window -d -t b -n perf "exec env TERM=xterm-256color perf top -e cpu-clock -F $FREQ"
+sleep 1
+perf_pid=$(child_of b:perf)
+
+sleep "$SECS"
+pfm_cpu=$(cpu_s "$pfm_pid")
+pfm_rss=$(rss_kb "$pfm_pid")
+perf_cpu=$(cpu_s "$perf_pid")
+perf_rss=$(rss_kb "$perf_pid")
+tm send-keys -t b:0 q
+tm send-keys -t b:perf q
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
+printf 'bench_tui: %d s, %s Hz cpu-clock, %d CPUs busy\n' "$SECS" "$FREQ" "$(nproc)"
+printf '%-10s %12s %14s\n' "" "CPU time (s)" "peak RSS (KiB)"
+printf '%-10s %12s %14s\n' pfmtop "$pfm_cpu" "$pfm_rss"
+printf '%-10s %12s %14s\n' "perf top" "$perf_cpu" "$perf_rss"
+printf 'pfmtop/perf top: CPU %s, RSS %s (target 0.25 or less)\n' "$(ratio "$pfm_cpu" "$perf_cpu")" \
+	"$(ratio "$pfm_rss" "$perf_rss")"
+printf 'pfmtop first full frame: %d ms after launch (target under 150 ms)\n' "$first_ms"
