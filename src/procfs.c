@@ -139,6 +139,25 @@ static int parse_uid(const char *s, uid_t *uid)
 	return 0;
 }
 
+int procfs_task_stat(pid_t pid, pid_t tid, struct procfs_task *out)
+{
+	char path[PATH_MAX], buf[4096];
+	ssize_t n;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	out->pid = pid;
+	out->tid = tid ? tid : pid;
+	err = tid == 0 ? path_of(path, sizeof(path), "/proc/%d/stat", (int)pid)
+		       : path_of(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+	if (err)
+		return err;
+	n = read_file(path, buf, sizeof(buf));
+	if (n < 0)
+		return (int)n;
+	return parse_stat(buf, out);
+}
+
 int procfs_task_read(pid_t pid, pid_t tid, struct procfs_task *out)
 {
 	char path[PATH_MAX], buf[4096];

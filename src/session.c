@@ -827,7 +827,7 @@ static void proc_task_rows(struct session *s, double interval_s)
 		}
 		for (int k = 0; k < nt; k++) {
 			struct procfs_task pt;
-			if (procfs_task_read(pids[i], s->cfg.threads ? tids[k] : 0, &pt))
+			if (procfs_task_stat(pids[i], s->cfg.threads ? tids[k] : 0, &pt))
 				continue;
 			struct proc_sample cur = {pids[i], tids[k], pt.starttime, pt.utime + pt.stime, 0};
 			const struct proc_sample *old =
@@ -856,7 +856,7 @@ static void proc_task_rows(struct session *s, double interval_s)
 			r->pid = pids[i];
 			r->tid = tids[k];
 			util_strlcpy(r->comm, pt.comm, sizeof(r->comm));
-			util_strlcpy(r->user, procfs_user(pt.uid), sizeof(r->user));
+			r->user[0] = '\0'; /* looked up for the rows shown only */
 			r->nr_threads = pt.num_threads;
 			r->cpu_pct = cur.cpu_pct;
 			if (s->cfg.cpu_min >= 0)
@@ -1302,9 +1302,15 @@ int session_tick(struct session *s, bool final)
 	model_sort_tasks(m);
 	cgroup_rows(s, final);
 	m->show_cgroups = s->cfg.nr_cgroups || s->cfg.cgroup_auto;
-	for (int i = 0; i < m->nr_tasks && (i < m->top_n || m->top_n == 0); i++)
-		if (procfs_task_cgroup(m->tasks[i].pid, m->tasks[i].cgroup, sizeof(m->tasks[i].cgroup)))
-			m->tasks[i].cgroup[0] = '\0';
+	for (int i = 0; i < m->nr_tasks && (i < m->top_n || m->top_n == 0); i++) {
+		struct model_row *r = &m->tasks[i];
+		struct procfs_task pt;
+
+		if (!r->user[0] && procfs_task_read(r->pid, s->cfg.threads ? r->tid : 0, &pt) == 0)
+			util_strlcpy(r->user, procfs_user(pt.uid), sizeof(r->user));
+		if (m->show_cgroups && procfs_task_cgroup(r->pid, r->cgroup, sizeof(r->cgroup)))
+			r->cgroup[0] = '\0';
+	}
 
 	/* Totals: over CPUs system-wide, over tasks otherwise. */
 	bool first = true;
