@@ -18,6 +18,12 @@ case "${1:-}" in
 "") ;;
 *) echo "usage: $0 [--test]" >&2; exit 2 ;;
 esac
+# Packaging tests (.deb build, lint, install and purge; man -w; the bash
+# completion). Fedora: bash-completion man-db; the .deb test is Debian-only.
+pkg_test_pkgs="debhelper dpkg-dev lintian man-db bash-completion"
+if [ "${1:-}" = --test ]; then
+	pkgs="$pkgs $pkg_test_pkgs"
+fi
 
 if [ "$(id -u)" -eq 0 ]; then
 	sudo=
