@@ -10,7 +10,7 @@
 set -eu
 
 build_pkgs="build-essential cmake pkg-config libncurses-dev libpfm4-dev libinih-dev libelf-dev"
-test_pkgs="libcmocka-dev tmux linux-perf clang python3 util-linux procps manpages-dev"
+test_pkgs="libcmocka-dev tmux linux-perf clang python3 util-linux procps manpages-dev libc6-dbg"
 
 pkgs=$build_pkgs
 case "${1:-}" in
