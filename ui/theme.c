@@ -306,9 +306,9 @@ void theme_paths_default(struct theme_paths *p)
 			if (slash)
 				*slash = '\0';
 		}
-		if (strlen(exe) + strlen(PFMTOP_DATADIR_REL) + 10 < sizeof(p->datadir))
-			snprintf(p->datadir, sizeof(p->datadir), "%s/%s/themes", exe,
-			         PFMTOP_DATADIR_REL);
+		if (snprintf(p->datadir, sizeof(p->datadir), "%s/%s/themes", exe,
+			     PFMTOP_DATADIR_REL) >= (int)sizeof(p->datadir))
+			p->datadir[0] = '\0'; /* too long to be a path: no share dir */
 	}
 	if (xdg && xdg[0] == '/' && strlen(xdg) + 20 < sizeof(p->userdir))
 		snprintf(p->userdir, sizeof(p->userdir), "%s/pfmtop/themes", xdg);

@@ -1475,8 +1475,9 @@ static unsigned key(struct view *v, int ch)
 		v->theme = (v->theme + 1) % v->themes.nr;
 		apply_theme(v);
 		const struct theme *t = &v->themes.t[v->theme];
-		snprintf(st, stl, "theme %s (%s)%s", t->name, t->origin,
-		         COLORS >= 256 ? ", 256 colours" : ", 8 colours");
+		if (snprintf(st, stl, "theme %s (%s)%s", t->name, t->origin,
+			     COLORS >= 256 ? ", 256 colours" : ", 8 colours") >= (int)stl)
+			st[stl - 1] = '\0'; /* a long file name: the status line is cut */
 		break;
 	}
 	case KEY_RESIZE:
