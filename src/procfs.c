@@ -161,26 +161,13 @@ int procfs_task_stat(pid_t pid, pid_t tid, struct procfs_task *out)
 int procfs_task_read(pid_t pid, pid_t tid, struct procfs_task *out)
 {
 	char path[PATH_MAX], buf[4096];
-	bool own = tid == 0;
 	ssize_t n;
-	int err;
+	int err = procfs_task_stat(pid, tid, out);
 
-	memset(out, 0, sizeof(*out));
-	out->pid = pid;
-	out->tid = own ? pid : tid;
-	err = own ? path_of(path, sizeof(path), "/proc/%d/stat", (int)pid)
-	          : path_of(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
 	if (err)
 		return err;
-	n = read_file(path, buf, sizeof(buf));
-	if (n < 0)
-		return (int)n;
-	err = parse_stat(buf, out);
-	if (err)
-		return err;
-
-	err = own ? path_of(path, sizeof(path), "/proc/%d/status", (int)pid)
-	          : path_of(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
+	err = tid == 0 ? path_of(path, sizeof(path), "/proc/%d/status", (int)pid)
+		       : path_of(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
 	if (err)
 		return err;
 	n = read_file(path, buf, sizeof(buf));
