@@ -1,0 +1,76 @@
+#!/bin/bash
+# System-wide task table: a process started while pfmtop runs is counted from
+# its fork on (its page faults agree with perf stat), and a busy process that
+# was there before pfmtop is given counters by the 2nd snapshot.
+. "$(dirname "$0")/lib.sh"
+
+need_root
+need_cmd perf
+
+touch_pages=$(helper touch_pages)
+spin=$(helper spin)
+out=$TMP/out err=$TMP/err
+
+# Ground truth first, while nothing else of ours runs.
+theirs=$(perf_stat page-faults "$touch_pages" 20000)
+
+# --- a busy process older than pfmtop ---
+"$spin" 3 &
+spid=$!
+disown "$spid"
+cleanup_add "kill -KILL $spid"
+
+"$PFMTOP" -b --format json -N 0 -d 1 -n 3 -e task-clock,page-faults --no-hotspots \
+	>"$out" 2>"$err" &
+mon=$!
+cleanup_add "kill -KILL $mon"
+sleep 0.3
+# --- a process born while pfmtop runs ---
+# pfmtop opens the counters of a new process when it reads the FORK record
+# from its side-band ring, a moment after the fork. The sleep gives it that
+# moment, so all of touch_pages' faults fall after the counters are open.
+sh -c "sleep 0.2; exec $touch_pages 20000" &
+npid=$!
+set +e
+wait "$npid"
+nrc=$?
+wait_gone "$mon" 10 || fail "pfmtop -n 3 -d 1 still runs 10 s after its start" "$out" "$err"
+wait "$mon"
+RC=$?
+set -e
+[ "$nrc" -eq 0 ] || fail "touch_pages 20000 failed (exit $nrc)"
+expect_rc 0 "pfmtop -b --format json -N 0 -d 1 -n 3 (system-wide)" "$out" "$err"
+json_check "$out" "len(lines) == 3" "-n 3 should give 3 snapshots"
+json_check "$out" "all(x['mode'] == 'system-wide' for x in lines)" "mode should be system-wide"
+
+# The new process: its row, in whichever snapshots show it.
+json_check "$out" "any(t['pid'] == $npid for x in lines for t in x['tasks'])" \
+	"no snapshot has a row for PID $npid (sh -c 'sleep 0.2; exec touch_pages 20000', started 0.3 s after pfmtop)"
+json_check "$out" "all(t['counted'] and t['counters']['page-faults']['state'] in ('ok', 'multiplexed') for x in lines for t in x['tasks'] if t['pid'] == $npid)" \
+	"PID $npid (new process) has a row that is not counted"
+json_check "$out" "any(t['comm'] == 'touch_pages' for x in lines for t in x['tasks'] if t['pid'] == $npid)" \
+	"PID $npid exec'd touch_pages, yet no row of it says comm touch_pages"
+mine=$(json "$out" "sum(ctr(t, 'page-faults') for x in lines for t in x['tasks'] if t['pid'] == $npid)")
+info "new process $npid: pfmtop page-faults $mine, perf stat (touch_pages 20000 alone) $theirs"
+check "$mine >= 20000" "PID $npid (touch_pages 20000) counted $mine page-faults, it takes at least 20000" "$out"
+# The row also holds what the shell did after pfmtop opened its counters
+# (about a hundred faults, the sleep is a child of its own): allow 500.
+check "$mine >= 0.98 * $theirs and $mine <= 1.02 * $theirs + 500" \
+	"PID $npid: pfmtop counted $mine page-faults, perf stat $theirs for touch_pages 20000 (+ up to 500 for the shell)" "$out"
+pass "new process counted from its fork: $mine page-faults (perf stat $theirs)"
+
+# The older busy process: counted by the 2nd snapshot, with task-clock close
+# to the CPU time it had. On an otherwise idle machine that is the interval;
+# when other work shares the 2 CPUs it is what /proc says it got (cpu_pct).
+json_check "$out" "any(t['pid'] == $spid for t in lines[1]['tasks'])" \
+	"the 2nd snapshot has no row for the busy process $spid (spin 3, started before pfmtop)"
+json_check "$out" "[t['counted'] for t in lines[1]['tasks'] if t['pid'] == $spid] == [True]" \
+	"the busy process $spid (spin 3) is not counted in the 2nd snapshot"
+tc=$(json "$out" "[ctr(t, 'task-clock') for t in lines[1]['tasks'] if t['pid'] == $spid][0]")
+pct=$(json "$out" "[t['cpu_pct'] for t in lines[1]['tasks'] if t['pid'] == $spid][0]")
+ival=$(json "$out" "'%.0f' % (lines[1]['interval_s'] * 1000)")
+info "spin $spid in snapshot 2: task-clock $tc ms over a ${ival} ms interval, /proc CPU ${pct}%"
+check "$tc >= 0.8 * $ival * min(1.0, $pct / 100 + 0.1)" \
+	"spin $spid: task-clock $tc ms in snapshot 2, less than 80% of the ${ival} ms interval (its /proc CPU% is $pct)" "$out"
+check "$tc <= 1.05 * $ival + 10" "spin $spid: task-clock $tc ms is more than its ${ival} ms interval" "$out"
+pass "busy older process counted by snapshot 2: task-clock $tc ms of ${ival} ms"
