@@ -165,6 +165,10 @@ static void open_target(struct session *s, struct session_target *t, pid_t pid, 
 				s->ev[i].nr_open++;
 			else if (!s->ev[i].err)
 				s->ev[i].err = t->cs.c[i].err;
+			/* No such event or PMU here: the same for every later task,
+			 * so stop asking the kernel (thousands of tasks, each time). */
+			if (t->cs.c[i].err == ENOENT && !s->ev[i].nr_open)
+				s->cev[i].skip_err = ENOENT;
 		}
 		return;
 	}
@@ -193,6 +197,8 @@ static void fill_task_info(struct session_target *t)
 		t->starttime = pt.starttime;
 		t->ticks = t->prev_ticks = pt.utime + pt.stime;
 	}
+	t->pstart = t->tid == t->pid ? t->starttime
+		    : procfs_task_stat(t->pid, 0, &pt) == 0 ? pt.starttime : 0;
 }
 
 static int add_process(struct session *s, pid_t pid, char *err, size_t errlen)
@@ -874,10 +880,10 @@ out:
 		qsort(s->proc_prev, (size_t)s->nr_proc_prev, sizeof(*s->proc_prev), cmp_proc);
 }
 
-static struct model_row *find_process_row(struct model *m, pid_t pid)
+static struct model_row *find_process_row(struct model *m, pid_t pid, uint64_t start)
 {
 	for (int i = m->nr_tasks - 1; i >= 0; i--)
-		if (m->tasks[i].pid == pid)
+		if (m->tasks[i].pid == pid && m->tasks[i].start == start)
 			return &m->tasks[i];
 	return NULL;
 }
@@ -894,7 +900,7 @@ static void counted_task_rows(struct session *s, bool final, double interval_s)
 		struct session_target *t = &s->targets[i];
 		if (t->tid < 0)
 			continue;
-		struct model_row *r = s->cfg.threads ? NULL : find_process_row(m, t->pid);
+		struct model_row *r = s->cfg.threads ? NULL : find_process_row(m, t->pid, t->pstart);
 		bool first = !r;
 		uint64_t ticks = final ? t->ticks : t->ticks - t->prev_ticks;
 
@@ -905,6 +911,7 @@ static void counted_task_rows(struct session *s, bool final, double interval_s)
 				break;
 			r->kind = s->cfg.threads ? MODEL_ROW_THREAD : MODEL_ROW_PROCESS;
 			r->pid = t->pid;
+			r->start = t->pstart;
 			r->tid = s->cfg.threads ? t->tid : t->pid;
 			util_strlcpy(r->comm, t->comm, sizeof(r->comm));
 			util_strlcpy(r->user, procfs_user(t->uid), sizeof(r->user));
@@ -932,10 +939,11 @@ static void counted_task_rows(struct session *s, bool final, double interval_s)
 	free(cells);
 }
 
+/* The live target of task tid; an exited one may share a recycled tid. */
 static struct session_target *find_target(struct session *s, pid_t tid)
 {
 	for (int i = s->nr_targets - 1; i >= 0; i--)
-		if (s->targets[i].tid == tid)
+		if (s->targets[i].tid == tid && !s->targets[i].exited)
 			return &s->targets[i];
 	return NULL;
 }
@@ -1010,7 +1018,10 @@ static void tw_fork(pid_t pid, pid_t tid, pid_t ppid, void *arg)
 	struct session *s = arg;
 
 	/* New processes at once (tiptop-like); new threads when their process
-	 * is counted, so its total stays whole. */
+	 * is counted, so its total stays whole. Tasks outside our PID
+	 * namespace come as 0, which perf_event_open would take for us. */
+	if (pid <= 0 || tid <= 0)
+		return;
 	if (pid != getpid() && (tid == pid || find_target(s, pid)))
 		count_task(s, pid, tid);
 }
@@ -1018,8 +1029,10 @@ static void tw_fork(pid_t pid, pid_t tid, pid_t ppid, void *arg)
 static void tw_exec(pid_t pid, pid_t tid, const char *comm, void *arg)
 {
 	struct session *s = arg;
-	struct session_target *t = find_target(s, tid);
+	struct session_target *t = pid > 0 && tid > 0 ? find_target(s, tid) : NULL;
 
+	if (pid <= 0 || tid <= 0)
+		return;
 	/* A program starting: count it even if its process is older than us. */
 	if (!t && pid != getpid() && count_task(s, pid, tid))
 		t = find_target(s, tid);
@@ -1029,7 +1042,7 @@ static void tw_exec(pid_t pid, pid_t tid, const char *comm, void *arg)
 
 static void tw_exit(pid_t pid, pid_t tid, void *arg)
 {
-	struct session_target *t = find_target(arg, tid);
+	struct session_target *t = tid > 0 ? find_target(arg, tid) : NULL;
 
 	if (t)
 		t->exited = true;
@@ -1113,7 +1126,7 @@ static void refresh_targets(struct session *s)
 		if (t->tid < 0)
 			continue;
 		t->prev_ticks = t->ticks;
-		int ret = procfs_task_read(t->pid, s->mode == MODEL_COMMAND ? 0 : t->tid, &pt);
+		int ret = procfs_task_stat(t->pid, s->mode == MODEL_COMMAND ? 0 : t->tid, &pt);
 		if (ret == 0 && (t->starttime == 0 || pt.starttime == t->starttime) &&
 		    pt.state != 'Z' && pt.state != 'X') {
 			t->idle_ticks = pt.utime + pt.stime == t->ticks ? t->idle_ticks + 1 : 0;

@@ -70,6 +70,7 @@ struct session_target {
 	bool shown_exited;    /* that once has been */
 	int idle_ticks;       /* ticks in a row without CPU time */
 	uint64_t starttime;
+	uint64_t pstart;      /* start time of its process (tgid) */
 	char comm[32];
 	uid_t uid;
 	uint64_t ticks, prev_ticks; /* /proc utime+stime */
