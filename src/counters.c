@@ -103,8 +103,6 @@ static void close_all(struct counter_set *s)
 static int open_set(struct counter_set *s, const struct counters_config *cfg, pid_t pid, int cpu,
 		    unsigned long flags)
 {
-	int leader_fd = -1, group = -1;
-
 	memset(s, 0, sizeof(*s));
 	s->pid = pid;
 	s->cpu = cpu;
@@ -119,12 +117,13 @@ static int open_set(struct counter_set *s, const struct counters_config *cfg, pi
 	for (int i = 0; i < cfg->nr; i++) {
 		struct perf_event_attr attr = cfg->ev[i].attr;
 		struct counter *c = &s->c[i];
-		int fd;
+		int fd, leader_fd = -1;
 
-		if (cfg->ev[i].group != group) {
-			group = cfg->ev[i].group;
-			leader_fd = -1;
-		}
+		/* A group's members need not be adjacent: its leader is the
+		 * first of them that opened. */
+		for (int j = 0; j < i && leader_fd < 0; j++)
+			if (cfg->ev[j].group == cfg->ev[i].group && s->c[j].fd >= 0)
+				leader_fd = s->c[j].fd;
 		if (cfg->ev[i].skip_err) {
 			c->err = cfg->ev[i].skip_err;
 			continue;
@@ -215,12 +214,14 @@ static int read_group(struct counter_set *s, int leader)
 	int g = s->cfg->ev[leader].group, nr = 0;
 	ssize_t n;
 
-	for (int j = leader; j < s->nr && s->cfg->ev[j].group == g; j++)
-		nr += s->c[j].fd >= 0;
+	for (int j = leader; j < s->nr; j++)
+		nr += s->cfg->ev[j].group == g && s->c[j].fd >= 0;
 	n = sys->read(s->c[leader].fd, buf, counters_read_size(COUNTERS_READ_FORMAT, nr));
 	if (n < 0)
 		return -errno;
-	for (int j = leader; j < s->nr && s->cfg->ev[j].group == g; j++) {
+	for (int j = leader; j < s->nr; j++) {
+		if (s->cfg->ev[j].group != g)
+			continue;
 		s->c[j].prev = s->c[j].cur;
 		s->c[j].error = n == 0;
 	}
@@ -229,8 +230,8 @@ static int read_group(struct counter_set *s, int leader)
 	if (counters_parse_read(buf, (size_t)n, COUNTERS_READ_FORMAT, &r) < 0)
 		return -EIO;
 	for (uint64_t k = 0; k < r.nr; k++) {
-		for (int j = leader; j < s->nr && s->cfg->ev[j].group == g; j++) {
-			if (s->c[j].fd >= 0 && s->c[j].id == r.v[k].id) {
+		for (int j = leader; j < s->nr; j++) {
+			if (s->cfg->ev[j].group == g && s->c[j].fd >= 0 && s->c[j].id == r.v[k].id) {
 				s->c[j].cur.value = r.v[k].value;
 				s->c[j].cur.enabled = r.enabled;
 				s->c[j].cur.running = r.running;

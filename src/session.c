@@ -74,6 +74,30 @@ static struct session_target *add_target(struct session *s)
 	return t;
 }
 
+/*
+ * Software events asked for alone (task-clock, page-faults, ...) are read
+ * in one group: they are never multiplexed, so grouping changes no figure,
+ * and it turns one read() per event into one per task — thousands of
+ * system calls a tick with every task on the machine counted.
+ */
+static void merge_software_singletons(struct session *s)
+{
+	int into = -1;
+
+	for (int i = 0; i < s->nr_ev; i++) {
+		struct counters_event *e = &s->cev[i];
+		bool alone = true;
+
+		for (int j = 0; j < s->nr_ev && alone; j++)
+			alone = j == i || s->cev[j].group != e->group;
+		if (!alone || e->attr.type != PERF_TYPE_SOFTWARE || e->skip_err)
+			continue;
+		if (into < 0)
+			into = e->group;
+		e->group = into;
+	}
+}
+
 static int resolve_events(struct session *s, char *err, size_t errlen)
 {
 	const struct events_list *l = &s->cfg.events;
@@ -107,6 +131,7 @@ static int resolve_events(struct session *s, char *err, size_t errlen)
 			s->cev[i].attr.exclude_hv = 1;
 		}
 	}
+	merge_software_singletons(s);
 	s->ccfg.ev = s->cev;
 	s->ccfg.nr = s->nr_ev;
 	return 0;

@@ -258,6 +258,34 @@ static void test_skipped_event_never_opens(void **state)
 	counters_close(&s);
 }
 
+/* Members of a group need not be adjacent (software events asked for alone
+ * are read together): the later one joins the first, and one read serves
+ * both. */
+static void test_group_members_apart(void **state)
+{
+	static const struct counters_event ev[] = {
+		{.attr = {.type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_TASK_CLOCK}, .group = 0},
+		{.attr = {.type = PERF_TYPE_HARDWARE, .config = PERF_COUNT_HW_CPU_CYCLES}, .group = 1},
+		{.attr = {.type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_PAGE_FAULTS}, .group = 0},
+	};
+	static const struct counters_config cfg = {.ev = ev, .nr = 3};
+	struct counter_set s;
+
+	assert_int_equal(counters_open(&s, &cfg, 0, -1), 0);
+	assert_int_equal(fake_sys_event(s.c[2].fd)->group_fd, s.c[0].fd);
+	assert_int_equal(fake_sys_event(s.c[1].fd)->group_fd, -1);
+	uint64_t vals[] = {500, 7}, ids[] = {s.c[2].id, s.c[0].id};
+	fake_sys_queue_group_read(s.c[0].fd, 100, 100, 2, vals, ids);
+	uint64_t cv[] = {9}, cid[] = {s.c[1].id};
+	fake_sys_queue_group_read(s.c[1].fd, 100, 100, 1, cv, cid);
+	assert_int_equal(counters_read(&s), 0);
+	assert_int_equal(fake_sys_event(s.c[0].fd)->last_read_len, 8 * (3 + 2 * 2));
+	assert_int_equal(s.c[0].cur.value, 7);
+	assert_int_equal(s.c[2].cur.value, 500);
+	assert_int_equal(s.c[1].cur.value, 9);
+	counters_close(&s);
+}
+
 static void test_intervals_and_multiplexing(void **state)
 {
 	static const struct counters_event two[] = {
@@ -354,6 +382,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_task_gone_midway_closes_only_its_fds, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_skipped_event_never_opens, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_group_members_apart, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_intervals_and_multiplexing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pinned_error_state, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_enable_on_exec_inherit, setup, teardown),
