@@ -202,3 +202,31 @@ no_hw_pmu() {
 	command -v perf >/dev/null 2>&1 &&
 		perf stat -x, -e cycles true 2>&1 >/dev/null | grep -q '^<not supported>,,cycles'
 }
+
+# ---- tmux: a private server for the viewer tests ----
+# tmux_setup: a tmux server on its own socket, killed at exit; then tm runs
+# tmux commands on it, pane prints session t's screen, pane_has S... checks
+# it shows every S.
+tmux_setup() {
+	need_cmd tmux
+	TMUX_SOCK=$TMP/tmux.sock
+	cleanup_add "tmux -S '$TMUX_SOCK' kill-server"
+}
+tm() { tmux -S "$TMUX_SOCK" "$@"; }
+pane() { tm capture-pane -p -t t; }
+pane_has() {
+	local s
+	pane >"$TMP/pane"
+	for s in "$@"; do grep -qF -- "$s" "$TMP/pane" || return 1; done
+}
+# wait_for SECS COMMAND...: retry COMMAND every 0.1 s until it succeeds.
+wait_for() {
+	local n=$(($1 * 10))
+	shift
+	while [ "$n" -gt 0 ]; do
+		"$@" && return 0
+		sleep 0.1
+		n=$((n - 1))
+	done
+	"$@"
+}

@@ -6,30 +6,12 @@
 # terminal types people use.
 . "$(dirname "$0")/lib.sh"
 
-need_cmd tmux python3
+need_cmd python3
+tmux_setup
 
 work=$TMP/work
 mkdir "$work"
-sock=$TMP/tmux.sock
-tm() { tmux -S "$sock" "$@"; }
-cleanup_add "tmux -S '$sock' kill-server"
-
-pane() { tm capture-pane -p -t t; }
-wait_for() {
-	local n=$(($1 * 10))
-	shift
-	while [ "$n" -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.1
-		n=$((n - 1))
-	done
-	"$@"
-}
-pane_has() {
-	local s
-	pane >"$TMP/pane"
-	for s in "$@"; do grep -qF -- "$s" "$TMP/pane" || return 1; done
-}
+sock=$TMUX_SOCK
 pane_lacks() { pane >"$TMP/pane" && ! grep -qF -- "$1" "$TMP/pane"; }
 keys() { tm send-keys -t t "$@"; }
 pfmtop_pid() { pgrep -P "$(tm display-message -p -t t '#{pane_pid}')" -x pfmtop; }

@@ -3,31 +3,10 @@
 # snapshot file, 'q' quits with status 0 and gives the terminal back intact.
 . "$(dirname "$0")/lib.sh"
 
-need_cmd tmux
+tmux_setup
 
 work=$TMP/work
 mkdir "$work"
-sock=$TMP/tmux.sock
-tm() { tmux -S "$sock" "$@"; }
-cleanup_add "tmux -S '$sock' kill-server"
-
-pane() { tm capture-pane -p -t t; }
-# wait_for SECS PYTHON-FREE-TEST...: retry a shell test every 0.1 s.
-wait_for() {
-	local n=$(($1 * 10))
-	shift
-	while [ "$n" -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.1
-		n=$((n - 1))
-	done
-	"$@"
-}
-pane_has() {
-	local s
-	pane >"$TMP/pane"
-	for s in "$@"; do grep -qF -- "$s" "$TMP/pane" || return 1; done
-}
 saved() { compgen -G "$work/pfmtop-*.txt" >/dev/null; }
 shell_idle() { [ "$(tm display-message -p -t t '#{pane_current_command}')" = bash ]; }
 
