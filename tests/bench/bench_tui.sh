@@ -80,7 +80,7 @@ first_ms=$(((t1 - $(cat "$TMP/t0")) / 1000000))
 pfm_pid=$(child_of b)
 
 # perf top beside it, same event and frequency, in its own window.
-tm new-window -d -t b -n perf "exec env TERM=xterm-256color perf top -e cpu-clock -F $FREQ"
+tm new-window -d -t b: -n perf "exec env TERM=xterm-256color perf top -e cpu-clock -F $FREQ"
 sleep 1
 perf_pid=$(child_of b:perf)
 
