@@ -41,9 +41,11 @@ struct app {
 	bool stopping; /* a signal asked us to stop: waiting for the command */
 	bool write_failed;
 	int hot_rows_saved;          /* hotspot rows a saved snapshot shows (as batch) */
-	struct preset_set presets;   /* loaded once; the viewer's p picks from them */
 	struct preset_resolved resolved;
-	const char *preset_names[MAX_PRESET_NAMES];
+	/* The viewer's p lists these; the presets themselves are read again
+	 * when one is chosen, not kept (they are large). */
+	char preset_names[MAX_PRESET_NAMES][PRESET_NAME_MAX];
+	const char *preset_list[MAX_PRESET_NAMES];
 	int nr_preset_names;
 	int watched[MAX_WATCHED];    /* fds the loop watches for the session */
 	int nr_watched;
@@ -52,6 +54,9 @@ struct app {
 
 static bool is_file(const char *arg);
 static void load_presets(struct preset_set *set, const char *file);
+static int try_load_presets(struct preset_set *set, const char *file, char *err, size_t errlen);
+static const struct preset *preset_find_for(const struct preset_set *set, const char *name,
+					    const struct probe *probe);
 static const struct preset *pick_preset(const struct preset_set *set, const char *arg,
 					const struct probe *probe);
 
@@ -317,17 +322,36 @@ static void reopen(struct app *a, const char *preset, bool threads)
 {
 	char err[512], old_preset[sizeof(a->opt.session.preset)];
 	bool old_threads = a->opt.session.threads;
+	const char *file = a->opt.preset && is_file(a->opt.preset) ? a->opt.preset : NULL;
+	const struct preset *chosen[2];
+	struct preset_set set;
 	struct probe probe;
 	int ret;
 
 	util_strlcpy(old_preset, a->opt.session.preset, sizeof(old_preset));
+	/* The preset files may have changed since the start: check before
+	 * anything is closed. */
+	if (try_load_presets(&set, file, err, sizeof(err))) {
+		view_status(a->view, err);
+		view_draw(a->view, a->s.seq ? &a->s.model : NULL);
+		return;
+	}
+	probe_collect(&probe);
+	chosen[0] = preset_find_for(&set, preset, &probe);
+	chosen[1] = preset_find_for(&set, old_preset, &probe);
+	if (!chosen[0] || !chosen[1]) {
+		snprintf(err, sizeof(err), "preset %s is gone from the preset files",
+			 chosen[0] ? old_preset : preset);
+		view_status(a->view, err);
+		view_draw(a->view, a->s.seq ? &a->s.model : NULL);
+		preset_set_free(&set);
+		return;
+	}
 	while (a->nr_watched)
 		unwatch(a, a->watched[a->nr_watched - 1]);
 	session_fini(&a->s);
 	for (int attempt = 0; attempt < 2; attempt++) {
-		probe_collect(&probe);
-		apply_preset(a, pick_preset(&a->presets, attempt ? old_preset : preset, &probe),
-			     &a->resolved);
+		apply_preset(a, chosen[attempt], &a->resolved);
 		a->opt.session.threads = attempt ? old_threads : threads;
 		ret = session_init(&a->s, &a->opt.session, err, sizeof(err));
 		if (!ret)
@@ -343,11 +367,13 @@ static void reopen(struct app *a, const char *preset, bool threads)
 			}
 			session_tick(&a->s, false);
 			view_draw(a->view, &a->s.model);
+			preset_set_free(&set);
 			return;
 		}
 		if (!attempt)
 			session_fini(&a->s); /* run() finishes the last one */
 	}
+	preset_set_free(&set);
 	view_close(a->view);
 	a->view = NULL;
 	fprintf(stderr, "pfmtop: cannot reopen the counters: %s\n", err[0] ? err : strerror(-ret));
@@ -523,29 +549,47 @@ static int preset_pmus(const struct probe *p, const char **pmus, int max)
 
 /* Load every preset (built-in, share dir, /etc, ~/.config, file); exits 2
  * with file:line:col on a broken one. */
-static void load_presets(struct preset_set *set, const char *file)
+static int try_load_presets(struct preset_set *set, const char *file, char *err, size_t errlen)
 {
 	struct preset_paths paths;
 	struct preset_error perr;
-	char buf[1024];
 
 	preset_set_init(set);
 	preset_paths_default(&paths);
 	if (file)
 		util_strlcpy(paths.file, file, sizeof(paths.file));
 	if (preset_load_all(set, &paths, &perr)) {
-		preset_error_format(&perr, buf, sizeof(buf));
+		preset_error_format(&perr, err, errlen);
+		preset_set_free(set);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void load_presets(struct preset_set *set, const char *file)
+{
+	char buf[1024];
+
+	if (try_load_presets(set, file, buf, sizeof(buf))) {
 		fprintf(stderr, "pfmtop: %s\n", buf);
 		exit(2);
 	}
+}
+
+/* The preset called name (with its variant for this machine's PMUs), or NULL. */
+static const struct preset *preset_find_for(const struct preset_set *set, const char *name,
+					    const struct probe *probe)
+{
+	const char *pmus[PROBE_MAX_PMUS];
+	int nr = preset_pmus(probe, pmus, PROBE_MAX_PMUS);
+
+	return preset_find(set, name, pmus, nr);
 }
 
 /* The preset an argument names: by name, or the first one in a file. */
 static const struct preset *pick_preset(const struct preset_set *set, const char *arg,
 					const struct probe *probe)
 {
-	const char *pmus[PROBE_MAX_PMUS];
-	int nr = preset_pmus(probe, pmus, PROBE_MAX_PMUS);
 	const char *name = arg;
 
 	if (is_file(arg)) {
@@ -558,7 +602,7 @@ static const struct preset *pick_preset(const struct preset_set *set, const char
 			exit(2);
 		}
 	}
-	const struct preset *p = preset_find(set, name, pmus, nr);
+	const struct preset *p = preset_find_for(set, name, probe);
 	if (!p) {
 		fprintf(stderr, "pfmtop: unknown preset '%s': see 'pfmtop --list-presets'\n", name);
 		exit(2);
@@ -662,7 +706,7 @@ static int run(struct app *a)
 		die_usage("-o writes batch snapshots: add -b (press s in the interactive view to "
 			  "save one)");
 	if (!a->opt.events_given) {
-		struct preset_set *set = &a->presets;
+		struct preset_set presets, *set = &presets;
 		struct probe probe;
 		char e[256];
 
@@ -678,9 +722,14 @@ static int run(struct app *a)
 			bool seen = set->p[i].pmu[0] != '\0'; /* variants come with their base */
 			for (int k = 0; k < a->nr_preset_names && !seen; k++)
 				seen = !strcmp(a->preset_names[k], set->p[i].name);
-			if (!seen)
-				a->preset_names[a->nr_preset_names++] = set->p[i].name;
+			if (seen)
+				continue;
+			util_strlcpy(a->preset_names[a->nr_preset_names], set->p[i].name,
+				     sizeof(a->preset_names[0]));
+			a->preset_list[a->nr_preset_names] = a->preset_names[a->nr_preset_names];
+			a->nr_preset_names++;
 		}
+		preset_set_free(set);
 	}
 	a->hot_rows_saved = a->opt.session.profile.top;
 	if (!a->opt.batch && !a->opt.hot_given)
@@ -727,7 +776,7 @@ static int run(struct app *a)
 					.filter_pid = -1,
 					.filter_cpu = -1,
 				},
-			.presets = a->preset_names,
+			.presets = a->preset_list,
 			.nr_presets = a->nr_preset_names,
 			.can_reopen = a->s.mode != MODEL_COMMAND && !a->opt.events_given,
 			.cannot_reopen = a->s.mode == MODEL_COMMAND
@@ -760,6 +809,8 @@ static int run(struct app *a)
 	a->first_tick = a->view && a->opt.session.interval_ns > FIRST_TICK_NS;
 	loop_set_tick(a->loop, a->first_tick ? FIRST_TICK_NS : a->opt.session.interval_ns, on_tick,
 		      a);
+	/* Symbols load while the first interval runs, not before the first frame. */
+	session_prepare(&a->s);
 	/* A command may already be gone (SIGCHLD then arrives through the loop). */
 	ret = loop_run(a->loop);
 	if (ret < 0) {
@@ -780,8 +831,6 @@ out:
 	}
 	session_fini(&a->s);
 	loop_free(a->loop);
-	if (!a->opt.events_given)
-		preset_set_free(&a->presets);
 	return ret;
 }
 

@@ -117,13 +117,21 @@ int profile_open(struct profile *p, const struct profile_config *cfg,
 		profile_close(p);
 		return ret;
 	}
-	symbols_load_kernel(p->sym);
-	if (nr_pids < 0)
-		scan_all(p);
+	p->scan_all = nr_pids < 0;
 	for (int i = 0; i < nr_pids; i++)
 		symbols_process_scan(p->sym, pids[i]);
 	p->open = true;
 	return 0;
+}
+
+void profile_prepare(struct profile *p)
+{
+	if (!p->open || p->prepared)
+		return;
+	p->prepared = true;
+	symbols_load_kernel(p->sym);
+	if (p->scan_all)
+		scan_all(p);
 }
 
 int profile_enable(struct profile *p)
@@ -236,6 +244,7 @@ void profile_tick(struct profile *p, struct model *m)
 	m->nr_hot = 0;
 	m->hot_total = 0;
 	m->sampling.nr_rings = 0;
+	profile_prepare(p);
 	if (!p->open) {
 		m->sampling.enabled = false;
 		return;

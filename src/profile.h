@@ -37,6 +37,8 @@ struct profile_comm {
 struct profile {
 	struct profile_config cfg;
 	bool open;
+	bool prepared; /* kernel symbols loaded and existing processes scanned */
+	bool scan_all; /* profile_prepare() reads every process's mappings */
 	struct sampler samp;
 	struct hotspots hot;
 	struct symbols *sym;
@@ -46,10 +48,10 @@ struct profile {
 };
 
 /*
- * Open the sampling events on targets (CPUs, or tasks with inherit), map
- * their rings and load kernel symbols; pids lists processes whose existing
- * mappings to read now (others are read when their samples are first
- * shown; nr_pids -1: every process now). Returns 0, or
+ * Open the sampling events on targets (CPUs, or tasks with inherit) and map
+ * their rings; pids lists processes whose existing mappings to read now
+ * (others are read when their samples are first shown; nr_pids -1: every
+ * process, in profile_prepare()). Returns 0, or
  * -errno with a sentence in err; a failure to sample is not fatal to the
  * caller, which can go on counting.
  */
@@ -57,6 +59,11 @@ int profile_open(struct profile *p, const struct profile_config *cfg,
 		 const struct sampler_target *targets, int nr_targets, bool inherit,
 		 bool enable_on_exec, bool user_only, const int *cpus, int nr_cpus,
 		 const struct probe *probe, const pid_t *pids, int nr_pids, char *err, size_t errlen);
+
+/* The slow part of opening, kept apart so that a caller can do it while
+ * the first interval runs: load the kernel's symbols and, system-wide, read
+ * every process's mappings. The first profile_tick() does it if no one did. */
+void profile_prepare(struct profile *p);
 
 /* Enable sampling (no-op with enable_on_exec). */
 int profile_enable(struct profile *p);

@@ -1364,7 +1364,9 @@ int session_tick(struct session *s, bool final)
 		metrics_compute(&s->metrics, &m->tasks[i]);
 	metrics_compute(&s->metrics, &m->total);
 	event_states(s);
-	{
+	if (!s->baseline) {
+		/* The baseline leaves the samples to the first interval, and the
+		 * symbols to session_prepare(). */
 		bool acc = s->prof.cfg.accumulated;
 		s->prof.cfg.accumulated = acc || final;
 		profile_tick(&s->prof, m);
@@ -1470,6 +1472,11 @@ int session_try_open(const struct probe *p, const struct event_desc *d)
 		return errno;
 	sys->close(fd);
 	return 0;
+}
+
+void session_prepare(struct session *s)
+{
+	profile_prepare(&s->prof);
 }
 
 void session_fini(struct session *s)

@@ -138,6 +138,11 @@ int session_init(struct session *s, const struct session_config *cfg, char *err,
  * e.g. the command could not be executed). */
 int session_start(struct session *s, char *err, size_t errlen);
 
+/* Work that can wait until the counters run (kernel symbols, the mappings
+ * of existing processes): call it after session_start() so that it overlaps
+ * the first interval. The first session_tick() does it otherwise. */
+void session_prepare(struct session *s);
+
 /* Read everything and rebuild s->model for the interval since the last tick
  * (final: totals since the start instead). 0 or -errno. */
 int session_tick(struct session *s, bool final);

@@ -38,9 +38,14 @@ cleanup() {
 trap cleanup EXIT
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
-# CPU seconds (utime + stime, children included) of a process.
+# CPU seconds of a process: the larger of /proc/PID/stat (every thread
+# that ever ran, children included, in clock ticks) and the sum of its live
+# threads' schedstat run times (nanoseconds: precise where ticks are coarse).
 cpu_s() {
-	awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); print ($12 + $13 + $14 + $15) / hz }' "/proc/$1/stat"
+	local ticks ns
+	ticks=$(awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%.3f", ($12 + $13 + $14 + $15) / hz }' "/proc/$1/stat")
+	ns=$(cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ n += $1 } END { printf "%.3f", n / 1e9 }')
+	awk -v a="$ticks" -v b="$ns" 'BEGIN { print (a > b ? a : b) }'
 }
 rss_kb() { awk '/^VmHWM:/ { print $2 }' "/proc/$1/status"; }
 child_of() { # the process a pane's shell exec'd into
@@ -59,13 +64,13 @@ for ((i = 0; i < $(nproc); i++)); do
 	workload_pid="$workload_pid $!"
 done
 
-# pfmtop: its pane execs it from a wrapper that stamps the launch time.
+# pfmtop: its pane execs it from a wrapper that stamps the launch time. It
+# shows the Hotspots view, perf top's job; a full frame has symbolized rows.
 tm new-session -d -s b -x 120 -y 40 \
-	"date +%s%N >'$TMP/t0'; exec env TERM=xterm-256color '$PFMTOP' -F $FREQ --sample-event cpu-clock"
+	"date +%s%N >'$TMP/t0'; exec env TERM=xterm-256color '$PFMTOP' -F $FREQ --sample-event cpu-clock --view hotspots"
 start=$(now_ms)
 while :; do
-	if tm capture-pane -p -t b | grep -q 'task-clock(ms)' &&
-		tm capture-pane -p -t b | grep -q '^ *all '; then
+	if tm capture-pane -p -t b | grep -Eq '^ *[0-9.]+% +[0-9]+ +[0-9]+ +[^ ]+ +[A-Za-z_]'; then
 		t1=$(date +%s%N)
 		break
 	fi

@@ -218,6 +218,24 @@ keys q
 wait_for 5 pane_has 'rc=0' || fail "'q' after the preset changes did not exit 0" "$TMP/pane"
 pass "p reopens with $next and back: $before fds before, $after after"
 
+# ---------------------------------------------------------------- presets: a file broken after the start
+# The chooser reads the preset files again; a file broken since the start
+# is reported and the running preset stays.
+cfg=$TMP/xdg
+mkdir -p "$cfg/pfmtop/presets.d"
+printf '[preset mine]\nevents = task-clock, page-faults\n' >"$cfg/pfmtop/presets.d/mine.ini"
+keys clear Enter "XDG_CONFIG_HOME='$cfg' '$PFMTOP' --cpu-min -1; echo rc=\$?" Enter
+wait_for 6 pane_has 'preset default' 'task-clock(ms)' || fail "pfmtop with a user preset did not start" "$TMP/pane"
+printf '[preset mine]\nevents = task-clock,\n' >"$cfg/pfmtop/presets.d/mine.ini"
+keys p
+wait_for 2 pane_has 'Preset (Enter, Esc)' 'mine' || fail "'p' did not list the user preset" "$TMP/pane"
+keys End Enter
+wait_for 3 pane_has 'mine.ini:2' || fail "a preset file broken after the start was not reported" "$TMP/pane"
+pane_has 'preset default' 'task-clock(ms)' || fail "the running preset did not stay" "$TMP/pane"
+keys q
+wait_for 5 pane_has 'rc=0' || fail "'q' after the broken preset did not exit 0" "$TMP/pane"
+pass "p with a preset file broken since the start: file:line shown, the running preset stays"
+
 # ---------------------------------------------------------------- terminal types
 for term in xterm-256color screen-256color linux vt100; do
 	infocmp "$term" >/dev/null 2>&1 || { info "no terminfo for $term: not tried"; continue; }
