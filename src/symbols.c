@@ -25,6 +25,16 @@
 /* How far back a lookup walks for a symbol that encloses later ones. */
 #define NEST_BACK 4
 
+/* Bytes read from kallsyms at a time. Its lines are under 600 bytes; one
+ * as long as this or longer would be skipped. */
+#define KALLSYMS_BUF (128 * 1024)
+
+/* Names, each NUL-terminated, at offsets below UINT32_MAX. */
+struct pool {
+	char *buf;
+	size_t len, cap;
+};
+
 /* One symbol: [start, start + size), its name at pool + name. */
 struct sym {
 	uint64_t start;
@@ -35,7 +45,6 @@ struct sym {
 /* Symbols sorted by start (starts unique), names in one pool. */
 struct symtab {
 	struct sym *syms;
-	uint32_t *mods; /* kernel only: module label in the pool per symbol, 0 = core */
 	size_t nr;
 	char *pool;
 };
@@ -43,15 +52,45 @@ struct symtab {
 /* A symbol as read, before aliases are merged. */
 struct rawsym {
 	uint64_t start, size;
-	uint32_t name, mod;
+	uint32_t name;
 	int64_t rank; /* of two aliases, the higher rank names the address */
 };
 
 struct tabbuild {
 	struct rawsym *v;
 	size_t nr, cap;
-	char *pool;
-	size_t pool_len, pool_cap;
+	struct pool pool;
+};
+
+/* A kernel text symbol: it starts at hi << 32 | lo, its name is at pool +
+ * name. kallsyms gives no sizes: it ends where the next symbol of its
+ * module starts, the last one of a module SYM_TAIL after its start. */
+struct ksym {
+	uint32_t lo, hi;
+	uint32_t name : 30;
+	uint32_t local : 1, weak : 1; /* type t, type w or W: they rank aliases */
+};
+
+#define KSYM_POOL_MAX (1u << 30) /* ksym.name */
+
+/* Consecutive kallsyms lines of one module: the names pooled from pool on,
+ * up to the next run's, are its symbols'. */
+struct krun {
+	uint32_t pool;
+	uint32_t mod; /* its label ("[ext4]") in the pool; 0, an empty name, for the core kernel */
+};
+
+/* The kernel's text symbols, sorted by start (starts unique). Names are
+ * pooled in kallsyms order, so the run a symbol was read in, and with it
+ * its module, follows from where its name is. They are pooled as read:
+ * control bytes are replaced when a lookup copies them out. */
+struct ktab {
+	struct ksym *syms;
+	size_t nr, cap;
+	size_t sorted; /* while reading: syms[0, sorted) are in address order */
+	struct krun *runs;
+	size_t nr_runs, runs_cap;
+	struct pool pool;
 };
 
 /* A PT_LOAD: file bytes [off, off + filesz) load at vaddr. */
@@ -127,7 +166,8 @@ struct symbols {
 	char root[PATH_MAX]; /* "" stands for "/" */
 
 	enum kernel_state kstate;
-	struct symtab ktab;
+	struct ktab ktab;
+	size_t kallsyms_buf; /* read size; 0: KALLSYMS_BUF */
 
 	struct proc **procs;
 	size_t nr_procs, procs_buckets;
@@ -196,54 +236,52 @@ static void result_no_symbol(struct symbols_result *out, const char *module, uin
 
 /* ---- symbol tables ---- */
 
-/* Append name (len bytes) to the pool, control bytes replaced so a name
- * cannot steer the terminal. Its offset, or -ENOMEM / -E2BIG. */
-static int64_t build_name(struct tabbuild *b, const char *name, size_t len)
+/* Append name (len bytes) to the pool. Its offset, or -ENOMEM / -E2BIG. */
+static int64_t pool_add(struct pool *p, const char *name, size_t len)
 {
 	uint32_t off;
-	size_t i;
 
-	if (b->pool_len + len + 1 > UINT32_MAX)
+	if (p->len + len + 1 > UINT32_MAX)
 		return -E2BIG;
-	if (b->pool_len + len + 1 > b->pool_cap) {
-		size_t cap = b->pool_cap ? b->pool_cap : 4096;
-		char *p;
+	if (p->len + len + 1 > p->cap) {
+		size_t cap = p->cap ? p->cap : 4096;
+		char *buf;
 
-		while (cap < b->pool_len + len + 1)
+		while (cap < p->len + len + 1)
 			cap *= 2;
-		p = realloc(b->pool, cap);
-		if (!p)
+		buf = realloc(p->buf, cap);
+		if (!buf)
 			return -ENOMEM;
-		b->pool = p;
-		b->pool_cap = cap;
+		p->buf = buf;
+		p->cap = cap;
 	}
-	off = b->pool_len;
-	for (i = 0; i < len; i++) {
-		unsigned char c = name[i];
-
-		b->pool[off + i] = c < 0x20 || c == 0x7f ? '?' : c;
-	}
-	b->pool[off + len] = '\0';
-	b->pool_len += len + 1;
+	off = p->len;
+	memcpy(p->buf + off, name, len);
+	p->buf[off + len] = '\0';
+	p->len += len + 1;
 	return off;
 }
 
-static int build_init(struct tabbuild *b)
+/* Replace the control bytes of name (len bytes) by '?' so it cannot
+ * steer the terminal. */
+static void sanitize(char *name, size_t len)
 {
-	memset(b, 0, sizeof(*b));
-	/* Offset 0 is the empty name: "no module". */
-	return build_name(b, "", 0) < 0 ? -ENOMEM : 0;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if ((unsigned char)name[i] < 0x20 || name[i] == 0x7f)
+			name[i] = '?';
 }
 
 static void build_free(struct tabbuild *b)
 {
 	free(b->v);
-	free(b->pool);
+	free(b->pool.buf);
 	memset(b, 0, sizeof(*b));
 }
 
 static int build_add(struct tabbuild *b, uint64_t start, uint64_t size, const char *name,
-                     size_t len, uint32_t mod, int64_t rank)
+                     size_t len, int64_t rank)
 {
 	int64_t off;
 
@@ -256,11 +294,11 @@ static int build_add(struct tabbuild *b, uint64_t start, uint64_t size, const ch
 		b->v = v;
 		b->cap = cap;
 	}
-	off = build_name(b, name, len);
+	off = pool_add(&b->pool, name, len);
 	if (off < 0)
 		return off;
-	b->v[b->nr++] =
-	    (struct rawsym){.start = start, .size = size, .name = off, .mod = mod, .rank = rank};
+	sanitize(b->pool.buf + off, len);
+	b->v[b->nr++] = (struct rawsym){.start = start, .size = size, .name = off, .rank = rank};
 	return 0;
 }
 
@@ -293,14 +331,13 @@ static int rawsym_cmp(const void *a, const void *b, void *pool)
 static void symtab_free(struct symtab *t)
 {
 	free(t->syms);
-	free(t->mods);
 	free(t->pool);
 	memset(t, 0, sizeof(*t));
 }
 
 /* Sort, keep the best name per address, size the unsized, and move the
  * result into t (emptied first). The builder is freed either way. */
-static int build_finish(struct tabbuild *b, struct symtab *t, bool with_mods)
+static int build_finish(struct tabbuild *b, struct symtab *t)
 {
 	struct symtab n = {0};
 	size_t i, k = 0;
@@ -311,15 +348,10 @@ static int build_finish(struct tabbuild *b, struct symtab *t, bool with_mods)
 		build_free(b);
 		return 0;
 	}
-	qsort_r(b->v, b->nr, sizeof(*b->v), rawsym_cmp, b->pool);
+	qsort_r(b->v, b->nr, sizeof(*b->v), rawsym_cmp, b->pool.buf);
 	n.syms = malloc(b->nr * sizeof(*n.syms));
 	if (!n.syms)
 		goto out;
-	if (with_mods) {
-		n.mods = malloc(b->nr * sizeof(*n.mods));
-		if (!n.mods)
-			goto out;
-	}
 	for (i = 0; i < b->nr; i++) {
 		const struct rawsym *r = &b->v[i];
 
@@ -328,31 +360,23 @@ static int build_finish(struct tabbuild *b, struct symtab *t, bool with_mods)
 		b->v[k] = *r;
 		n.syms[k].start = r->start;
 		n.syms[k].name = r->name;
-		if (n.mods)
-			n.mods[k] = r->mod;
 		k++;
 	}
 	for (i = 0; i < k; i++) {
 		uint64_t size = b->v[i].size;
 
-		if (!size) {
-			if (i + 1 < k && b->v[i + 1].mod == b->v[i].mod)
-				size = b->v[i + 1].start - b->v[i].start;
-			else
-				size = SYM_TAIL;
-		}
+		if (!size)
+			size = i + 1 < k ? b->v[i + 1].start - b->v[i].start : SYM_TAIL;
 		n.syms[i].size = size > UINT32_MAX ? UINT32_MAX : size;
 	}
 	n.nr = k;
-	n.pool = b->pool;
-	b->pool = NULL;
+	n.pool = b->pool.buf;
+	b->pool.buf = NULL;
 	*t = n;
 	n.syms = NULL;
-	n.mods = NULL;
 	err = 0;
 out:
 	free(n.syms);
-	free(n.mods);
 	build_free(b);
 	return err;
 }
@@ -388,112 +412,339 @@ static bool ktype_is_text(char type)
 	return type == 't' || type == 'T' || type == 'w' || type == 'W';
 }
 
-/* Parse "ADDR TYPE NAME[\t[MODULE]]" into b. 1 if the address is not
- * zero, 0 if it is, -errno on allocation failure. Malformed lines: 0. */
-static int kallsyms_line(struct tabbuild *b, char *line, uint32_t *last_mod, char *last_name,
-                         size_t last_len)
+static uint64_t ksym_start(const struct ksym *k)
 {
-	char *p = line, *name, *end, *mod = NULL;
-	unsigned long long addr;
-	char type;
-	size_t mlen = 0;
-	int err;
+	return (uint64_t)k->hi << 32 | k->lo;
+}
 
-	errno = 0;
-	addr = strtoull(p, &end, 16);
-	if (end == p || errno || *end != ' ')
+static int ksym_cmp(const void *a, const void *b)
+{
+	uint64_t x = ksym_start(a), y = ksym_start(b);
+
+	return x < y ? -1 : x > y;
+}
+
+/* Of two names for one address, is a the better one (rank_of, then the
+ * first in strcmp order)? */
+static bool ksym_better(const struct ktab *t, const struct ksym *a, const struct ksym *b)
+{
+	const char *x = t->pool.buf + a->name, *y = t->pool.buf + b->name;
+	int64_t rx = rank_of(false, a->local, a->weak, x, strlen(x));
+	int64_t ry = rank_of(false, b->local, b->weak, y, strlen(y));
+
+	return rx != ry ? rx > ry : strcmp(x, y) < 0;
+}
+
+/* Empty t for a new read, keeping its memory (resident already). 0 or
+ * -ENOMEM. */
+static int ktab_reset(struct ktab *t)
+{
+	t->nr = t->sorted = t->nr_runs = t->pool.len = 0;
+	/* offset 0 is the empty name: "no module" */
+	return pool_add(&t->pool, "", 0) < 0 ? -ENOMEM : 0;
+}
+
+static void ktab_free(struct ktab *t)
+{
+	free(t->syms);
+	free(t->runs);
+	free(t->pool.buf);
+	memset(t, 0, sizeof(*t));
+}
+
+/* p (*cap elements of size bytes) grown to hold need, doubling from min;
+ * NULL when out of memory (p is kept). */
+static void *grow(void *p, size_t *cap, size_t need, size_t size, size_t min)
+{
+	size_t n = *cap ? *cap : min;
+
+	if (need <= *cap)
+		return p;
+	while (n < need)
+		n *= 2;
+	p = realloc(p, n * size);
+	if (p)
+		*cap = n;
+	return p;
+}
+
+/* p cut down to n elements of size bytes (kept as is when n is 0). */
+static void *shrink(void *p, size_t n, size_t size)
+{
+	void *q = n ? realloc(p, n * size) : NULL;
+
+	return q ? q : p;
+}
+
+/* Does the last run go on with a line of module mod (mlen bytes, NULL for
+ * the core kernel)? */
+static bool krun_goes_on(const struct ktab *t, const char *mod, size_t mlen)
+{
+	const struct krun *r = t->nr_runs ? &t->runs[t->nr_runs - 1] : NULL;
+	const char *label;
+
+	if (!r || !mod != !r->mod)
+		return false;
+	label = t->pool.buf + r->mod;
+	return !mod || (!strncmp(label, mod, mlen) && !label[mlen]);
+}
+
+static int ktab_add(struct ktab *t, uint64_t addr, char type, const char *name, size_t len,
+                    const char *mod, size_t mlen)
+{
+	int64_t off;
+	void *p;
+
+	if (!krun_goes_on(t, mod, mlen)) {
+		p = grow(t->runs, &t->runs_cap, t->nr_runs + 1, sizeof(*t->runs), 16);
+		if (!p)
+			return -ENOMEM;
+		t->runs = p;
+		off = mod ? pool_add(&t->pool, mod, mlen) : 0;
+		if (off < 0)
+			return off;
+		t->runs[t->nr_runs++] = (struct krun){.pool = t->pool.len, .mod = off};
+	}
+	p = grow(t->syms, &t->cap, t->nr + 1, sizeof(*t->syms), 4096);
+	if (!p)
+		return -ENOMEM;
+	t->syms = p;
+	off = pool_add(&t->pool, name, len);
+	if (off < 0)
+		return off;
+	if (off >= KSYM_POOL_MAX)
+		return -E2BIG;
+	if (t->sorted == t->nr && (!t->nr || addr >= ksym_start(&t->syms[t->nr - 1])))
+		t->sorted++;
+	t->syms[t->nr++] = (struct ksym){.lo = addr,
+	                                 .hi = addr >> 32,
+	                                 .name = off,
+	                                 .local = type == 't',
+	                                 .weak = type == 'w' || type == 'W'};
+	return 0;
+}
+
+/* A hex digit's value plus one, 0 for other bytes. */
+static const unsigned char hex_digit[256] = {
+    ['0'] = 1,  ['1'] = 2,  ['2'] = 3,  ['3'] = 4,  ['4'] = 5,  ['5'] = 6,  ['6'] = 7,  ['7'] = 8,
+    ['8'] = 9,  ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+    ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+
+/* Parse "ADDR TYPE NAME[\t[MODULE]]" (a NUL-terminated line) into t. 1 if
+ * the address is not zero, 0 if it is, -errno on allocation failure.
+ * Malformed lines: 0. */
+static int kallsyms_line(struct ktab *t, const char *line)
+{
+	const char *p = line, *digits, *name, *end, *mod = NULL;
+	uint64_t addr = 0;
+	size_t mlen = 0;
+	char type;
+	int d, err;
+
+	while (*p == '0')
+		p++;
+	digits = p;
+	for (; (d = hex_digit[(unsigned char)*p]); p++)
+		addr = addr << 4 | (d - 1);
+	if (p == line || p - digits > 16 || *p != ' ') /* no address, or over 64 bits */
 		return 0;
-	p = end + 1;
+	p++;
 	type = *p++;
 	if (!type || *p != ' ')
 		return 0;
 	name = ++p;
-	while (*p && *p != '\t' && *p != ' ' && *p != '\n')
-		p++;
+	p += strcspn(p, "\t ");
 	if (p == name)
 		return 0;
 	end = p;
 	while (*p == '\t' || *p == ' ')
 		p++;
 	if (*p == '[') {
-		mod = p;
-		while (*p && *p != ']' && *p != '\n')
-			p++;
-		if (*p == ']')
-			mlen = p + 1 - mod;
-		else
-			mod = NULL;
+		const char *close = strchr(p, ']');
+
+		if (close) {
+			mod = p;
+			mlen = close + 1 - p;
+		}
 	}
 	if (!addr)
 		return 0;
 	if (!ktype_is_text(type))
 		return 1;
-	if (!mod) {
-		*last_mod = 0;
-	} else if (mlen >= last_len || strncmp(mod, last_name, mlen) || last_name[mlen]) {
-		/* module symbols come in runs: pool each name once per run */
-		int64_t off = build_name(b, mod, mlen);
-
-		if (off < 0)
-			return off;
-		*last_mod = off;
-		if (mlen >= last_len)
-			mlen = 0;
-		memcpy(last_name, mod, mlen);
-		last_name[mlen] = '\0';
-	}
-	err = build_add(b, addr, 0, name, end - name, *last_mod,
-	                rank_of(false, type == 't', type == 'w' || type == 'W', name, end - name));
+	err = ktab_add(t, addr, type, name, end - name, mod, mlen);
 	return err ? err : 1;
+}
+
+/* Parse kallsyms from fd into t, bufsize bytes at a time (a line that
+ * long or longer is skipped). 1 if an address was not zero, 0 if none
+ * was, -errno. */
+static int kallsyms_read(struct ktab *t, int fd, size_t bufsize)
+{
+	char *buf = malloc(bufsize), *line, *nl, *end;
+	size_t have = 0;   /* bytes of a line begun before the last read */
+	bool skip = false; /* dropping the rest of a line longer than the buffer */
+	int visible = 0, r = 0;
+	ssize_t n;
+
+	if (!buf)
+		return -ENOMEM;
+	do {
+		n = read(fd, buf + have, bufsize - have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = -errno;
+			break;
+		}
+		end = buf + have + n;
+		if (!n) /* the last line may lack its newline */
+			*end++ = '\n';
+		for (line = buf; r >= 0 && (nl = memchr(line, '\n', end - line)); line = nl + 1) {
+			*nl = '\0';
+			r = skip ? 0 : kallsyms_line(t, line);
+			visible |= r > 0;
+			skip = false;
+		}
+		have = end - line;
+		if (have == bufsize) {
+			skip = true;
+			have = 0;
+		}
+		memmove(buf, line, have);
+	} while (n && r >= 0);
+	free(buf);
+	return r < 0 ? r : visible;
+}
+
+/* Merge the sorted syms[sorted, nr) into the sorted syms[0, sorted). */
+static int ktab_merge(struct ktab *t)
+{
+	size_t i = t->sorted, j = t->nr - t->sorted, k = t->nr;
+	struct ksym *tail = malloc(j * sizeof(*tail));
+
+	if (!tail)
+		return -ENOMEM;
+	memcpy(tail, t->syms + i, j * sizeof(*tail));
+	while (j)
+		t->syms[--k] = i && ksym_start(&t->syms[i - 1]) > ksym_start(&tail[j - 1])
+		                   ? t->syms[--i]
+		                   : tail[--j];
+	free(tail);
+	return 0;
+}
+
+/* Sort what kallsyms did not list in address order (modules, bpf and
+ * ftrace symbols may follow the core kernel in any order), keep the best
+ * name per address, and give back the spare room. */
+static int ktab_finish(struct ktab *t)
+{
+	size_t i, k = 0;
+
+	if (t->sorted < t->nr) {
+		qsort(t->syms + t->sorted, t->nr - t->sorted, sizeof(*t->syms), ksym_cmp);
+		if (t->sorted && ksym_cmp(&t->syms[t->sorted - 1], &t->syms[t->sorted]) > 0 &&
+		    ktab_merge(t))
+			return -ENOMEM;
+	}
+	for (i = 0; i < t->nr; i++) {
+		if (k && ksym_start(&t->syms[k - 1]) == ksym_start(&t->syms[i])) {
+			if (ksym_better(t, &t->syms[i], &t->syms[k - 1]))
+				t->syms[k - 1] = t->syms[i];
+			continue;
+		}
+		t->syms[k++] = t->syms[i];
+	}
+	t->nr = t->cap = k;
+	t->syms = shrink(t->syms, k, sizeof(*t->syms));
+	t->runs = shrink(t->runs, t->runs_cap = t->nr_runs, sizeof(*t->runs));
+	t->pool.buf = shrink(t->pool.buf, t->pool.cap = t->pool.len, 1);
+	return 0;
+}
+
+/* The run symbol k was read in. */
+static const struct krun *ktab_run(const struct ktab *t, const struct ksym *k)
+{
+	size_t lo = 1, hi = t->nr_runs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->runs[mid].pool <= k->name)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return &t->runs[lo - 1];
+}
+
+/* The symbol containing addr, or NULL; *mod set to its module label. */
+static const struct ksym *ktab_find(const struct ktab *t, uint64_t addr, const char **mod)
+{
+	size_t lo = 0, hi = t->nr;
+	const struct ksym *k;
+	uint64_t size = SYM_TAIL;
+	uint32_t m;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ksym_start(&t->syms[mid]) <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	/* it ends where the next symbol starts or earlier: no symbol before it
+	 * can hold addr */
+	k = &t->syms[lo - 1];
+	m = ktab_run(t, k)->mod;
+	if (lo < t->nr && ktab_run(t, k + 1)->mod == m)
+		size = ksym_start(k + 1) - ksym_start(k);
+	if (addr - ksym_start(k) >= (size > UINT32_MAX ? UINT32_MAX : size)) /* as struct sym */
+		return NULL;
+	*mod = t->pool.buf + m;
+	return k;
 }
 
 int symbols_load_kernel(struct symbols *s)
 {
-	char path[PATH_MAX], last_name[128] = "";
-	struct tabbuild b;
-	char *line = NULL;
-	size_t cap = 0;
-	uint32_t last_mod = 0;
-	bool visible = false;
-	FILE *f;
-	int err;
+	struct ktab *t = &s->ktab;
+	char path[PATH_MAX];
+	int fd, r;
 
-	symtab_free(&s->ktab);
 	s->kstate = KERNEL_FAILED;
-	err = root_path(s, path, sizeof(path), "/proc/kallsyms");
-	if (err)
-		return err;
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	err = build_init(&b);
-	while (!err && getline(&line, &cap, f) > 0) {
-		int r = kallsyms_line(&b, line, &last_mod, last_name, sizeof(last_name));
-
-		if (r < 0)
-			err = r;
-		else if (r)
-			visible = true;
+	s->stats.kernel_symbols = 0;
+	r = root_path(s, path, sizeof(path), "/proc/kallsyms");
+	if (!r) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			r = -errno;
+		} else {
+			r = ktab_reset(t);
+			if (!r)
+				r = kallsyms_read(t, fd,
+				                  s->kallsyms_buf ? s->kallsyms_buf : KALLSYMS_BUF);
+			close(fd);
+		}
 	}
-	if (!err && ferror(f))
-		err = -EIO;
-	free(line);
-	fclose(f);
-	if (!err && !visible) {
-		build_free(&b);
+	if (r > 0)
+		r = ktab_finish(t);
+	else if (!r) /* no address that was not zero */
 		s->kstate = KERNEL_HIDDEN;
-		s->stats.kernel_symbols = 0;
-		return 0;
+	if (r || s->kstate == KERNEL_HIDDEN) {
+		ktab_free(t);
+		return r;
 	}
-	if (!err)
-		err = build_finish(&b, &s->ktab, true);
-	else
-		build_free(&b);
-	if (err)
-		return err;
 	s->kstate = KERNEL_LOADED;
-	s->stats.kernel_symbols = s->ktab.nr;
+	s->stats.kernel_symbols = t->nr;
 	return 0;
+}
+
+void symbols_set_kallsyms_buffer(struct symbols *s, size_t bytes)
+{
+	s->kallsyms_buf = bytes;
 }
 
 bool symbols_kernel_hidden(const struct symbols *s)
@@ -503,8 +754,8 @@ bool symbols_kernel_hidden(const struct symbols *s)
 
 static void resolve_kernel(struct symbols *s, uint64_t ip, struct symbols_result *out)
 {
+	const struct ksym *k;
 	const char *mod;
-	ssize_t i;
 
 	if (s->kstate == KERNEL_NOT_TRIED)
 		symbols_load_kernel(s);
@@ -512,14 +763,15 @@ static void resolve_kernel(struct symbols *s, uint64_t ip, struct symbols_result
 		result_set(out, SYMBOLS_KERNEL_HIDDEN, "[kernel]", 0, "[kernel]");
 		return;
 	}
-	i = symtab_find(&s->ktab, ip);
-	if (i < 0) {
+	k = ktab_find(&s->ktab, ip, &mod);
+	if (!k) {
 		result_set(out, SYMBOLS_UNKNOWN, "[unknown]", 0, "[kernel]");
 		return;
 	}
-	mod = s->ktab.pool + s->ktab.mods[i];
-	result_set(out, SYMBOLS_FOUND, s->ktab.pool + s->ktab.syms[i].name,
-	           ip - s->ktab.syms[i].start, *mod ? mod : "[kernel]");
+	result_set(out, SYMBOLS_FOUND, s->ktab.pool.buf + k->name, ip - ksym_start(k),
+	           *mod ? mod : "[kernel]");
+	sanitize(out->name, strlen(out->name));
+	sanitize(out->module, strlen(out->module));
 }
 
 /* ---- binaries ---- */
@@ -680,9 +932,9 @@ static int dso_read_syms(struct dso *d, Elf *elf, Elf64_Word type)
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 	Elf_Data *data;
-	struct tabbuild b;
+	struct tabbuild b = {0};
 	size_t i, n;
-	int err;
+	int err = 0;
 
 	while ((scn = elf_nextscn(elf, scn)))
 		if (gelf_getshdr(scn, &sh) && sh.sh_type == type)
@@ -692,7 +944,6 @@ static int dso_read_syms(struct dso *d, Elf *elf, Elf64_Word type)
 	data = elf_getdata(scn, NULL);
 	if (!data)
 		return -ENOENT;
-	err = build_init(&b);
 	n = sh.sh_size / sh.sh_entsize;
 	for (i = 0; !err && i < n; i++) {
 		GElf_Sym sym;
@@ -710,7 +961,7 @@ static int dso_read_syms(struct dso *d, Elf *elf, Elf64_Word type)
 		if (!name || !*name)
 			continue;
 		err = build_add(
-		    &b, sym.st_value, sym.st_size, name, strlen(name), 0,
+		    &b, sym.st_value, sym.st_size, name, strlen(name),
 		    rank_of(sym.st_size, stb == STB_LOCAL, stb == STB_WEAK, name, strlen(name)));
 	}
 	if (!err && !b.nr)
@@ -719,7 +970,7 @@ static int dso_read_syms(struct dso *d, Elf *elf, Elf64_Word type)
 		build_free(&b);
 		return err;
 	}
-	return build_finish(&b, &d->tab, false);
+	return build_finish(&b, &d->tab);
 }
 
 /* Open path read-only if it is a regular file (and, when ino is not 0,
@@ -1650,19 +1901,19 @@ static int jit_line(struct tabbuild *b, char *line, int64_t lineno)
 		n--;
 	if (!n || !start)
 		return 0;
-	return build_add(b, start, size, p, n, 0, lineno);
+	return build_add(b, start, size, p, n, lineno);
 }
 
 /* (Re)read p's perf map if it appeared or changed since the last read. */
 static void jit_refresh(struct symbols *s, struct proc *p)
 {
-	struct tabbuild b;
+	struct tabbuild b = {0};
 	struct stat st;
 	char *line = NULL;
 	size_t cap = 0;
 	int64_t lineno = 0;
 	FILE *f;
-	int err;
+	int err = 0;
 
 	p->jit.tried = true;
 	f = jit_open(s, p->pid, &st);
@@ -1674,7 +1925,6 @@ static void jit_refresh(struct symbols *s, struct proc *p)
 		fclose(f);
 		return;
 	}
-	err = build_init(&b);
 	while (!err && getline(&line, &cap, f) > 0)
 		err = jit_line(&b, line, ++lineno);
 	free(line);
@@ -1683,7 +1933,7 @@ static void jit_refresh(struct symbols *s, struct proc *p)
 		build_free(&b);
 		return;
 	}
-	if (build_finish(&b, &p->jit.tab, false))
+	if (build_finish(&b, &p->jit.tab))
 		return;
 	p->jit.loaded = true;
 	p->jit.dev = st.st_dev;
@@ -1807,7 +2057,7 @@ void symbols_free(struct symbols *s)
 			dso_destroy(d);
 		}
 	}
-	symtab_free(&s->ktab);
+	ktab_free(&s->ktab);
 	free(s->procs);
 	free(s->dsos);
 	free(s);

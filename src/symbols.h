@@ -9,7 +9,8 @@
 
 /*
  * Where names come from:
- * - kernel: <root>/proc/kallsyms, text symbols only, sorted once. When
+ * - kernel: <root>/proc/kallsyms, text symbols only, sorted where kallsyms
+ *   does not list them in address order (modules, bpf, ftrace). When
  *   kptr_restrict hides the addresses (all zero) kernel ips resolve to
  *   "[kernel]" with status SYMBOLS_KERNEL_HIDDEN.
  * - user: the executable mappings of each process, from /proc/PID/maps
@@ -97,6 +98,10 @@ int symbols_set_root(struct symbols *s, const char *root);
  * (kernel ips then resolve as hidden too). Kernel lookups call it once by
  * themselves when it was never called. */
 int symbols_load_kernel(struct symbols *s);
+
+/* Read kallsyms bytes at a time (tests: lines split across reads); 0
+ * restores the default (128 KiB). Lines that long or longer are skipped. */
+void symbols_set_kallsyms_buffer(struct symbols *s, size_t bytes);
 
 /* True when kallsyms was read and showed only zero addresses
  * (kptr_restrict, or no CAP_SYSLOG), or could not be read at all. */

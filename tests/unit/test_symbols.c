@@ -957,6 +957,322 @@ static void test_debug_file_by_link(void **state)
 	rm_tree(root);
 }
 
+/* ---- kallsyms written by the tests ---- */
+
+/* Core kernel in address order, then modules: what kallsyms looks like. */
+static const char ksyms_sorted[] = "ffffffff81000000 T _stext\n"
+                                   "ffffffff81000000 T startup_64\n"
+                                   "ffffffff81000100 t __pfx_do_thing\n"
+                                   "ffffffff81000110 t __do_thing_alias\n"
+                                   "ffffffff81000110 T do_thing\n"
+                                   "ffffffff81000200 W weak_fn\n"
+                                   "ffffffff81000280 D some_data\n"
+                                   "ffffffff81000300 T schedule\n"
+                                   "ffffffff81000400 T _etext\n"
+                                   "ffffffffc0001000 t ext4_fill_super\t[ext4]\n"
+                                   "ffffffffc0003000 t ext4_sync_fs\t[ext4]\n"
+                                   "ffffffffc0003040 T xfs_foo\t[xfs]\n"
+                                   "ffffffffc0003080 t xfs_bar\t[xfs]\n"
+                                   "ffffffffc0200000 t bpf_prog_1234_foo\t[bpf]\n";
+
+/* The same lines out of order: modules first (each still in one run),
+ * core symbols before and after them, aliases apart. */
+static const char ksyms_shuffled[] = "ffffffff81000300 T schedule\n"
+                                     "ffffffff81000110 T do_thing\n"
+                                     "ffffffff81000000 T startup_64\n"
+                                     "ffffffffc0200000 t bpf_prog_1234_foo\t[bpf]\n"
+                                     "ffffffffc0003080 t xfs_bar\t[xfs]\n"
+                                     "ffffffffc0003040 T xfs_foo\t[xfs]\n"
+                                     "ffffffffc0003000 t ext4_sync_fs\t[ext4]\n"
+                                     "ffffffffc0001000 t ext4_fill_super\t[ext4]\n"
+                                     "ffffffff81000400 T _etext\n"
+                                     "ffffffff81000280 D some_data\n"
+                                     "ffffffff81000200 W weak_fn\n"
+                                     "ffffffff81000110 t __do_thing_alias\n"
+                                     "ffffffff81000100 t __pfx_do_thing\n"
+                                     "ffffffff81000000 T _stext\n";
+
+/* Write len bytes of text as root/proc/kallsyms and read it (its buffer
+ * bufsize bytes, 0: the default); the load's result. */
+static int load_kallsyms(struct symbols *s, const char *root, const char *text, size_t len,
+                         size_t bufsize)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	make_dirs(root, "proc");
+	assert_true(snprintf(path, sizeof(path), "%s/proc/kallsyms", root) < (int)sizeof(path));
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(text, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(symbols_set_root(s, root), 0);
+	symbols_set_kallsyms_buffer(s, bufsize);
+	return symbols_load_kernel(s);
+}
+
+/* What a kernel ip resolves to, as one comparable string. */
+static void kernel_label(struct symbols *s, uint64_t ip, char *buf, size_t len)
+{
+	struct symbols_result r;
+
+	resolve(s, 0, ip, true, &r);
+	snprintf(buf, len, "%d %s+0x%" PRIx64 " %s", (int)r.status, r.name, r.offset, r.module);
+}
+
+enum { NR_PROBES = 14 * 8, LABEL_MAX = SYMBOLS_NAME_MAX + SYMBOLS_MODULE_MAX + 64 };
+
+/* Addresses around every symbol of ksyms_sorted. */
+static void ksyms_probes(uint64_t *ips)
+{
+	static const int64_t delta[8] = {-1, 0, 1, 0x3f, 0x40, 0xfff, 0x1000, 0x1001};
+	const char *line = ksyms_sorted;
+	size_t n = 0;
+
+	for (; *line; line = strchr(line, '\n') + 1) {
+		uint64_t a = strtoull(line, NULL, 16);
+
+		for (size_t i = 0; i < 8; i++)
+			ips[n++] = a + delta[i];
+	}
+	assert_int_equal(n, NR_PROBES);
+}
+
+/* Labels of the probes, from what s has loaded. */
+static void ksyms_labels(struct symbols *s, char (*labels)[LABEL_MAX])
+{
+	uint64_t ips[NR_PROBES];
+
+	ksyms_probes(ips);
+	for (size_t i = 0; i < NR_PROBES; i++)
+		kernel_label(s, ips[i], labels[i], sizeof(labels[i]));
+}
+
+static void assert_kernel(struct symbols *s, uint64_t ip, const char *name, uint64_t offset,
+                          const char *module)
+{
+	struct symbols_result r;
+
+	resolve(s, 0, ip, true, &r);
+	assert_int_equal(r.status, SYMBOLS_FOUND);
+	assert_string_equal(r.name, name);
+	assert_int_equal(r.offset, offset);
+	assert_string_equal(r.module, module);
+}
+
+static void assert_kernel_unknown(struct symbols *s, uint64_t ip)
+{
+	struct symbols_result r;
+
+	resolve(s, 0, ip, true, &r);
+	assert_int_equal(r.status, SYMBOLS_UNKNOWN);
+	assert_string_equal(r.module, "[kernel]");
+}
+
+static void test_kallsyms_modules(void **state)
+{
+	struct symbols *s = *state;
+	char root[] = "/tmp/test_symbols.XXXXXX";
+	struct symbols_stats st;
+
+	assert_non_null(mkdtemp(root));
+	assert_int_equal(load_kallsyms(s, root, ksyms_sorted, strlen(ksyms_sorted), 0), 0);
+	symbols_stats(s, &st);
+	assert_int_equal(st.kernel_symbols, 11); /* text only, aliases merged */
+
+	assert_kernel(s, 0xffffffff81000004, "startup_64", 4, "[kernel]");
+	assert_kernel(s, 0xffffffff81000115, "do_thing", 5, "[kernel]");
+	assert_kernel(s, 0xffffffff81000290, "weak_fn", 0x90, "[kernel]"); /* not some_data */
+	/* the last core symbol ends SYM_TAIL (4096) after its start */
+	assert_kernel(s, 0xffffffff810013ff, "_etext", 0xfff, "[kernel]");
+	assert_kernel_unknown(s, 0xffffffff81001400);
+
+	/* a module's symbols end where the next one starts ... */
+	assert_kernel(s, 0xffffffffc0002fff, "ext4_fill_super", 0x1fff, "[ext4]");
+	/* ... its last one where the next module starts, if that is closer */
+	assert_kernel(s, 0xffffffffc000303f, "ext4_sync_fs", 0x3f, "[ext4]");
+	assert_kernel(s, 0xffffffffc0003040, "xfs_foo", 0, "[xfs]");
+	/* else SYM_TAIL after its start, not up to the next module */
+	assert_kernel(s, 0xffffffffc000407f, "xfs_bar", 0xfff, "[xfs]");
+	assert_kernel_unknown(s, 0xffffffffc0004080);
+	assert_kernel_unknown(s, 0xffffffffc01fffff);
+	assert_kernel(s, 0xffffffffc0200010, "bpf_prog_1234_foo", 0x10, "[bpf]");
+	assert_kernel_unknown(s, 0xffffffffc0201000);
+	assert_kernel_unknown(s, 0xffffffff80ffffff);
+	rm_tree(root);
+}
+
+static void test_kallsyms_out_of_order(void **state)
+{
+	struct symbols *s = *state;
+	char root[] = "/tmp/test_symbols.XXXXXX";
+	static char sorted[NR_PROBES][LABEL_MAX], shuffled[NR_PROBES][LABEL_MAX];
+	struct symbols_stats st;
+
+	assert_non_null(mkdtemp(root));
+	assert_int_equal(load_kallsyms(s, root, ksyms_sorted, strlen(ksyms_sorted), 0), 0);
+	ksyms_labels(s, sorted);
+	/* reloaded into the same resolver: nothing of the first table stays */
+	assert_int_equal(load_kallsyms(s, root, ksyms_shuffled, strlen(ksyms_shuffled), 0), 0);
+	symbols_stats(s, &st);
+	assert_int_equal(st.kernel_symbols, 11);
+	ksyms_labels(s, shuffled);
+	for (size_t i = 0; i < NR_PROBES; i++)
+		assert_string_equal(shuffled[i], sorted[i]);
+	assert_kernel(s, 0xffffffff81000000, "startup_64", 0, "[kernel]");
+	assert_kernel(s, 0xffffffff81000111, "do_thing", 1, "[kernel]");
+	assert_kernel(s, 0xffffffffc0002fff, "ext4_fill_super", 0x1fff, "[ext4]");
+	assert_kernel(s, 0xffffffffc000303f, "ext4_sync_fs", 0x3f, "[ext4]");
+	rm_tree(root);
+}
+
+static void test_kallsyms_split_reads(void **state)
+{
+	struct symbols *s = *state;
+	char root[] = "/tmp/test_symbols.XXXXXX";
+	static char whole[NR_PROBES][LABEL_MAX], split[NR_PROBES][LABEL_MAX];
+	size_t len = strlen(ksyms_sorted), bufsize;
+	struct symbols_stats st;
+
+	assert_non_null(mkdtemp(root));
+	assert_int_equal(load_kallsyms(s, root, ksyms_sorted, len, 0), 0);
+	ksyms_labels(s, whole);
+	/* every line fits in 48 bytes; the reads split them everywhere */
+	for (bufsize = 48; bufsize <= len + 1; bufsize++) {
+		assert_int_equal(load_kallsyms(s, root, ksyms_sorted, len, bufsize), 0);
+		symbols_stats(s, &st);
+		assert_int_equal(st.kernel_symbols, 11);
+		ksyms_labels(s, split);
+		for (size_t i = 0; i < NR_PROBES; i++)
+			assert_string_equal(split[i], whole[i]);
+	}
+	rm_tree(root);
+}
+
+static void test_kallsyms_long_line(void **state)
+{
+	/* Read 32 bytes at a time, the second line fills the buffer with its
+	 * first 32 bytes; what follows in it looks like a line of its own. */
+	static const char text[] = "ffffffff81000000 T first\n"
+	                           "ffffffff81000100 T long_name_xyz"
+	                           "ffffffff81000180 T bogus\n"
+	                           "ffffffff81000200 T last\n";
+	struct symbols *s = *state;
+	char root[] = "/tmp/test_symbols.XXXXXX";
+	struct symbols_stats st;
+
+	assert_non_null(mkdtemp(root));
+	/* a line longer than the buffer is skipped, all of it and only it */
+	assert_int_equal(load_kallsyms(s, root, text, strlen(text), 32), 0);
+	symbols_stats(s, &st);
+	assert_int_equal(st.kernel_symbols, 2);
+	assert_kernel(s, 0xffffffff81000184, "first", 0x184, "[kernel]");
+	assert_kernel(s, 0xffffffff81000204, "last", 4, "[kernel]");
+	/* a name ends at a space */
+	assert_int_equal(load_kallsyms(s, root, text, strlen(text), 0), 0);
+	assert_kernel(s, 0xffffffff81000184, "long_name_xyzffffffff81000180", 0x84, "[kernel]");
+	rm_tree(root);
+}
+
+static void test_kallsyms_aliases(void **state)
+{
+	/* pairs of names for one address; the one kept comes first */
+	static const char *const pairs[][2] = {
+	    {"T global_one", "t local_one"},   /* non-local over local */
+	    {"W __weak_two", "t local_two"},   /* even with more underscores */
+	    {"T _one_under", "T __two_under"}, /* fewer leading underscores */
+	    {"T strong", "W weak"},            /* global over weak */
+	    {"W zzz", "T _aaa"},               /* underscores first */
+	    {"T short", "T shorter"},          /* the shorter name */
+	    {"T abc", "T abd"},                /* then the first in strcmp order */
+	};
+	enum { NR_PAIRS = sizeof(pairs) / sizeof(pairs[0]) };
+	struct symbols *s = *state;
+	char root[] = "/tmp/test_symbols.XXXXXX", text[1024];
+	struct symbols_stats st;
+
+	assert_non_null(mkdtemp(root));
+	for (int order = 0; order < 2; order++) {
+		size_t n = 0;
+
+		for (size_t i = 0; i < NR_PAIRS; i++)
+			for (int k = 0; k < 2; k++)
+				n += snprintf(text + n, sizeof(text) - n, "%016" PRIx64 " %s\n",
+				              UINT64_C(0xffffffff81000000) + 0x100 * i,
+				              pairs[i][k ^ order]);
+		assert_true(n < sizeof(text));
+		assert_int_equal(load_kallsyms(s, root, text, n, 0), 0);
+		symbols_stats(s, &st);
+		assert_int_equal(st.kernel_symbols, NR_PAIRS);
+		for (size_t i = 0; i < NR_PAIRS; i++)
+			assert_kernel(s, UINT64_C(0xffffffff81000000) + 0x100 * i + 8,
+			              pairs[i][0] + 2, 8, "[kernel]");
+	}
+	rm_tree(root);
+}
+
+static void test_kallsyms_control_bytes(void **state)
+{
+	static const char text[] = "ffffffffc0002000 t ctl\001name\177\t[m\033od]\n"
+	                           "ffffffffc0004000 t second\t[m\033od]\n"
+	                           "ffffffffc0004100 t\ttabbed\n";
+	struct symbols *s = *state;
+	char root[] = "/tmp/test_symbols.XXXXXX";
+	struct symbols_stats st;
+
+	assert_non_null(mkdtemp(root));
+	assert_int_equal(load_kallsyms(s, root, text, strlen(text), 0), 0);
+	symbols_stats(s, &st);
+	assert_int_equal(st.kernel_symbols, 2); /* "t\ttabbed" is malformed */
+	/* one module: the first symbol ends where the second starts */
+	assert_kernel(s, 0xffffffffc0003fff, "ctl?name?", 0x1fff, "[m?od]");
+	assert_kernel(s, 0xffffffffc0004000, "second", 0, "[m?od]");
+	assert_kernel(s, 0xffffffffc0004100, "second", 0x100, "[m?od]");
+	rm_tree(root);
+}
+
+static void test_kallsyms_last_line(void **state)
+{
+	static const char text[] = "ffffffff81000000 T first\n"
+	                           "ffffffff81000100 T last_fn"; /* no newline */
+	static const size_t bufsize[] = {0, 32, 40}; /* the default; the last line split */
+	struct symbols *s = *state;
+	char root[] = "/tmp/test_symbols.XXXXXX";
+	struct symbols_stats st;
+
+	assert_non_null(mkdtemp(root));
+	for (size_t i = 0; i < sizeof(bufsize) / sizeof(bufsize[0]); i++) {
+		assert_int_equal(load_kallsyms(s, root, text, strlen(text), bufsize[i]), 0);
+		symbols_stats(s, &st);
+		assert_int_equal(st.kernel_symbols, 2);
+		assert_kernel(s, 0xffffffff81000104, "last_fn", 4, "[kernel]");
+	}
+	rm_tree(root);
+}
+
+static void test_kallsyms_empty(void **state)
+{
+	struct symbols *s = *state;
+	char root[] = "/tmp/test_symbols.XXXXXX";
+	struct symbols_result r;
+	struct symbols_stats st;
+
+	assert_non_null(mkdtemp(root));
+	/* no address shown: as hidden, like all-zero addresses */
+	assert_int_equal(load_kallsyms(s, root, "", 0, 0), 0);
+	assert_true(symbols_kernel_hidden(s));
+	symbols_stats(s, &st);
+	assert_int_equal(st.kernel_symbols, 0);
+	resolve(s, 0, 0xffffffff81000000, true, &r);
+	assert_int_equal(r.status, SYMBOLS_KERNEL_HIDDEN);
+
+	/* addresses but no code: read, and nothing resolves */
+	assert_int_equal(load_kallsyms(s, root, "ffffffff81000000 D data\n", 24, 0), 0);
+	assert_false(symbols_kernel_hidden(s));
+	assert_kernel_unknown(s, 0xffffffff81000000);
+	rm_tree(root);
+}
+
 static void test_format(void **state)
 {
 	struct symbols_result r = {.status = SYMBOLS_FOUND, .offset = 0, .name = "main"};
@@ -988,6 +1304,14 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_live_kernel, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_kallsyms_fixture, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_kallsyms_hidden, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_kallsyms_modules, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_kallsyms_out_of_order, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_kallsyms_split_reads, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_kallsyms_long_line, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_kallsyms_aliases, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_kallsyms_control_bytes, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_kallsyms_last_line, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_kallsyms_empty, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_maps_fixture, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_perf_map, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_perf_map_other_namespace, setup, teardown),
