@@ -508,6 +508,137 @@ static int resolve_tracepoint(const char *base, int mod, struct event_desc *d, c
 	return 0;
 }
 
+/* ---- the kernel's generic events, without libpfm4 ---- */
+
+/*
+ * perf's names for the generic hardware, software and cache events, encoded
+ * exactly as libpfm4 encodes them (its "perf" PMU, PFM_OS_PERF_EVENT_EXT,
+ * default privilege levels user and kernel): the same attr fields and the
+ * same fstr as encoding, without asking libpfm4.
+ * tests/unit/test_events_builtin.c checks every entry with every modifier
+ * against libpfm4 itself.
+ *
+ * Lookups are byte for byte: libpfm4 compares names without regard to case,
+ * so "Cycles" or "CYCLES" go to it and come back the same.
+ *
+ * x86 only: libpfm4 looks a name up in the CPU's PMU before its "perf" PMU,
+ * and this list is checked against the x86 PMU tables (18k events; the only
+ * clash is Knights Corner's BRANCHES, so "branches" is left to libpfm4).
+ * Other architectures' tables were not checked (s390's cpum_cf has an
+ * INSTRUCTIONS counter, for one): there every name goes to libpfm4.
+ */
+struct builtin_event {
+	const char *name;  /* as perf spells it */
+	const char *event; /* libpfm4's perf:: event, as in its fstr */
+	__u32 type;
+	__u64 config;
+};
+
+#define HW(n, e) {n, #e, PERF_TYPE_HARDWARE, e}
+#define SW(n, e) {n, #e, PERF_TYPE_SOFTWARE, e}
+#define HWC(n, c, op, res)                                                              \
+	{n, "PERF_COUNT_HW_CACHE_" #c ":" #op ":" #res, PERF_TYPE_HW_CACHE,               \
+	 PERF_COUNT_HW_CACHE_##c | PERF_COUNT_HW_CACHE_OP_##op << 8 |                      \
+	     PERF_COUNT_HW_CACHE_RESULT_##res << 16}
+static const struct builtin_event builtin_events[] = {
+#if defined(__x86_64__) || defined(__i386__)
+	HW("cycles", PERF_COUNT_HW_CPU_CYCLES),
+	HW("cpu-cycles", PERF_COUNT_HW_CPU_CYCLES),
+	HW("instructions", PERF_COUNT_HW_INSTRUCTIONS),
+	HW("cache-references", PERF_COUNT_HW_CACHE_REFERENCES),
+	HW("cache-misses", PERF_COUNT_HW_CACHE_MISSES),
+	HW("branch-instructions", PERF_COUNT_HW_BRANCH_INSTRUCTIONS),
+	HW("branch-misses", PERF_COUNT_HW_BRANCH_MISSES),
+	HW("bus-cycles", PERF_COUNT_HW_BUS_CYCLES),
+	HW("stalled-cycles-frontend", PERF_COUNT_HW_STALLED_CYCLES_FRONTEND),
+	HW("stalled-cycles-backend", PERF_COUNT_HW_STALLED_CYCLES_BACKEND),
+	HW("ref-cycles", PERF_COUNT_HW_REF_CPU_CYCLES),
+	SW("cpu-clock", PERF_COUNT_SW_CPU_CLOCK),
+	SW("task-clock", PERF_COUNT_SW_TASK_CLOCK),
+	SW("page-faults", PERF_COUNT_SW_PAGE_FAULTS),
+	SW("faults", PERF_COUNT_SW_PAGE_FAULTS),
+	SW("context-switches", PERF_COUNT_SW_CONTEXT_SWITCHES),
+	SW("cs", PERF_COUNT_SW_CONTEXT_SWITCHES),
+	SW("cpu-migrations", PERF_COUNT_SW_CPU_MIGRATIONS),
+	SW("migrations", PERF_COUNT_SW_CPU_MIGRATIONS),
+	SW("minor-faults", PERF_COUNT_SW_PAGE_FAULTS_MIN),
+	SW("major-faults", PERF_COUNT_SW_PAGE_FAULTS_MAJ),
+	/* The cache events libpfm4 has perf's names for (a preset's fallback,
+	 * like the default's LLC-load-misses, is resolved when the event it
+	 * stands in for does not open: on every machine without a PMU). */
+	HWC("L1-dcache-loads", L1D, READ, ACCESS),
+	HWC("L1-dcache-load-misses", L1D, READ, MISS),
+	HWC("L1-dcache-stores", L1D, WRITE, ACCESS),
+	HWC("L1-dcache-store-misses", L1D, WRITE, MISS),
+	HWC("L1-dcache-prefetches", L1D, PREFETCH, ACCESS),
+	HWC("L1-dcache-prefetch-misses", L1D, PREFETCH, MISS),
+	HWC("L1-icache-loads", L1I, READ, ACCESS),
+	HWC("L1-icache-load-misses", L1I, READ, MISS),
+	HWC("L1-icache-prefetches", L1I, PREFETCH, ACCESS),
+	HWC("L1-icache-prefetch-misses", L1I, PREFETCH, MISS),
+	HWC("LLC-loads", LL, READ, ACCESS),
+	HWC("LLC-load-misses", LL, READ, MISS),
+	HWC("LLC-stores", LL, WRITE, ACCESS),
+	HWC("LLC-store-misses", LL, WRITE, MISS),
+	HWC("LLC-prefetches", LL, PREFETCH, ACCESS),
+	HWC("LLC-prefetch-misses", LL, PREFETCH, MISS),
+	HWC("dTLB-loads", DTLB, READ, ACCESS),
+	HWC("dTLB-load-misses", DTLB, READ, MISS),
+	HWC("dTLB-stores", DTLB, WRITE, ACCESS),
+	HWC("dTLB-store-misses", DTLB, WRITE, MISS),
+	HWC("dTLB-prefetches", DTLB, PREFETCH, ACCESS),
+	HWC("dTLB-prefetch-misses", DTLB, PREFETCH, MISS),
+	HWC("iTLB-loads", ITLB, READ, ACCESS),
+	HWC("iTLB-load-misses", ITLB, READ, MISS),
+	HWC("branch-loads", BPU, READ, ACCESS),
+	HWC("branch-load-misses", BPU, READ, MISS),
+	HWC("node-loads", NODE, READ, ACCESS),
+	HWC("node-load-misses", NODE, READ, MISS),
+	HWC("node-stores", NODE, WRITE, ACCESS),
+	HWC("node-store-misses", NODE, WRITE, MISS),
+	HWC("node-prefetches", NODE, PREFETCH, ACCESS),
+	HWC("node-prefetch-misses", NODE, PREFETCH, MISS),
+#endif
+	{NULL, NULL, 0, 0},
+};
+#undef HW
+#undef SW
+#undef HWC
+
+const char *events_builtin_name(int i)
+{
+	if (i < 0 || (size_t)i >= sizeof(builtin_events) / sizeof(builtin_events[0]))
+		return NULL;
+	return builtin_events[i].name;
+}
+
+/* 0 when base is in the table, 1 when it is not. */
+static int resolve_builtin(const char *base, int mod, struct event_desc *d)
+{
+	const struct builtin_event *b;
+	int u, k;
+
+	for (b = builtin_events; b->name && strcmp(b->name, base); b++)
+		;
+	if (!b->name)
+		return 1;
+	/* No modifier means libpfm4's default levels, user and kernel. */
+	u = !mod || (mod & MOD_U);
+	k = !mod || (mod & MOD_K);
+	d->attr.type = b->type;
+	d->attr.config = b->config;
+	d->attr.exclude_user = !u;
+	d->attr.exclude_kernel = !k;
+	d->attr.exclude_hv = 1;    /* h=0 */
+	d->attr.exclude_guest = 1; /* mg=0 */
+	d->source = EVENTS_SRC_LIBPFM;
+	d->hardware = b->type != PERF_TYPE_SOFTWARE;
+	snprintf(d->pmu, sizeof(d->pmu), "perf");
+	snprintf(d->encoding, sizeof(d->encoding), "perf::%s:u=%d:k=%d%s:excl=0:mg=0:mh=1",
+		 b->event, u, k, b->type != PERF_TYPE_SOFTWARE ? ":h=0:precise=0" : "");
+	return 0;
+}
+
 /* ---- libpfm4 ---- */
 
 /* true when libpfm4 knows PMU name but did not detect it here. */
@@ -613,6 +744,8 @@ int events_resolve(const char *spec, struct event_desc *out, char *err, size_t e
 	if (ret <= 0)
 		return ret;
 
+	if (!resolve_builtin(base, mod, out))
+		return 0;
 	ret = events_init(err, errlen);
 	if (ret < 0)
 		return ret;

@@ -34,6 +34,10 @@ struct event_desc {
 /* Initialise libpfm4 once; 0 or -EIO (message in err). Safe to call twice. */
 int events_init(char *err, size_t errlen);
 
+/* The names events_resolve() encodes itself, as libpfm4 would, without
+ * asking libpfm4 (tests): the i-th, or NULL past the end. */
+const char *events_builtin_name(int i);
+
 /* Point the resolver at other roots (tests): the directory that holds the
  * PMU directories (default /sys/bus/event_source/devices) and a tracefs root
  * (default: /sys/kernel/tracing, then /sys/kernel/debug/tracing). NULL
