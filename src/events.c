@@ -1,5 +1,6 @@
 /* events: resolve event names (sysfs PMUs, raw, tracepoints, libpfm4) to perf_event_attr. */
 #include "events.h"
+#include "pfmlib.h"
 
 #include <perfmon/pfmlib_perf_event.h>
 
@@ -26,23 +27,12 @@
 /* Longest term list or alias file we accept. */
 #define TERMS_MAX 512
 
-static bool initialized;
 static char pmu_root[PATH_MAX] = EVENTS_PMU_ROOT;
 static char tracefs_root[PATH_MAX]; /* "" = probe the default places */
 
 int events_init(char *err, size_t errlen)
 {
-	int ret;
-
-	if (initialized)
-		return 0;
-	ret = pfm_initialize();
-	if (ret != PFM_SUCCESS) {
-		snprintf(err, errlen, "cannot initialise libpfm4: %s", pfm_strerror(ret));
-		return -EIO;
-	}
-	initialized = true;
-	return 0;
+	return pfmlib_get(err, errlen) ? 0 : -EIO;
 }
 
 void events_set_roots(const char *pmu_devices, const char *tracefs)
@@ -514,9 +504,9 @@ static int resolve_tracepoint(const char *base, int mod, struct event_desc *d, c
  * perf's names for the generic hardware, software and cache events, encoded
  * exactly as libpfm4 encodes them (its "perf" PMU, PFM_OS_PERF_EVENT_EXT,
  * default privilege levels user and kernel): the same attr fields and the
- * same fstr as encoding, without asking libpfm4.
- * tests/unit/test_events_builtin.c checks every entry with every modifier
- * against libpfm4 itself.
+ * same fstr as encoding. Most runs name nothing else, and then libpfm4 is
+ * never loaded. tests/unit/test_events_builtin.c checks every entry with
+ * every modifier against libpfm4 itself.
  *
  * Lookups are byte for byte: libpfm4 compares names without regard to case,
  * so "Cycles" or "CYCLES" go to it and come back the same.
@@ -642,7 +632,7 @@ static int resolve_builtin(const char *base, int mod, struct event_desc *d)
 /* ---- libpfm4 ---- */
 
 /* true when libpfm4 knows PMU name but did not detect it here. */
-static bool libpfm_pmu_absent(const char *name, size_t len)
+static bool libpfm_pmu_absent(const struct pfmlib *lib, const char *name, size_t len)
 {
 	pfm_pmu_info_t info;
 	int i;
@@ -650,7 +640,7 @@ static bool libpfm_pmu_absent(const char *name, size_t len)
 	pfm_for_all_pmus(i) {
 		memset(&info, 0, sizeof(info));
 		info.size = sizeof(info);
-		if (pfm_get_pmu_info(i, &info) == PFM_SUCCESS && strlen(info.name) == len &&
+		if (lib->get_pmu_info(i, &info) == PFM_SUCCESS && strlen(info.name) == len &&
 		    !strncmp(info.name, name, len))
 			return !info.is_present;
 	}
@@ -661,21 +651,26 @@ static int resolve_libpfm(const char *base, int mod, struct event_desc *d, char 
 			  size_t errlen)
 {
 	static const char *const suffix[] = { "", ":u", ":k", ":u:k" };
-	char name[EVENTS_NAME_MAX + 8], *fstr = NULL, *sep;
+	char name[EVENTS_NAME_MAX + 8], *fstr = NULL, *sep, why[320];
+	const struct pfmlib *lib = pfmlib_get(why, sizeof(why));
 	struct perf_event_attr attr;
 	pfm_perf_encode_arg_t arg;
 	int ret;
 
+	if (!lib) {
+		snprintf(err, errlen, "unknown event '%s': %s", d->name, why);
+		return -ENOENT;
+	}
 	snprintf(name, sizeof(name), "%s%s", base, suffix[mod & 3]);
 	memset(&attr, 0, sizeof(attr));
 	memset(&arg, 0, sizeof(arg));
 	arg.attr = &attr;
 	arg.fstr = &fstr;
 	arg.size = sizeof(arg);
-	ret = pfm_get_os_event_encoding(name, PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
+	ret = lib->get_os_event_encoding(name, PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
 	if (ret == PFM_ERR_NOTFOUND) {
 		sep = strstr(base, "::");
-		if (sep && libpfm_pmu_absent(base, (size_t)(sep - base)))
+		if (sep && libpfm_pmu_absent(lib, base, (size_t)(sep - base)))
 			snprintf(err, errlen,
 				 "unknown event '%s': PMU '%.*s' is not present on this machine; "
 				 EVENTS_HINT,
@@ -686,7 +681,7 @@ static int resolve_libpfm(const char *base, int mod, struct event_desc *d, char 
 	}
 	if (ret != PFM_SUCCESS) {
 		snprintf(err, errlen, "cannot use event '%s': %s; " EVENTS_HINT, d->name,
-			 pfm_strerror(ret));
+			 lib->strerror(ret));
 		free(fstr);
 		return ret == PFM_ERR_NOMEM ? -ENOMEM : -EINVAL;
 	}
@@ -746,9 +741,6 @@ int events_resolve(const char *spec, struct event_desc *out, char *err, size_t e
 
 	if (!resolve_builtin(base, mod, out))
 		return 0;
-	ret = events_init(err, errlen);
-	if (ret < 0)
-		return ret;
 	ret = resolve_libpfm(base, mod, out, err, errlen);
 	if (ret == -ENOENT && tp_shape(base)) {
 		if (!events_tracefs()) {
@@ -878,7 +870,7 @@ static void lister_emit(struct lister *ls, const char *name, const char *desc,
 		ls->stop = true;
 }
 
-static void list_libpfm(struct lister *ls)
+static void list_libpfm(struct lister *ls, const struct pfmlib *lib)
 {
 	char name[EVENTS_NAME_MAX], *p;
 	pfm_event_info_t info;
@@ -889,16 +881,16 @@ static void list_libpfm(struct lister *ls)
 	pfm_for_all_pmus(i) {
 		memset(&pinfo, 0, sizeof(pinfo));
 		pinfo.size = sizeof(pinfo);
-		if (pfm_get_pmu_info(i, &pinfo) != PFM_SUCCESS || !pinfo.is_present)
+		if (lib->get_pmu_info(i, &pinfo) != PFM_SUCCESS || !pinfo.is_present)
 			continue;
 		/* perf_raw only describes the rNNNN syntax, resolved without libpfm4. */
 		if (!strcmp(pinfo.name, "perf_raw"))
 			continue;
 		generic = !strcmp(pinfo.name, "perf");
-		for (e = pinfo.first_event; e != -1 && !ls->stop; e = pfm_get_event_next(e)) {
+		for (e = pinfo.first_event; e != -1 && !ls->stop; e = lib->get_event_next(e)) {
 			memset(&info, 0, sizeof(info));
 			info.size = sizeof(info);
-			if (pfm_get_event_info(e, PFM_OS_NONE, &info) != PFM_SUCCESS)
+			if (lib->get_event_info(e, PFM_OS_NONE, &info) != PFM_SUCCESS)
 				continue;
 			if (!generic) {
 				snprintf(name, sizeof(name), "%s::%s", pinfo.name, info.name);
@@ -1002,13 +994,13 @@ int events_list(const char *glob, events_list_cb cb, void *arg)
 {
 	struct lister ls = { .glob = glob, .cb = cb, .arg = arg };
 	const char *tfs = events_tracefs();
-	char err[160];
-	int ret;
+	const struct pfmlib *lib = pfmlib_get(NULL, 0);
 
-	ret = events_init(err, sizeof(err));
-	if (ret < 0)
-		return ret;
-	list_libpfm(&ls);
+	if (lib)
+		list_libpfm(&ls, lib);
+	else /* at least the names that resolve without it */
+		for (const struct builtin_event *b = builtin_events; b->name && !ls.stop; b++)
+			lister_emit(&ls, b->name, b->event, EVENTS_SRC_LIBPFM);
 	if (!ls.stop)
 		list_sysfs(&ls);
 	if (!ls.stop && tfs)

@@ -31,11 +31,14 @@ struct event_desc {
 	bool hardware;     /* counts on a hardware PMU (needs a core/uncore PMU to open) */
 };
 
-/* Initialise libpfm4 once; 0 or -EIO (message in err). Safe to call twice. */
+/* Open and initialise libpfm4 now; 0 or -EIO (message in err). Safe to call
+ * twice. Never needed before the other calls: events_resolve() opens libpfm4
+ * the first time a name needs it, and the kernel's generic events (cycles,
+ * task-clock, ...) never do. */
 int events_init(char *err, size_t errlen);
 
 /* The names events_resolve() encodes itself, as libpfm4 would, without
- * asking libpfm4 (tests): the i-th, or NULL past the end. */
+ * loading libpfm4 (tests): the i-th, or NULL past the end. */
 const char *events_builtin_name(int i);
 
 /* Point the resolver at other roots (tests): the directory that holds the
@@ -55,9 +58,9 @@ const char *events_tracefs(void);
  *   sysfs PMUs:    msr/tsc/, cpu/event=0x3c,umask=0x0/, pmu/alias,term=val/
  *   raw:           r1a8, r0x1a8
  * each optionally followed by :u (user only), :k (kernel only), :uk.
- * Returns 0, -ENOENT (no such event on this machine), -EINVAL (malformed),
- * or -ENODEV (tracefs not mounted / PMU missing); err gets one sentence that
- * says what to do.
+ * Returns 0, -ENOENT (no such event on this machine, or a libpfm4 name when
+ * libpfm4 cannot be loaded), -EINVAL (malformed), or -ENODEV (tracefs not
+ * mounted / PMU missing); err gets one sentence that says what to do.
  */
 int events_resolve(const char *spec, struct event_desc *out, char *err, size_t errlen);
 
@@ -82,9 +85,9 @@ typedef int (*events_list_cb)(const char *name, const char *desc, enum events_so
 			      void *arg);
 
 /* List events this machine offers whose name matches glob (fnmatch, NULL =
- * all): libpfm4 events of detected PMUs, sysfs PMU events (as pmu/event/),
- * tracepoints (when tracefs is mounted). Returns the number listed or a
- * negative errno. */
+ * all): libpfm4 events of detected PMUs (none when libpfm4 cannot be loaded:
+ * see events_init()), sysfs PMU events (as pmu/event/), tracepoints (when
+ * tracefs is mounted). Returns the number listed or a negative errno. */
 int events_list(const char *glob, events_list_cb cb, void *arg);
 
 #endif

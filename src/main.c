@@ -3,6 +3,7 @@
 #include "explain.h"
 #include "loop.h"
 #include "options.h"
+#include "pfmlib.h"
 #include "preset.h"
 #include "probe.h"
 #include "session.h"
@@ -14,7 +15,6 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
-#include <perfmon/pfmlib.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,9 +56,9 @@ static bool is_file(const char *arg);
 static void load_presets(struct preset_set *set, const char *file);
 static int try_load_presets(struct preset_set *set, const char *file, char *err, size_t errlen);
 static const struct preset *preset_find_for(const struct preset_set *set, const char *name,
-					    const struct probe *probe);
+					    struct probe *probe);
 static const struct preset *pick_preset(const struct preset_set *set, const char *arg,
-					const struct probe *probe);
+					struct probe *probe);
 
 static void die_usage(const char *msg)
 {
@@ -287,7 +287,7 @@ static void on_signal(struct loop *l, int sig, pid_t sender, void *arg)
 
 static void apply_preset(struct app *a, const struct preset *p, struct preset_resolved *r);
 static const struct preset *pick_preset(const struct preset_set *set, const char *arg,
-					const struct probe *probe);
+					struct probe *probe);
 
 /* Hotspot settings from the viewer into the profile (read at each tick)
  * and into the options (kept across a reopen). */
@@ -413,9 +413,14 @@ static void on_key(struct loop *l, int fd, uint32_t events, void *arg)
 
 static int print_version(void)
 {
+	const struct pfmlib *lib = pfmlib_get(NULL, 0);
+
 	printf("pfmtop %s\n", PFMTOP_VERSION);
-	printf("libpfm4 %d.%d (API), ", PFM_MAJ_VERSION(pfm_get_version()),
-	       PFM_MIN_VERSION(pfm_get_version()));
+	if (lib)
+		printf("libpfm4 %d.%d (API), ", PFM_MAJ_VERSION(lib->get_version()),
+		       PFM_MIN_VERSION(lib->get_version()));
+	else
+		printf("libpfm4 not installed, ");
 	printf("%s, ", curses_version());
 	printf("inih r%s\n", PFMTOP_INIH_VERSION);
 	return 0;
@@ -447,24 +452,23 @@ static int list_one(const char *name, const char *desc, enum events_source src, 
 static int list_events(const struct options *o)
 {
 	struct list_ctx c = {0};
-	char err[256];
+	char err[320];
 	int n;
 
 	probe_collect(&c.probe);
-	if (events_init(err, sizeof(err))) {
-		fprintf(stderr, "pfmtop: %s\n", err);
-		return 1;
-	}
 	n = events_list(o->list_glob, list_one, &c);
 	if (n < 0) {
 		fprintf(stderr, "pfmtop: cannot list events: %s\n", strerror(-n));
 		return 1;
 	}
-	printf("%d events%s%s%s, %d open here%s\n", c.nr, o->list_glob ? " matching '" : "",
+	printf("%d events%s%s%s, %d open here%s", c.nr, o->list_glob ? " matching '" : "",
 	       o->list_glob ? o->list_glob : "", o->list_glob ? "'" : "", c.nr_open,
 	       c.probe.tracefs[0] ? ""
 				  : "; tracepoints not listed: tracefs is not mounted (mount -t "
 				    "tracefs nodev /sys/kernel/tracing)");
+	if (!pfmlib_get(err, sizeof(err)))
+		printf("; libpfm4 events not listed: %s", err);
+	printf("\n");
 	return c.nr ? 0 : 1;
 }
 
@@ -474,12 +478,9 @@ static int probe_events(const struct options *o)
 	char err[320];
 
 	probe_collect(&p);
+	probe_collect_libpfm(&p);
 	probe_raise_nofile(&p);
 	probe_print(&p, stdout);
-	if (events_init(err, sizeof(err))) {
-		fprintf(stderr, "pfmtop: %s\n", err);
-		return 1;
-	}
 	if (!o->events_given) {
 		/* The preset this run would count, as it would be chosen. */
 		static struct preset_set set;
@@ -535,15 +536,37 @@ static bool is_file(const char *arg)
 	return strchr(arg, '/') || (n > 4 && !strcmp(arg + n - 4, ".ini"));
 }
 
-/* PMU names for choosing preset variants: the CPU's, when the kernel can
- * count on it; the generic ones otherwise (variants would only drop out). */
-static int preset_pmus(const struct probe *p, const char **pmus, int max)
+/* True when set has variants of the preset called name. */
+static bool has_variants(const struct preset_set *set, const char *name)
 {
+	for (int i = 0; i < set->nr; i++)
+		if (set->p[i].pmu[0] && !strcmp(set->p[i].name, name))
+			return true;
+	return false;
+}
+
+/* PMU names for choosing a variant of the preset called name in set (set
+ * NULL: of any preset): the CPU's, when the kernel can count on it;
+ * libpfm4's generic ones otherwise (variants would only drop out), which
+ * need no libpfm4 to know. libpfm4 is loaded only when the kernel has a
+ * core PMU and there is a variant to choose. */
+static int preset_pmus(const struct preset_set *set, const char *name, struct probe *p,
+		       const char **pmus, int max)
+{
+	static const char *const generic[] = {"perf", "perf_raw"};
 	int n = 0;
 
+	if (!p->core_pmu) {
+		for (size_t i = 0; i < ARRAY_SIZE(generic) && n < max; i++)
+			pmus[n++] = generic[i];
+		return n;
+	}
+	if (set && !has_variants(set, name))
+		return 0;
+	if (!p->nr_libpfm_pmus)
+		probe_collect_libpfm(p);
 	for (int i = 0; i < p->nr_libpfm_pmus && n < max; i++)
-		if (p->core_pmu || !strncmp(p->libpfm_pmus[i], "perf", 4))
-			pmus[n++] = p->libpfm_pmus[i];
+		pmus[n++] = p->libpfm_pmus[i];
 	return n;
 }
 
@@ -578,17 +601,17 @@ static void load_presets(struct preset_set *set, const char *file)
 
 /* The preset called name (with its variant for this machine's PMUs), or NULL. */
 static const struct preset *preset_find_for(const struct preset_set *set, const char *name,
-					    const struct probe *probe)
+					    struct probe *probe)
 {
 	const char *pmus[PROBE_MAX_PMUS];
-	int nr = preset_pmus(probe, pmus, PROBE_MAX_PMUS);
+	int nr = preset_pmus(set, name, probe, pmus, PROBE_MAX_PMUS);
 
 	return preset_find(set, name, pmus, nr);
 }
 
 /* The preset an argument names: by name, or the first one in a file. */
 static const struct preset *pick_preset(const struct preset_set *set, const char *arg,
-					const struct probe *probe)
+					struct probe *probe)
 {
 	const char *name = arg;
 
@@ -614,13 +637,8 @@ static int list_presets(void)
 {
 	struct preset_set set;
 	struct probe probe;
-	char err[256];
 
 	probe_collect(&probe);
-	if (events_init(err, sizeof(err))) {
-		fprintf(stderr, "pfmtop: %s\n", err);
-		return 1;
-	}
 	load_presets(&set, NULL);
 	printf("%-12s %-10s %-34s %s\n", "PRESET", "ORIGIN", "HERE", "DESCRIPTION");
 	for (int i = 0; i < set.nr; i++) {
@@ -650,16 +668,12 @@ static int check_preset(const char *arg)
 	const char *pmus[PROBE_MAX_PMUS];
 	struct preset_set set;
 	struct probe probe;
-	char err[256];
 	int ret;
 
 	probe_collect(&probe);
-	if (events_init(err, sizeof(err))) {
-		fprintf(stderr, "pfmtop: %s\n", err);
-		return 2;
-	}
-	if (is_file(arg))
-		return preset_check_file(arg, pmus, preset_pmus(&probe, pmus, PROBE_MAX_PMUS),
+	if (is_file(arg)) /* read by preset_check_file(): its variants are not known here */
+		return preset_check_file(arg, pmus,
+					 preset_pmus(NULL, NULL, &probe, pmus, PROBE_MAX_PMUS),
 					 session_can_open_desc, &probe, stdout);
 	load_presets(&set, NULL);
 	ret = preset_check(pick_preset(&set, arg, &probe), session_can_open_desc, &probe, stdout);
@@ -708,12 +722,7 @@ static int run(struct app *a)
 	if (!a->opt.events_given) {
 		struct preset_set presets, *set = &presets;
 		struct probe probe;
-		char e[256];
 
-		if (events_init(e, sizeof(e))) {
-			fprintf(stderr, "pfmtop: %s\n", e);
-			return 1;
-		}
 		probe_collect(&probe);
 		load_presets(set, a->opt.preset && is_file(a->opt.preset) ? a->opt.preset : NULL);
 		apply_preset(a, pick_preset(set, a->opt.preset ? a->opt.preset : "default", &probe),

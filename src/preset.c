@@ -1600,7 +1600,6 @@ int preset_check(const struct preset *p, preset_open_fn open, void *arg, FILE *o
 {
 	struct check_ctx *ctx = calloc(1, sizeof(*ctx));
 	struct preset_resolved *r = calloc(1, sizeof(*r));
-	char err[256];
 	int ret, width = 8;
 
 	if (!ctx || !r) {
@@ -1611,8 +1610,6 @@ int preset_check(const struct preset *p, preset_open_fn open, void *arg, FILE *o
 	}
 	ctx->open = open;
 	ctx->arg = arg;
-	if (events_init(err, sizeof(err)))
-		fprintf(out, "warning: %s\n", err);
 	fprintf(out, "preset %s%s%s (%s, %s:%d)\n", p->name, p->pmu[0] ? ":" : "", p->pmu,
 		preset_origin_name(p->origin), p->file, p->line);
 	if (p->description[0])

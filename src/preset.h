@@ -255,8 +255,8 @@ typedef int (*preset_open_fn)(const struct event_desc *d, char *why, size_t whyl
 
 /*
  * Validate p on this machine and print a report to out: each event resolved
- * with events_resolve() (events_init() is called) and opened with open()
- * (NULL: resolving is enough), which events fall back and why, which are
+ * with events_resolve() and opened with open() (NULL: resolving is
+ * enough), which events fall back and why, which are
  * dropped, which metrics are unavailable. Returns 0 when everything the
  * preset wants can be counted (fallbacks included), 1 when the preset is
  * valid but some events are dropped here, 2 when it is invalid (an event

@@ -1,6 +1,7 @@
 /* probe: collects the machine facts that decide what pfmtop can count. */
 #include "probe.h"
 
+#include "pfmlib.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -8,7 +9,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <perfmon/pfmlib.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -298,19 +298,22 @@ static bool libpfm_generic(const char *name)
  * in a guest without a virtual PMU it still reports the host's core PMU. So
  * the list is informational and core_pmu is decided from sysfs alone.
  */
-static void collect_libpfm(struct probe *p)
+void probe_collect_libpfm(struct probe *p)
 {
+	const struct pfmlib *lib = pfmlib_get(p->libpfm_err, sizeof(p->libpfm_err));
 	pfm_pmu_t pmu;
 
-	if (pfm_initialize() != PFM_SUCCESS)
+	p->nr_libpfm_pmus = 0;
+	if (!lib)
 		return;
+	p->libpfm_err[0] = '\0';
 	pfm_for_all_pmus(pmu)
 	{
 		pfm_pmu_info_t info;
 
 		memset(&info, 0, sizeof(info));
 		info.size = sizeof(info);
-		if (pfm_get_pmu_info(pmu, &info) != PFM_SUCCESS || !info.is_present)
+		if (lib->get_pmu_info(pmu, &info) != PFM_SUCCESS || !info.is_present)
 			continue;
 		if (p->nr_libpfm_pmus == PROBE_MAX_PMUS)
 			break;
@@ -405,7 +408,6 @@ void probe_collect(struct probe *p)
 	collect_caps(p);
 	collect_hypervisor(p);
 	collect_sysfs_pmus(p);
-	collect_libpfm(p);
 	collect_tracefs(p);
 	if (!getrlimit(RLIMIT_NOFILE, &rl)) {
 		p->nofile_soft = rl.rlim_cur;
@@ -600,12 +602,15 @@ void probe_print(const struct probe *p, FILE *out)
 	line(
 	    out, "sysfs PMUs", "%s",
 	    join(p->sysfs_pmus[0], sizeof(p->sysfs_pmus[0]), p->nr_sysfs_pmus, text, sizeof(text)));
-	line(out, "libpfm4 PMUs", "%s%s",
-	     join(p->libpfm_pmus[0], sizeof(p->libpfm_pmus[0]), p->nr_libpfm_pmus, text,
-	          sizeof(text)),
-	     libpfm_core && !p->core_pmu
-	         ? " (event names only: the kernel cannot count this CPU's events)"
-	         : "");
+	if (p->libpfm_err[0])
+		line(out, "libpfm4 PMUs", "none (%s)", p->libpfm_err);
+	else
+		line(out, "libpfm4 PMUs", "%s%s",
+		     join(p->libpfm_pmus[0], sizeof(p->libpfm_pmus[0]), p->nr_libpfm_pmus, text,
+		          sizeof(text)),
+		     libpfm_core && !p->core_pmu
+		         ? " (event names only: the kernel cannot count this CPU's events)"
+		         : "");
 
 	sysctl_line(out, "perf_event_paranoid", p->paranoid, paranoid_meaning(p->paranoid));
 	if (p->cap_perfmon || p->cap_sys_admin)

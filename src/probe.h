@@ -24,16 +24,22 @@ struct probe {
 	int nr_sysfs_pmus;
 	char sysfs_pmus[PROBE_MAX_PMUS][32]; /* /sys/bus/event_source/devices/ entries */
 	bool core_pmu;           /* a hardware core PMU is exposed by the kernel */
-	int nr_libpfm_pmus;
+	int nr_libpfm_pmus;      /* filled by probe_collect_libpfm() only */
 	char libpfm_pmus[PROBE_MAX_PMUS][64]; /* libpfm4 PMUs detected as present */
+	char libpfm_err[320];    /* why libpfm4 could not be loaded, "" if it was */
 	char tracefs[256];       /* mounted tracefs root, "" if none */
 	rlim_t nofile_soft, nofile_hard;
 	int nr_cpus_online;
 	char cpus_online[128];   /* /sys/devices/system/cpu/online, e.g. "0-1" */
 };
 
-/* Fill *p from the running system. Never fails: unknown facts are marked. */
+/* Fill *p from the running system. Never fails: unknown facts are marked.
+ * libpfm4 is not loaded: the libpfm4 PMUs stay empty. */
 void probe_collect(struct probe *p);
+
+/* Load libpfm4 (see pfmlib.h) and fill the libpfm4 PMUs of *p, or
+ * libpfm_err when it cannot be loaded. */
+void probe_collect_libpfm(struct probe *p);
 
 /* Read /proc and /sys below root instead of / (tests); NULL restores "/". */
 void probe_set_root(const char *root);

@@ -560,9 +560,6 @@ int session_init(struct session *s, const struct session_config *cfg, char *err,
 		return -EACCES;
 	}
 	s->user_only = probe_user_only(&s->probe);
-	ret = events_init(err, errlen);
-	if (ret)
-		return ret;
 	ret = resolve_events(s, err, errlen);
 	if (ret)
 		return ret;
