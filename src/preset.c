@@ -1065,11 +1065,27 @@ static int group_find(const struct preset_set *set, const char *name)
 	return -1;
 }
 
-/* Put the group np[0..n) into set, in place of any group of the same name. */
-static int set_put(struct preset_set *set, struct preset *np, int n)
+/* Room for n more presets in set; 0 or -ENOMEM (set unchanged). */
+static int set_reserve(struct preset_set *set, int n)
+{
+	struct preset *p;
+
+	if (set->nr + n <= set->cap)
+		return 0;
+	p = realloc(set->p, (size_t)(set->nr + n) * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	set->p = p;
+	set->cap = set->nr + n;
+	return 0;
+}
+
+/* Put the group np[0..n) into set, in place of any group of the same name.
+ * set_reserve() made room for n first: this cannot fail. */
+static void set_put(struct preset_set *set, struct preset *np, int n)
 {
 	int at = group_find(set, np[0].name), old = 0;
-	struct preset *p;
+	struct preset *p = set->p;
 
 	if (at >= 0) {
 		old = group_end(set, at) - at;
@@ -1078,24 +1094,19 @@ static int set_put(struct preset_set *set, struct preset *np, int n)
 	} else {
 		at = set->nr;
 	}
-	/* grow before moving the tail; a shrinking set keeps its size */
-	p = realloc(set->p, (size_t)(set->nr + (n > old ? n - old : 0)) * sizeof(*p));
-	if (!p)
-		return -ENOMEM;
-	set->p = p;
 	memmove(p + at + n, p + at + old, (size_t)(set->nr - at - old) * sizeof(*p));
 	memcpy(p + at, np, (size_t)n * sizeof(*p));
 	set->nr += n - old;
-	return 0;
 }
 
 static int build_all(struct parse *ps, struct preset_set *set, enum preset_origin origin)
 {
 	struct sec_data *d = calloc((size_t)ps->nr_sec, sizeof(*d));
 	struct preset *np = calloc((size_t)ps->nr_sec, sizeof(*np));
+	struct preset *g = malloc((size_t)ps->nr_sec * sizeof(*g));
 	int *base = calloc((size_t)ps->nr_sec, sizeof(*base)), n = 0;
 
-	if (!d || !np || !base) {
+	if (!d || !np || !g || !base) {
 		ps->ret = -ENOMEM;
 		goto out;
 	}
@@ -1121,29 +1132,27 @@ static int build_all(struct parse *ps, struct preset_set *set, enum preset_origi
 	}
 	if (ps->ret)
 		goto out;
-	/* one group per base: the base, then its variants */
-	for (int i = 0; i < ps->nr_sec && !ps->ret; i++) {
-		struct preset *g;
-
+	/* Every check passed: from here on nothing fails, so an error above
+	 * leaves set as it was. One group per base: the base, then its
+	 * variants, put in the base's section order. */
+	if (set_reserve(set, ps->nr_sec)) {
+		ps->ret = -ENOMEM;
+		goto out;
+	}
+	for (int i = 0; i < ps->nr_sec; i++) {
 		if (ps->sec[i].pmu[0])
 			continue;
-		g = calloc((size_t)ps->nr_sec, sizeof(*g));
-		if (!g) {
-			ps->ret = -ENOMEM;
-			break;
-		}
-		n = 0;
-		g[n++] = np[i];
+		g[0] = np[i];
+		n = 1;
 		for (int j = 0; j < ps->nr_sec; j++)
 			if (ps->sec[j].pmu[0] && base[j] == i)
 				g[n++] = np[j];
-		if (set_put(set, g, n))
-			ps->ret = -ENOMEM;
-		free(g);
+		set_put(set, g, n);
 	}
 out:
 	free(d);
 	free(np);
+	free(g);
 	free(base);
 	return ps->ret;
 }
@@ -1152,7 +1161,6 @@ int preset_parse(struct preset_set *set, const char *text, size_t len, const cha
 		 enum preset_origin origin, struct preset_error *err)
 {
 	struct parse ps = {.file = file, .text = text, .len = len, .err = err};
-	struct preset_set tmp = *set;
 	const char *nul = memchr(text, '\0', len);
 	int ret;
 
@@ -1169,23 +1177,8 @@ int preset_parse(struct preset_set *set, const char *text, size_t len, const cha
 		perr(&ps, ret, 0, "syntax error");
 	else if (!ps.ret && ret < 0)
 		ps.ret = -ENOMEM;
-	if (!ps.ret) {
-		/* build into a copy of the array so that an error changes nothing */
-		tmp.p = NULL;
-		if (set->nr) {
-			tmp.p = malloc((size_t)set->nr * sizeof(*tmp.p));
-			if (!tmp.p)
-				ps.ret = -ENOMEM;
-			else
-				memcpy(tmp.p, set->p, (size_t)set->nr * sizeof(*tmp.p));
-		}
-		if (!ps.ret && !build_all(&ps, &tmp, origin)) {
-			free(set->p);
-			*set = tmp;
-		} else {
-			free(tmp.p);
-		}
-	}
+	if (!ps.ret)
+		build_all(&ps, set, origin); /* an error leaves set unchanged */
 	for (int i = 0; i < ps.nr_sec; i++)
 		free(ps.sec[i].entries);
 	free(ps.sec);

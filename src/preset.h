@@ -122,7 +122,7 @@ struct preset {
 /* Presets by name. p holds each base preset followed by its variants, in
  * load order (an overriding preset takes the place of the one it replaces). */
 struct preset_set {
-	int nr;
+	int nr, cap;
 	struct preset *p;
 };
 
