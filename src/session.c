@@ -57,6 +57,43 @@ static long fd_budget(const struct probe *p)
 	return budget > 0 ? budget : 0;
 }
 
+/* May one more /proc stat file stay open? Up to half of what the counters
+ * leave of the budget; open_target() takes them back when it needs them. */
+static bool proc_fd_room(const struct session *s)
+{
+	return s->nr_proc_fds < (s->fd_budget - s->fds_used) / 2;
+}
+
+static void proc_fd_close(struct session *s, int *fd)
+{
+	if (*fd < 0)
+		return;
+	close(*fd);
+	*fd = -1;
+	s->nr_proc_fds--;
+}
+
+/* procfs_task_stat() through the kept stat file *fd (opened, and kept if
+ * there is room, when -1), counted in nr_proc_fds. */
+static int stat_kept(struct session *s, pid_t pid, pid_t tid, int *fd, struct procfs_task *pt)
+{
+	bool had = *fd >= 0;
+	int ret = procfs_task_stat_kept(pid, tid, fd, !had && proc_fd_room(s), pt);
+
+	s->nr_proc_fds += (long)(*fd >= 0) - (long)had;
+	return ret;
+}
+
+/* Close kept /proc stat files until at most keep remain: the scan's first,
+ * then the targets'. Their tasks are read by open, read, close instead. */
+static void proc_fds_trim(struct session *s, long keep)
+{
+	for (int i = s->nr_proc_prev - 1; i >= 0 && s->nr_proc_fds > keep; i--)
+		proc_fd_close(s, &s->proc_prev[i].fd);
+	for (int i = s->nr_targets - 1; i >= 0 && s->nr_proc_fds > keep; i--)
+		proc_fd_close(s, &s->targets[i].statfd);
+}
+
 static struct session_target *add_target(struct session *s)
 {
 	if (s->nr_targets == s->cap_targets) {
@@ -71,6 +108,7 @@ static struct session_target *add_target(struct session *s)
 	memset(t, 0, sizeof(*t));
 	t->pid = t->tid = -1;
 	t->cpu = -1;
+	t->statfd = -1;
 	return t;
 }
 
@@ -178,7 +216,15 @@ static void open_target(struct session *s, struct session_target *t, pid_t pid, 
 		 * output, terminal) stay free. */
 		ret = -EMFILE;
 	} else {
+		/* Counters come first: kept /proc stat files make room. */
+		proc_fds_trim(s, s->fd_budget - s->fds_used - s->nr_ev);
 		ret = counters_open(&t->cs, &s->ccfg, pid, cpu);
+		if ((ret == -EMFILE || ret == -ENFILE) && s->nr_proc_fds) {
+			/* The budget was an estimate: give them all back, and retry. */
+			counters_close(&t->cs);
+			proc_fds_trim(s, 0);
+			ret = counters_open(&t->cs, &s->ccfg, pid, cpu);
+		}
 	}
 	if (ret == 0 && s->started)
 		ret = counters_enable(&t->cs); /* a task found after the start */
@@ -212,13 +258,17 @@ static void open_target(struct session *s, struct session_target *t, pid_t pid, 
 	}
 }
 
-static void fill_task_info(struct session_target *t)
+/* Name, user, start time and /proc ticks of a new task target; its stat
+ * file stays open for refresh_targets(). */
+static void fill_task_info(struct session *s, struct session_target *t)
 {
 	struct procfs_task pt;
+	uid_t uid;
 
-	if (procfs_task_read(t->pid, t->tid, &pt) == 0) {
+	if (stat_kept(s, t->pid, t->tid, &t->statfd, &pt) == 0 &&
+	    procfs_task_uid(t->pid, t->tid, &uid) == 0) {
 		util_strlcpy(t->comm, pt.comm, sizeof(t->comm));
-		t->uid = pt.uid;
+		t->uid = uid;
 		t->starttime = pt.starttime;
 		t->ticks = t->prev_ticks = pt.utime + pt.stime;
 	}
@@ -248,7 +298,7 @@ static int add_process(struct session *s, pid_t pid, char *err, size_t errlen)
 		}
 		t->pid = pid;
 		t->tid = tids[i];
-		fill_task_info(t);
+		fill_task_info(s, t);
 		open_target(s, t, tids[i], -1);
 	}
 	free(tids);
@@ -266,7 +316,7 @@ static int own_processes(struct session *s, char *err, size_t errlen)
 	n = procfs_pids(pids, cap);
 	for (int i = 0; i < n; i++) {
 		struct procfs_task pt;
-		if (pids[i] == getpid() || procfs_task_read(pids[i], 0, &pt) || pt.uid != me)
+		if (pids[i] == s->self || procfs_task_read(pids[i], 0, &pt) || pt.uid != me)
 			continue;
 		if (add_process(s, pids[i], err, errlen) == -ENOMEM) {
 			free(pids);
@@ -542,6 +592,7 @@ int session_init(struct session *s, const struct session_config *cfg, char *err,
 
 	memset(s, 0, sizeof(*s));
 	s->cfg = *cfg;
+	s->self = getpid();
 	s->go_fd = s->exec_err_fd = -1;
 	for (size_t i = 0; i < ARRAY_SIZE(s->pidfd); i++)
 		s->pidfd[i] = -1;
@@ -797,26 +848,73 @@ static int push_proc(struct session *s, const struct proc_sample *p)
 	return 0;
 }
 
-static int cmp_pid(const void *a, const void *b)
+/* An id (pid, or with -H tid) that task targets already give a row; with
+ * -H the target whose /proc figures refresh_targets() has for this tick, or
+ * -1. */
+struct cover {
+	pid_t id;
+	int t;
+};
+
+static int cmp_cover(const void *a, const void *b)
 {
-	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+	const struct cover *x = a, *y = b;
+
+	if (x->id != y->id)
+		return (x->id > y->id) - (x->id < y->id);
+	return (x->t < y->t) - (x->t > y->t); /* a target first */
+}
+
+/* The ids task targets already give rows, sorted, each once. */
+static struct cover *covered_ids(const struct session *s, int *nr)
+{
+	struct cover *c = malloc(sizeof(*c) * ((size_t)s->nr_targets + 1));
+	int n = 0;
+
+	*nr = 0;
+	if (!c)
+		return NULL;
+	for (int i = 0; i < s->nr_targets; i++) {
+		const struct session_target *t = &s->targets[i];
+		if (t->tid >= 0)
+			c[n++] = (struct cover){s->cfg.threads ? t->tid : t->pid,
+						s->cfg.threads && t->refreshed ? i : -1};
+	}
+	qsort(c, (size_t)n, sizeof(*c), cmp_cover);
+	for (int i = 0; i < n; i++)
+		if (*nr == 0 || c[*nr - 1].id != c[i].id)
+			c[(*nr)++] = c[i];
+	return c;
+}
+
+static int cmp_cover_id(const void *key, const void *elem)
+{
+	pid_t x = *(const pid_t *)key, y = ((const struct cover *)elem)->id;
 
 	return (x > y) - (x < y);
 }
 
-/* The pids (or, with -H, tids) that task targets already give rows, sorted. */
-static pid_t *covered_ids(const struct session *s, int *nr)
+/* The stat of a task of the /proc scan: through the fd kept from the last
+ * tick (old's, which passes to *fd), else opened afresh and kept if there
+ * is room. */
+static int scan_stat(struct session *s, struct proc_sample *old, pid_t pid, pid_t tid, int *fd,
+		     struct procfs_task *pt)
 {
-	pid_t *ids = malloc(sizeof(pid_t) * ((size_t)s->nr_targets + 1));
+	*fd = -1;
+	if (old && old->fd >= 0) {
+		int ret;
 
-	*nr = 0;
-	if (!ids)
-		return NULL;
-	for (int i = 0; i < s->nr_targets; i++)
-		if (s->targets[i].tid >= 0)
-			ids[(*nr)++] = s->cfg.threads ? s->targets[i].tid : s->targets[i].pid;
-	qsort(ids, (size_t)*nr, sizeof(*ids), cmp_pid);
-	return ids;
+		*fd = old->fd;
+		old->fd = -1;
+		ret = stat_kept(s, pid, tid, fd, pt);
+		if (ret == 0 && pt->starttime == old->starttime)
+			return 0;
+		/* Gone, and its PID perhaps another task's now: that one is
+		 * read afresh. (A kept fd never shows another task; the start
+		 * time is checked all the same.) */
+		proc_fd_close(s, fd);
+	}
+	return stat_kept(s, pid, tid, fd, pt);
 }
 
 static int push_cand(struct session *s, const struct proc_sample *p)
@@ -843,7 +941,7 @@ static void proc_task_rows(struct session *s, double interval_s)
 	static pid_t pids[65536], tids[4096];
 	int n = procfs_pids(pids, (int)ARRAY_SIZE(pids)), nr_cov;
 	struct model *m = &s->model;
-	pid_t *cov = covered_ids(s, &nr_cov);
+	struct cover *cov = covered_ids(s, &nr_cov);
 
 	s->nr_proc_cur = 0;
 	s->nr_cand = 0;
@@ -857,28 +955,48 @@ static void proc_task_rows(struct session *s, double interval_s)
 			tids[0] = pids[i];
 		}
 		for (int k = 0; k < nt; k++) {
-			struct procfs_task pt;
-			if (procfs_task_stat(pids[i], s->cfg.threads ? tids[k] : 0, &pt))
-				continue;
-			struct proc_sample cur = {pids[i], tids[k], pt.starttime, pt.utime + pt.stime, 0};
-			const struct proc_sample *old =
+			struct procfs_task pt = {0};
+			struct proc_sample cur = {.pid = pids[i], .tid = tids[k], .fd = -1};
+			struct proc_sample *old =
 				s->nr_proc_prev ? bsearch(&cur, s->proc_prev, (size_t)s->nr_proc_prev,
 							  sizeof(cur), cmp_proc)
 						: NULL;
+			pid_t id = s->cfg.threads ? tids[k] : pids[i];
+			const struct cover *cv =
+				cov ? bsearch(&id, cov, (size_t)nr_cov, sizeof(*cov), cmp_cover_id) : NULL;
+			const struct session_target *ct = cv && cv->t >= 0 ? &s->targets[cv->t] : NULL;
+
+			if (ct && ct->pid == pids[i]) {
+				/* A counted thread (-H): refresh_targets() has this
+				 * very stat file's figures. */
+				if (old)
+					proc_fd_close(s, &old->fd);
+				cur.starttime = ct->starttime;
+				cur.ticks = ct->ticks;
+			} else if (scan_stat(s, old, pids[i], s->cfg.threads ? tids[k] : 0, &cur.fd, &pt)) {
+				continue;
+			} else {
+				cur.starttime = pt.starttime;
+				cur.ticks = pt.utime + pt.stime;
+			}
 			uint64_t delta = cur.ticks;
-			if (old && old->starttime == cur.starttime)
+			if (old && old->starttime == cur.starttime) {
 				delta = cur.ticks - old->ticks;
-			else if (s->baseline)
+				cur.have_uid = old->have_uid;
+				cur.uid = old->uid;
+			} else if (s->baseline) {
 				delta = 0; /* first look: no interval yet */
+			}
 			cur.cpu_pct = interval_s > 0 ? (double)delta / (double)procfs_hz() / interval_s * 100.0
 						     : NAN;
-			if (push_proc(s, &cur))
+			if (push_proc(s, &cur)) {
+				proc_fd_close(s, &cur.fd);
 				goto out;
-			pid_t id = s->cfg.threads ? tids[k] : pids[i];
-			if (cov && bsearch(&id, cov, (size_t)nr_cov, sizeof(id), cmp_pid))
+			}
+			if (cv)
 				continue; /* counted: its row is there already */
 			if (s->cfg.cpu_min >= 0 && !s->baseline && cur.cpu_pct >= s->cfg.cpu_min &&
-			    pids[i] != getpid())
+			    pids[i] != s->self)
 				push_cand(s, &cur);
 			struct model_row *r = model_add_task(m);
 			if (!r)
@@ -896,6 +1014,9 @@ static void proc_task_rows(struct session *s, double interval_s)
 	}
 out:
 	free(cov);
+	/* Tasks not seen this time: their kept stat files go. */
+	for (int i = 0; i < s->nr_proc_prev; i++)
+		proc_fd_close(s, &s->proc_prev[i].fd);
 	/* pids come sorted from /proc; threads within them too. */
 	struct proc_sample *tmp = s->proc_prev;
 	s->proc_prev = s->proc_cur;
@@ -903,6 +1024,28 @@ out:
 	s->nr_proc_prev = s->nr_proc_cur;
 	if (s->nr_proc_prev)
 		qsort(s->proc_prev, (size_t)s->nr_proc_prev, sizeof(*s->proc_prev), cmp_proc);
+}
+
+/* The user of a /proc-only row: read once in its task's life (pid and start
+ * time: its sample's), then kept with the sample. */
+static int row_uid(struct session *s, const struct model_row *r, uid_t *uid)
+{
+	struct proc_sample key = {.pid = r->pid, .tid = r->tid};
+	struct proc_sample *p =
+		s->nr_proc_prev ? bsearch(&key, s->proc_prev, (size_t)s->nr_proc_prev, sizeof(key), cmp_proc)
+				: NULL;
+	int ret;
+
+	if (p && p->have_uid) {
+		*uid = p->uid;
+		return 0;
+	}
+	ret = procfs_task_uid(r->pid, s->cfg.threads ? r->tid : 0, uid);
+	if (ret == 0 && p) {
+		p->have_uid = true;
+		p->uid = *uid;
+	}
+	return ret;
 }
 
 static struct model_row *find_process_row(struct model *m, pid_t pid, uint64_t start)
@@ -996,7 +1139,7 @@ static bool count_task(struct session *s, pid_t pid, pid_t tid)
 		return false;
 	t->pid = pid;
 	t->tid = tid;
-	fill_task_info(t);
+	fill_task_info(s, t);
 	open_target(s, t, tid, -1);
 	return t->counted || t->exited;
 }
@@ -1047,7 +1190,7 @@ static void tw_fork(pid_t pid, pid_t tid, pid_t ppid, void *arg)
 	 * namespace come as 0, which perf_event_open would take for us. */
 	if (pid <= 0 || tid <= 0)
 		return;
-	if (pid != getpid() && (tid == pid || find_target(s, pid)))
+	if (pid != s->self && (tid == pid || find_target(s, pid)))
 		count_task(s, pid, tid);
 }
 
@@ -1059,7 +1202,7 @@ static void tw_exec(pid_t pid, pid_t tid, const char *comm, void *arg)
 	if (pid <= 0 || tid <= 0)
 		return;
 	/* A program starting: count it even if its process is older than us. */
-	if (!t && pid != getpid() && count_task(s, pid, tid))
+	if (!t && pid != s->self && count_task(s, pid, tid))
 		t = find_target(s, tid);
 	if (t)
 		util_strlcpy(t->comm, comm, sizeof(t->comm));
@@ -1129,6 +1272,7 @@ static void drop_exited(struct session *s)
 		if (task && (t->shown_exited || idle || (!t->counted && s->mode == MODEL_SYSTEM))) {
 			s->fds_used -= t->cs.nr_open;
 			counters_close(&t->cs);
+			proc_fd_close(s, &t->statfd);
 			continue;
 		}
 		s->targets[n++] = *t;
@@ -1148,18 +1292,23 @@ static void refresh_targets(struct session *s)
 
 		if (t->counted)
 			counters_read(&t->cs);
+		t->refreshed = false;
 		if (t->tid < 0)
 			continue;
 		t->prev_ticks = t->ticks;
-		int ret = procfs_task_stat(t->pid, s->mode == MODEL_COMMAND ? 0 : t->tid, &pt);
+		/* Through its stat file kept open from the last tick: a kept fd
+		 * stays with its task, so a recycled PID reads as gone. */
+		int ret = stat_kept(s, t->pid, s->mode == MODEL_COMMAND ? 0 : t->tid, &t->statfd, &pt);
 		if (ret == 0 && (t->starttime == 0 || pt.starttime == t->starttime) &&
 		    pt.state != 'Z' && pt.state != 'X') {
 			t->idle_ticks = pt.utime + pt.stime == t->ticks ? t->idle_ticks + 1 : 0;
 			t->ticks = pt.utime + pt.stime;
 			t->starttime = pt.starttime;
 			util_strlcpy(t->comm, pt.comm, sizeof(t->comm));
+			t->refreshed = !t->exited;
 		} else if (ret == 0 || ret == -ENOENT || ret == -ESRCH) {
 			t->exited = true; /* gone, or a zombie: its counts are final */
+			proc_fd_close(s, &t->statfd);
 		}
 	}
 }
@@ -1342,10 +1491,10 @@ int session_tick(struct session *s, bool final)
 	m->show_cgroups = s->cfg.nr_cgroups || s->cfg.cgroup_auto;
 	for (int i = 0; i < m->nr_tasks && (i < m->top_n || m->top_n == 0); i++) {
 		struct model_row *r = &m->tasks[i];
-		struct procfs_task pt;
+		uid_t uid;
 
-		if (!r->user[0] && procfs_task_read(r->pid, s->cfg.threads ? r->tid : 0, &pt) == 0)
-			util_strlcpy(r->user, procfs_user(pt.uid), sizeof(r->user));
+		if (!r->user[0] && row_uid(s, r, &uid) == 0)
+			util_strlcpy(r->user, procfs_user(uid), sizeof(r->user));
 		if (m->show_cgroups && procfs_task_cgroup(r->pid, r->cgroup, sizeof(r->cgroup)))
 			r->cgroup[0] = '\0';
 	}
@@ -1474,8 +1623,13 @@ int session_try_open(const struct probe *p, const struct event_desc *d)
 
 void session_fini(struct session *s)
 {
-	for (int i = 0; i < s->nr_targets; i++)
+	for (int i = 0; i < s->nr_targets; i++) {
 		counters_close(&s->targets[i].cs);
+		proc_fd_close(s, &s->targets[i].statfd);
+	}
+	for (int i = 0; i < s->nr_proc_prev; i++)
+		proc_fd_close(s, &s->proc_prev[i].fd);
+	procfs_close();
 	free(s->targets);
 	for (size_t i = 0; i < ARRAY_SIZE(s->pidfd); i++)
 		if (s->pidfd[i] >= 0)
