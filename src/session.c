@@ -94,6 +94,15 @@ static void proc_fds_trim(struct session *s, long keep)
 		proc_fd_close(s, &s->targets[i].statfd);
 }
 
+/* Does drop_exited() drop t, with shown_exited as given? */
+static bool drops(const struct session *s, const struct session_target *t, bool shown_exited)
+{
+	bool task = t->tid >= 0 && s->mode != MODEL_COMMAND;
+	bool idle = s->mode == MODEL_SYSTEM && t->idle_ticks >= SESSION_IDLE_TICKS;
+
+	return task && (shown_exited || idle || (!t->counted && s->mode == MODEL_SYSTEM));
+}
+
 static struct session_target *add_target(struct session *s)
 {
 	if (s->nr_targets == s->cap_targets) {
@@ -276,6 +285,22 @@ static void fill_task_info(struct session *s, struct session_target *t)
 		    : procfs_task_stat(t->pid, 0, &pt) == 0 ? pt.starttime : 0;
 }
 
+/* Open the counters of new task target t (filled in), and with counters
+ * counting from now on, read its ticks once more: did_not_run() may then go
+ * by the counters from the first tick. */
+static void open_task(struct session *s, struct session_target *t)
+{
+	struct procfs_task pt;
+
+	open_target(s, t, t->tid, -1);
+	if (!t->counted || !s->started || !t->starttime)
+		return;
+	if (stat_kept(s, t->pid, t->tid, &t->statfd, &pt) == 0 && pt.starttime == t->starttime) {
+		t->ticks = t->prev_ticks = pt.utime + pt.stime;
+		t->stat_read = true;
+	}
+}
+
 static int add_process(struct session *s, pid_t pid, char *err, size_t errlen)
 {
 	pid_t *tids = malloc(sizeof(pid_t) * MAX_THREADS_PER_PID);
@@ -299,7 +324,7 @@ static int add_process(struct session *s, pid_t pid, char *err, size_t errlen)
 		t->pid = pid;
 		t->tid = tids[i];
 		fill_task_info(s, t);
-		open_target(s, t, tids[i], -1);
+		open_task(s, t);
 	}
 	free(tids);
 	return 0;
@@ -850,10 +875,12 @@ static int push_proc(struct session *s, const struct proc_sample *p)
 
 /* An id (pid, or with -H tid) that task targets already give a row; with
  * -H the target whose /proc figures refresh_targets() has for this tick, or
- * -1. */
+ * -1; whether a target of it stays for the next tick (drop_exited() keeps
+ * it). */
 struct cover {
 	pid_t id;
 	int t;
+	bool stays;
 };
 
 static int cmp_cover(const void *a, const void *b)
@@ -876,14 +903,20 @@ static struct cover *covered_ids(const struct session *s, int *nr)
 		return NULL;
 	for (int i = 0; i < s->nr_targets; i++) {
 		const struct session_target *t = &s->targets[i];
+		/* Nothing changes exited, counted or idle_ticks before the
+		 * next drop_exited(); shown_exited becomes exited. */
 		if (t->tid >= 0)
 			c[n++] = (struct cover){s->cfg.threads ? t->tid : t->pid,
-						s->cfg.threads && t->refreshed ? i : -1};
+						s->cfg.threads && t->refreshed ? i : -1,
+						!drops(s, t, t->shown_exited || t->exited)};
 	}
 	qsort(c, (size_t)n, sizeof(*c), cmp_cover);
-	for (int i = 0; i < n; i++)
-		if (*nr == 0 || c[*nr - 1].id != c[i].id)
+	for (int i = 0; i < n; i++) {
+		if (*nr && c[*nr - 1].id == c[i].id)
+			c[*nr - 1].stays |= c[i].stays;
+		else
 			c[(*nr)++] = c[i];
+	}
 	return c;
 }
 
@@ -973,6 +1006,25 @@ static void proc_task_rows(struct session *s, double interval_s)
 					proc_fd_close(s, &old->fd);
 				cur.starttime = ct->starttime;
 				cur.ticks = ct->ticks;
+			} else if (cv && cv->stays && !s->cfg.threads) {
+				/*
+				 * A counted process, counted still at the next
+				 * tick: its row comes from its threads' targets,
+				 * and its own figures are of no use until it has
+				 * none left. That is known a tick ahead, when they
+				 * are read again: its first /proc-only interval
+				 * starts there. Its sample (fd, user) waits.
+				 */
+				if (old) {
+					cur = *old;
+					cur.stale = true;
+					old->fd = -1;
+					if (push_proc(s, &cur)) {
+						proc_fd_close(s, &cur.fd);
+						goto out;
+					}
+				}
+				continue;
 			} else if (scan_stat(s, old, pids[i], s->cfg.threads ? tids[k] : 0, &cur.fd, &pt)) {
 				continue;
 			} else {
@@ -981,7 +1033,10 @@ static void proc_task_rows(struct session *s, double interval_s)
 			}
 			uint64_t delta = cur.ticks;
 			if (old && old->starttime == cur.starttime) {
-				delta = cur.ticks - old->ticks;
+				/* A stale sample is of a process counted still
+				 * (whose delta is not used), but after an ENOMEM
+				 * in covered_ids(). */
+				delta = old->stale ? 0 : cur.ticks - old->ticks;
 				cur.have_uid = old->have_uid;
 				cur.uid = old->uid;
 			} else if (s->baseline) {
@@ -1140,7 +1195,7 @@ static bool count_task(struct session *s, pid_t pid, pid_t tid)
 	t->pid = pid;
 	t->tid = tid;
 	fill_task_info(s, t);
-	open_target(s, t, tid, -1);
+	open_task(s, t);
 	return t->counted || t->exited;
 }
 
@@ -1267,9 +1322,7 @@ static void drop_exited(struct session *s)
 
 	for (int i = 0; i < s->nr_targets; i++) {
 		struct session_target *t = &s->targets[i];
-		bool task = t->tid >= 0 && s->mode != MODEL_COMMAND;
-		bool idle = s->mode == MODEL_SYSTEM && t->idle_ticks >= SESSION_IDLE_TICKS;
-		if (task && (t->shown_exited || idle || (!t->counted && s->mode == MODEL_SYSTEM))) {
+		if (drops(s, t, t->shown_exited)) {
 			s->fds_used -= t->cs.nr_open;
 			counters_close(&t->cs);
 			proc_fd_close(s, &t->statfd);
@@ -1278,6 +1331,35 @@ static void drop_exited(struct session *s)
 		s->targets[n++] = *t;
 	}
 	s->nr_targets = n;
+}
+
+/*
+ * Has counted task target t not run at all since its last stat read? Then
+ * its /proc figures stand: utime and stime move only as it runs, and so does
+ * its state (it runs to exit) and, but for a rename by another thread of its
+ * process, its name. Its counters tell: a task's events add enabled time
+ * only while it runs (system-wide, task targets count from their start), so
+ * enabled time standing still since the reading before that stat read (the
+ * previous one, or one that said the same) means it stayed off the CPUs.
+ * Its exit would come from the task watcher as well; when that lost
+ * records, every stat is read, as are those of targets known to have exited.
+ */
+static bool did_not_run(const struct session *s, const struct session_target *t)
+{
+	int nr = 0;
+
+	if (s->mode != MODEL_SYSTEM || !s->tw_open || s->tw.lost != s->tw_lost || !t->stat_read ||
+	    t->exited)
+		return false;
+	for (int i = 0; i < t->cs.nr; i++) {
+		const struct counter *c = &t->cs.c[i];
+		if (c->fd < 0)
+			continue;
+		if (c->error || c->cur.enabled != c->prev.enabled)
+			return false;
+		nr++;
+	}
+	return nr > 0;
 }
 
 static void refresh_targets(struct session *s)
@@ -1290,12 +1372,17 @@ static void refresh_targets(struct session *s)
 		struct session_target *t = &s->targets[i];
 		struct procfs_task pt;
 
-		if (t->counted)
-			counters_read(&t->cs);
+		bool read = t->counted && counters_read(&t->cs) == 0;
+
 		t->refreshed = false;
 		if (t->tid < 0)
 			continue;
 		t->prev_ticks = t->ticks;
+		if (read && did_not_run(s, t)) {
+			t->idle_ticks++; /* as the same utime + stime would say */
+			t->refreshed = true;
+			continue;
+		}
 		/* Through its stat file kept open from the last tick: a kept fd
 		 * stays with its task, so a recycled PID reads as gone. */
 		int ret = stat_kept(s, t->pid, s->mode == MODEL_COMMAND ? 0 : t->tid, &t->statfd, &pt);
@@ -1306,11 +1393,13 @@ static void refresh_targets(struct session *s)
 			t->starttime = pt.starttime;
 			util_strlcpy(t->comm, pt.comm, sizeof(t->comm));
 			t->refreshed = !t->exited;
+			t->stat_read = true;
 		} else if (ret == 0 || ret == -ENOENT || ret == -ESRCH) {
 			t->exited = true; /* gone, or a zombie: its counts are final */
 			proc_fd_close(s, &t->statfd);
 		}
 	}
+	s->tw_lost = s->tw.lost;
 }
 
 static void header(struct session *s, double interval_s, bool final)

@@ -166,6 +166,22 @@ static const struct model_row *task_row(pid_t pid)
 	return NULL;
 }
 
+static struct session_target *task_target(pid_t tid)
+{
+	for (int i = 0; i < s.nr_targets; i++)
+		if (s.targets[i].tid == tid)
+			return &s.targets[i];
+	return NULL;
+}
+
+static const struct proc_sample *sample(pid_t pid, pid_t tid)
+{
+	for (int i = 0; i < s.nr_proc_prev; i++)
+		if (s.proc_prev[i].pid == pid && s.proc_prev[i].tid == tid)
+			return &s.proc_prev[i];
+	return NULL;
+}
+
 /* The /proc scan keeps each task's stat file open from tick to tick, and
  * closes it when the task is gone, and all of them with the session. */
 static void proc_fds_follow_tasks(bool threads)
@@ -326,6 +342,105 @@ static void test_user_read_once(void **state)
 	assert_string_equal(task_row(4242)->user, "root");
 }
 
+/* Give every task target's group a reading: enabled time en, value v. */
+static void queue_tasks(uint64_t en, uint64_t v)
+{
+	for (int t = 0; t < s.nr_targets; t++) {
+		struct counter_set *cs = &s.targets[t].cs;
+		if (s.targets[t].tid < 0 || !s.targets[t].counted)
+			continue;
+		fake_sys_queue_group_read(cs->c[0].fd, en, en, 1, &v, &cs->c[0].id);
+	}
+}
+
+/*
+ * A counted task whose counters ran no enabled time since its last stat
+ * read has not run: its stat is not read again, its figures stand. And a
+ * counted process is not read as a whole until the tick before it loses its
+ * counters, where its first /proc-only interval starts.
+ */
+static void test_stat_skipped_when_not_run(void **state)
+{
+	struct session_config c;
+	char err[256];
+	struct session_target *t;
+	const struct proc_sample *p;
+	long hz = procfs_hz();
+
+	config(&c, "task-clock");
+	c.cpu_min = 0; /* counters for every task */
+	assert_int_equal(session_init(&s, &c, err, sizeof(err)), 0);
+	assert_true(s.tw_open);
+	assert_int_equal(session_start(&s, err, sizeof(err)), 0);
+	assert_int_equal(session_tick(&s, false), 0); /* counters for 2, 4242, 4243 */
+	t = task_target(4242);
+	assert_non_null(t);
+	assert_true(t->counted);
+	assert_int_equal(t->ticks, 30 + 10);
+	assert_int_equal(s.nr_targets, 2 + 3);
+
+	/* It ran: read. */
+	queue_tasks(1000, 1000);
+	assert_int_equal(session_tick(&s, false), 0);
+	t = task_target(4242);
+	assert_int_equal(t->idle_ticks, 1);
+	p = sample(4242, 4242);
+	assert_non_null(p);
+	assert_true(p->stale); /* counted and staying so: not read as a whole */
+	assert_int_equal(p->ticks, 37 + 12);
+
+	/* It did not run: its stat is not read (the change is not seen). */
+	rewrite("4242/task/4242/stat", " 0 30 10 ", " 0 35 10 ");
+	rewrite("4242/stat", " 0 37 12 ", " 0 42 12 ");
+	queue_tasks(1000, 1000);
+	assert_int_equal(session_tick(&s, false), 0);
+	t = task_target(4242);
+	assert_int_equal(t->ticks, 30 + 10);
+	assert_int_equal(t->idle_ticks, 2);
+	assert_true(t->refreshed);
+
+	/* It ran: read, and seen. */
+	queue_tasks(2000, 1500);
+	assert_int_equal(session_tick(&s, false), 0);
+	t = task_target(4242);
+	assert_int_equal(t->ticks, 35 + 10);
+	assert_int_equal(t->idle_ticks, 0);
+
+	/* The task watcher lost records: everything is read. */
+	rewrite("4242/task/4242/stat", " 0 35 10 ", " 0 36 10 ");
+	s.tw.lost++;
+	queue_tasks(2000, 1500);
+	assert_int_equal(session_tick(&s, false), 0);
+	t = task_target(4242);
+	assert_int_equal(t->ticks, 36 + 10);
+	assert_int_equal(t->idle_ticks, 0);
+
+	/* Idle from here: when its targets go (idle for SESSION_IDLE_TICKS
+	 * ticks), the process is read the tick before... */
+	for (int i = 1; i < SESSION_IDLE_TICKS; i++) {
+		queue_tasks(2000, 1500);
+		assert_int_equal(session_tick(&s, false), 0);
+		assert_int_equal(task_target(4242)->idle_ticks, i);
+		assert_true(sample(4242, 4242)->stale);
+		assert_int_equal(sample(4242, 4242)->ticks, 37 + 12);
+	}
+	queue_tasks(2000, 1500);
+	assert_int_equal(session_tick(&s, false), 0);
+	assert_int_equal(task_target(4242)->idle_ticks, SESSION_IDLE_TICKS);
+	p = sample(4242, 4242);
+	assert_false(p->stale);
+	assert_int_equal(p->ticks, 42 + 12);
+
+	/* ...so that its first /proc-only row has its true interval. */
+	rewrite("4242/stat", " 0 42 12 ", " 0 45 12 ");
+	assert_int_equal(session_tick(&s, false), 0);
+	const struct model_row *r = task_row(4242);
+	assert_non_null(r);
+	assert_false(r->counted);
+	assert_true(r->cpu_pct > 0);
+	assert_true(fabs(r->cpu_pct - 3.0 / (double)hz / s.model.interval_s * 100.0) < 1e-6 * r->cpu_pct);
+}
+
 static void test_no_hardware_pmu(void **state)
 {
 	struct session_config c;
@@ -446,6 +561,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_proc_fds_follow_threads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_target_fds, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_user_read_once, setup_proc_copy, teardown_proc_copy),
+		cmocka_unit_test_setup_teardown(test_stat_skipped_when_not_run, setup_proc_copy,
+						teardown_proc_copy),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
