@@ -1103,11 +1103,30 @@ static int row_uid(struct session *s, const struct model_row *r, uid_t *uid)
 	return ret;
 }
 
-static struct model_row *find_process_row(struct model *m, pid_t pid, uint64_t start)
+/* Process rows by (pid, start), open addressing: row indexes, -1 empty.
+ * Thousands of targets a tick would make a linear search quadratic. */
+struct row_index {
+	int *slot;
+	size_t mask;
+};
+
+static size_t row_hash(const struct row_index *x, pid_t pid)
 {
-	for (int i = m->nr_tasks - 1; i >= 0; i--)
-		if (m->tasks[i].pid == pid && m->tasks[i].start == start)
-			return &m->tasks[i];
+	return ((uint32_t)pid * 2654435761u) & x->mask;
+}
+
+/* The row of (pid, start), or NULL with *at the slot for it. */
+static struct model_row *find_process_row(struct model *m, const struct row_index *x, pid_t pid,
+					  uint64_t start, size_t *at)
+{
+	size_t h = row_hash(x, pid);
+
+	for (; x->slot[h] >= 0; h = (h + 1) & x->mask) {
+		struct model_row *r = &m->tasks[x->slot[h]];
+		if (r->pid == pid && r->start == start)
+			return r;
+	}
+	*at = h;
 	return NULL;
 }
 
@@ -1116,14 +1135,28 @@ static void counted_task_rows(struct session *s, bool final, double interval_s)
 {
 	struct model *m = &s->model;
 	struct counter_value *cells = calloc((size_t)s->nr_ev + 1, sizeof(*cells));
+	struct row_index x = {NULL, 0};
+	size_t cap = 16;
 
-	if (!cells)
+	while (cap < 2 * (size_t)s->nr_targets)
+		cap *= 2;
+	if (!s->cfg.threads)
+		x.slot = malloc(cap * sizeof(*x.slot));
+	if (!cells || (!s->cfg.threads && !x.slot)) {
+		free(cells);
+		free(x.slot);
 		return;
+	}
+	x.mask = cap - 1;
+	if (x.slot)
+		memset(x.slot, 0xff, cap * sizeof(*x.slot)); /* -1 */
 	for (int i = 0; i < s->nr_targets; i++) {
 		struct session_target *t = &s->targets[i];
 		if (t->tid < 0)
 			continue;
-		struct model_row *r = s->cfg.threads ? NULL : find_process_row(m, t->pid, t->pstart);
+		size_t at = 0;
+		struct model_row *r =
+			s->cfg.threads ? NULL : find_process_row(m, &x, t->pid, t->pstart, &at);
 		bool first = !r;
 		uint64_t ticks = final ? t->ticks : t->ticks - t->prev_ticks;
 
@@ -1140,6 +1173,8 @@ static void counted_task_rows(struct session *s, bool final, double interval_s)
 			util_strlcpy(r->user, procfs_user(t->uid), sizeof(r->user));
 			r->exited = true;
 			r->cpu_pct = 0;
+			if (x.slot)
+				x.slot[at] = m->nr_tasks - 1;
 		}
 		if (t->tid == t->pid)
 			util_strlcpy(r->comm, t->comm, sizeof(r->comm));
@@ -1160,6 +1195,7 @@ static void counted_task_rows(struct session *s, bool final, double interval_s)
 			util_strlcpy(r->note, "exited", sizeof(r->note));
 	}
 	free(cells);
+	free(x.slot);
 }
 
 /* The live target of task tid; an exited one may share a recycled tid. */

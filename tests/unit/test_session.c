@@ -384,6 +384,14 @@ static void test_stat_skipped_when_not_run(void **state)
 	assert_int_equal(session_tick(&s, false), 0);
 	t = task_target(4242);
 	assert_int_equal(t->idle_ticks, 1);
+	/* one row for the process, its two threads summed */
+	int nr_rows = 0;
+	for (int i = 0; i < s.model.nr_tasks; i++)
+		nr_rows += s.model.tasks[i].pid == 4242;
+	assert_int_equal(nr_rows, 1);
+	assert_int_equal(task_row(4242)->nr_threads, 2);
+	assert_true(task_row(4242)->counted);
+	assert_true(task_row(4242)->cells[0].value == 2000.0);
 	p = sample(4242, 4242);
 	assert_non_null(p);
 	assert_true(p->stale); /* counted and staying so: not read as a whole */
