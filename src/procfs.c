@@ -16,26 +16,59 @@
 #include <unistd.h>
 
 static char root[PATH_MAX]; /* "" stands for "/" */
+static int proc_dir = -1;   /* ROOT/proc, kept open: paths below it are walked from there */
+static int proc_stat = -1;  /* ROOT/proc/stat, kept open: re-read each tick */
+static char *stat_buf;      /* its text */
+static size_t stat_cap;
 
 void procfs_set_root(const char *dir)
 {
+	procfs_close();
 	util_set_root(root, sizeof(root), dir);
 }
 
-__attribute__((format(printf, 3, 4))) static int path_of(char *out, size_t len, const char *fmt,
-                                                         ...)
+void procfs_close(void)
+{
+	if (proc_stat >= 0)
+		close(proc_stat);
+	if (proc_dir >= 0)
+		close(proc_dir);
+	proc_stat = proc_dir = -1;
+	free(stat_buf);
+	stat_buf = NULL;
+	stat_cap = 0;
+}
+
+/* The /proc directory fd, opened on first use; -errno when it cannot be. */
+static int proc_dirfd(void)
+{
+	char path[PATH_MAX];
+
+	if (proc_dir >= 0)
+		return proc_dir;
+	if ((size_t)snprintf(path, sizeof(path), "%s/proc", root) >= sizeof(path))
+		return -ENAMETOOLONG;
+	proc_dir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return proc_dir >= 0 ? proc_dir : -errno;
+}
+
+/* Open a path below /proc ("123/stat") relative to the kept directory fd:
+ * the walk starts there, not at "/". fd or -errno. */
+__attribute__((format(printf, 2, 3))) static int proc_open(int flags, const char *fmt, ...)
 {
 	char rel[128];
 	va_list ap;
-	int n;
+	int n, dir = proc_dirfd(), fd;
 
+	if (dir < 0)
+		return dir;
 	va_start(ap, fmt);
 	n = vsnprintf(rel, sizeof(rel), fmt, ap);
 	va_end(ap);
 	if (n < 0 || (size_t)n >= sizeof(rel))
 		return -ENAMETOOLONG;
-	n = snprintf(out, len, "%s%s", root, rel);
-	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+	fd = openat(dir, rel, flags | O_CLOEXEC);
+	return fd >= 0 ? fd : -errno;
 }
 
 /* A vanished task shows up as ENOENT or, mid-read, ESRCH. */
@@ -44,32 +77,60 @@ static int gone(int err)
 	return err == ESRCH ? -ENOENT : -err;
 }
 
-/* Read up to len - 1 bytes of path into buf, NUL-terminated; bytes or -errno. */
-static ssize_t read_file(const char *path, char *buf, size_t len)
+/* Read up to len - 1 bytes of fd from offset 0 into buf, NUL-terminated;
+ * bytes or -errno. pread: a kept /proc file is generated afresh from 0.
+ * seq: a seq_file (stat, status), which a read fills as far as it goes, so
+ * a short read is the whole of it: no second read to see the end. */
+static ssize_t read_fd(int fd, char *buf, size_t len, bool seq)
 {
 	size_t got = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-	if (fd < 0)
-		return gone(errno);
 	while (got < len - 1) {
-		ssize_t n = read(fd, buf + got, len - 1 - got);
+		ssize_t n = pread(fd, buf + got, len - 1 - got, (off_t)got);
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0) {
-			int err = errno;
-
-			close(fd);
-			return gone(err);
-		}
+		if (n < 0)
+			return gone(errno);
 		if (n == 0)
 			break;
 		got += n;
+		if (seq)
+			break;
 	}
-	close(fd);
 	buf[got] = '\0';
 	return got;
+}
+
+/* Open, read (as read_fd) and close; fd is from proc_open(). */
+static ssize_t read_close(int fd, char *buf, size_t len, bool seq)
+{
+	ssize_t n;
+
+	if (fd < 0)
+		return gone(-fd);
+	n = read_fd(fd, buf, len, seq);
+	close(fd);
+	return n;
+}
+
+/* A stream on an fd from proc_open(); NULL with errno set. */
+static FILE *proc_fopen(int fd)
+{
+	FILE *f;
+
+	if (fd < 0) {
+		errno = -fd;
+		return NULL;
+	}
+	f = fdopen(fd, "r");
+	if (!f) {
+		int err = errno;
+
+		close(fd);
+		errno = err;
+	}
+	return f;
 }
 
 /* "123" -> 123; anything else -> -1. */
@@ -91,7 +152,7 @@ static pid_t parse_pid(const char *s)
  */
 static int parse_stat(char *s, struct procfs_task *t)
 {
-	char *open = strchr(s, '('), *close = strrchr(s, ')'), *f, *end;
+	char *open = strchr(s, '('), *close = strrchr(s, ')'), *f;
 	long long v[40] = {0}; /* v[n] is field n */
 	size_t n;
 	int i;
@@ -111,10 +172,22 @@ static int parse_stat(char *s, struct procfs_task *t)
 		return -EINVAL;
 	t->state = *f++;
 	for (i = 4; i < 40; i++) {
-		v[i] = strtoll(f, &end, 10);
-		if (end == f)
+		/* strtoll() without its locale and base work: thousands of
+		 * these lines a tick */
+		const char *p = f;
+		bool neg;
+		unsigned long long x = 0; /* some fields are u64: wraps, never overflows */
+
+		while (*p == ' ')
+			p++;
+		neg = *p == '-';
+		p += neg;
+		if (!isdigit((unsigned char)*p))
 			break;
-		f = end;
+		while (isdigit((unsigned char)*p))
+			x = x * 10 + (unsigned)(*p++ - '0');
+		v[i] = (long long)(neg ? 0 - x : x);
+		f = (char *)p;
 	}
 	if (i <= 22) /* too short to hold starttime */
 		return -EINVAL;
@@ -139,41 +212,70 @@ static int parse_uid(const char *s, uid_t *uid)
 	return 0;
 }
 
-int procfs_task_stat(pid_t pid, pid_t tid, struct procfs_task *out)
+/* The stat file of a task: /proc/PID/stat (tid 0) or /proc/PID/task/TID/stat. */
+static int open_stat(pid_t pid, pid_t tid)
 {
-	char path[PATH_MAX], buf[4096];
-	ssize_t n;
-	int err;
+	return tid == 0 ? proc_open(O_RDONLY, "%d/stat", (int)pid)
+			: proc_open(O_RDONLY, "%d/task/%d/stat", (int)pid, (int)tid);
+}
 
+static int stat_of(pid_t pid, pid_t tid, char *buf, ssize_t n, struct procfs_task *out)
+{
 	memset(out, 0, sizeof(*out));
 	out->pid = pid;
 	out->tid = tid ? tid : pid;
-	err = tid == 0 ? path_of(path, sizeof(path), "/proc/%d/stat", (int)pid)
-		       : path_of(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
-	if (err)
-		return err;
-	n = read_file(path, buf, sizeof(buf));
 	if (n < 0)
 		return (int)n;
 	return parse_stat(buf, out);
 }
 
+int procfs_task_stat(pid_t pid, pid_t tid, struct procfs_task *out)
+{
+	char buf[4096];
+
+	return stat_of(pid, tid, buf, read_close(open_stat(pid, tid), buf, sizeof(buf), true), out);
+}
+
+int procfs_task_stat_kept(pid_t pid, pid_t tid, int *fd, bool keep, struct procfs_task *out)
+{
+	char buf[4096];
+	ssize_t n;
+
+	if (*fd < 0) {
+		int f = open_stat(pid, tid);
+
+		if (f < 0 || !keep)
+			return stat_of(pid, tid, buf, read_close(f, buf, sizeof(buf), true), out);
+		*fd = f;
+	}
+	/* Through a kept fd a task that has been reaped reads as ESRCH (or
+	 * nothing): the fd stays with the task it was opened on, even when its
+	 * PID has gone to another since. */
+	n = read_fd(*fd, buf, sizeof(buf), true);
+	if (n == 0)
+		n = -ENOENT;
+	if (n < 0) {
+		close(*fd);
+		*fd = -1;
+	}
+	return stat_of(pid, tid, buf, n, out);
+}
+
+int procfs_task_uid(pid_t pid, pid_t tid, uid_t *uid)
+{
+	char buf[4096];
+	ssize_t n = read_close(tid == 0 ? proc_open(O_RDONLY, "%d/status", (int)pid)
+					: proc_open(O_RDONLY, "%d/task/%d/status", (int)pid, (int)tid),
+			       buf, sizeof(buf), true);
+
+	return n < 0 ? (int)n : parse_uid(buf, uid);
+}
+
 int procfs_task_read(pid_t pid, pid_t tid, struct procfs_task *out)
 {
-	char path[PATH_MAX], buf[4096];
-	ssize_t n;
 	int err = procfs_task_stat(pid, tid, out);
 
-	if (err)
-		return err;
-	err = tid == 0 ? path_of(path, sizeof(path), "/proc/%d/status", (int)pid)
-		       : path_of(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
-	if (err)
-		return err;
-	n = read_file(path, buf, sizeof(buf));
-	if (n < 0)
-		return (int)n;
-	return parse_uid(buf, &out->uid);
+	return err ? err : procfs_task_uid(pid, tid, &out->uid);
 }
 
 static int cmp_pid(const void *a, const void *b)
@@ -183,15 +285,18 @@ static int cmp_pid(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Numeric entries of a directory, sorted; count or -errno. */
-static int numeric_entries(const char *path, pid_t *ids, int max)
+/* Numeric entries of a directory (an fd from proc_open), sorted; count or -errno. */
+static int numeric_entries(int fd, pid_t *ids, int max)
 {
 	struct dirent *d;
-	DIR *dir = opendir(path);
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
 	int n = 0;
 
-	if (!dir)
-		return gone(errno);
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		return gone(fd < 0 ? -fd : errno);
+	}
 	while (n < max && (d = readdir(dir))) {
 		pid_t id = parse_pid(d->d_name);
 
@@ -205,18 +310,12 @@ static int numeric_entries(const char *path, pid_t *ids, int max)
 
 int procfs_threads(pid_t pid, pid_t *tids, int max)
 {
-	char path[PATH_MAX];
-	int err = path_of(path, sizeof(path), "/proc/%d/task", (int)pid);
-
-	return err ? err : numeric_entries(path, tids, max);
+	return numeric_entries(proc_open(O_RDONLY | O_DIRECTORY, "%d/task", (int)pid), tids, max);
 }
 
 int procfs_pids(pid_t *pids, int max)
 {
-	char path[PATH_MAX];
-	int err = path_of(path, sizeof(path), "/proc");
-
-	return err ? err : numeric_entries(path, pids, max);
+	return numeric_entries(proc_open(O_RDONLY | O_DIRECTORY, "."), pids, max);
 }
 
 /* One "cpuN user nice system idle iowait irq softirq steal ..." line. */
@@ -245,20 +344,65 @@ static int parse_cpu_line(const char *line, struct procfs_cpu *c)
 	return 0;
 }
 
+/* True once buf holds a whole line that is not a cpu line: the cpu lines
+ * come first in /proc/stat, so the rest need not be read. */
+static bool past_cpu_lines(const char *buf)
+{
+	for (const char *l = buf, *nl; (nl = strchr(l, '\n')); l = nl + 1)
+		if (strncmp(l, "cpu", 3))
+			return true;
+	return false;
+}
+
 int procfs_cpu_times(struct procfs_cpu *out, int max)
 {
-	char path[PATH_MAX], *line = NULL;
-	size_t cap = 0;
-	int n = 0, err;
-	FILE *f;
+	size_t got = 0;
+	int n = 0;
 
-	err = path_of(path, sizeof(path), "/proc/stat");
-	if (err)
-		return err;
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	while (n < max && getline(&line, &cap, f) > 0) {
+	if (proc_stat < 0) {
+		int fd = proc_open(O_RDONLY, "stat");
+
+		if (fd < 0)
+			return fd;
+		proc_stat = fd;
+	}
+	for (;;) {
+		ssize_t r;
+
+		if (stat_cap - got < 4096) {
+			size_t cap = stat_cap ? stat_cap * 2 : 16384;
+			char *b = realloc(stat_buf, cap);
+
+			if (!b)
+				return -ENOMEM;
+			stat_buf = b;
+			stat_cap = cap;
+		}
+		r = pread(proc_stat, stat_buf + got, stat_cap - 1 - got, (off_t)got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int err = -errno;
+
+			close(proc_stat);
+			proc_stat = -1;
+			return err;
+		}
+		if (r == 0)
+			break;
+		got += (size_t)r;
+		stat_buf[got] = '\0';
+		if (past_cpu_lines(stat_buf))
+			break;
+	}
+	if (!got)
+		return 0;
+	for (char *line = stat_buf, *nl; n < max && *line; line = nl + 1) {
+		nl = strchr(line, '\n');
+		if (!nl)
+			nl = line + strlen(line) - 1;
+		else
+			*nl = '\0';
 		if (strncmp(line, "cpu", 3))
 			break; /* the cpu lines come first */
 		if (!isdigit((unsigned char)line[3]))
@@ -266,24 +410,18 @@ int procfs_cpu_times(struct procfs_cpu *out, int max)
 		if (!parse_cpu_line(line, &out[n]))
 			n++;
 	}
-	free(line);
-	fclose(f);
 	return n;
 }
 
 int procfs_cmdline(pid_t pid, char *buf, size_t len)
 {
-	char path[PATH_MAX];
 	struct procfs_task t;
 	ssize_t n;
 	int err;
 
 	if (!len)
 		return -EINVAL;
-	err = path_of(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
-	if (err)
-		return err;
-	n = read_file(path, buf, len);
+	n = read_close(proc_open(O_RDONLY, "%d/cmdline", (int)pid), buf, len, false);
 	if (n < 0)
 		return (int)n;
 	for (ssize_t i = 0; i < n; i++)
@@ -295,7 +433,7 @@ int procfs_cmdline(pid_t pid, char *buf, size_t len)
 		return 0;
 
 	/* kernel threads (and zombies) have no command line */
-	err = procfs_task_read(pid, 0, &t);
+	err = procfs_task_stat(pid, 0, &t);
 	if (err)
 		return err;
 	snprintf(buf, len, "[%s]", t.comm);
@@ -351,13 +489,10 @@ long procfs_hz(void)
 
 int procfs_cgroup2_root(char *buf, size_t len)
 {
-	char path[PATH_MAX], line[1024];
-	FILE *f;
+	char line[1024];
+	FILE *f = proc_fopen(proc_open(O_RDONLY, "self/mounts"));
 	int ret = -ENOENT;
 
-	if (path_of(path, sizeof(path), "/proc/self/mounts"))
-		return -ENAMETOOLONG;
-	f = fopen(path, "re");
 	if (!f)
 		return -errno;
 	while (fgets(line, sizeof(line), f)) {
@@ -374,13 +509,10 @@ int procfs_cgroup2_root(char *buf, size_t len)
 
 int procfs_task_cgroup(pid_t pid, char *buf, size_t len)
 {
-	char path[PATH_MAX], line[1024];
-	FILE *f;
+	char line[1024];
+	FILE *f = proc_fopen(proc_open(O_RDONLY, "%d/cgroup", (int)pid));
 	int ret = -ENOENT;
 
-	if (path_of(path, sizeof(path), "/proc/%d/cgroup", (int)pid))
-		return -ENAMETOOLONG;
-	f = fopen(path, "re");
 	if (!f)
 		return -errno;
 	while (fgets(line, sizeof(line), f)) {

@@ -29,6 +29,21 @@ int procfs_task_read(pid_t pid, pid_t tid, struct procfs_task *out);
  * for scans of every task. */
 int procfs_task_stat(pid_t pid, pid_t tid, struct procfs_task *out);
 
+/*
+ * procfs_task_stat() through a stat file kept open in *fd (-1: none) and
+ * read again from offset 0 each time: no path walk, open or close. With
+ * *fd < 0 the file is opened, and left open in *fd if keep. A read that
+ * finds the task gone returns -ENOENT and closes *fd (back to -1). A kept fd
+ * stays with the task it was opened on: once that task is reaped it reads
+ * as gone, even if its PID has gone to a new task since (open afresh to see
+ * that one).
+ */
+int procfs_task_stat_kept(pid_t pid, pid_t tid, int *fd, bool keep, struct procfs_task *out);
+
+/* The effective uid of a task, from /proc/PID/status (tid 0) or
+ * /proc/PID/task/TID/status; 0 or -errno. */
+int procfs_task_uid(pid_t pid, pid_t tid, uid_t *uid);
+
 /* Thread ids of pid into tids (at most max); returns the count or -errno. */
 int procfs_threads(pid_t pid, pid_t *tids, int max);
 
@@ -64,5 +79,10 @@ int procfs_task_cgroup(pid_t pid, char *buf, size_t len);
 
 /* Read below root instead of / (tests); NULL restores "/". */
 void procfs_set_root(const char *root);
+
+/* Paths below /proc are opened relative to a kept /proc directory fd, and
+ * /proc/stat stays open between reads: this closes both (they reopen on
+ * next use). */
+void procfs_close(void);
 
 #endif

@@ -156,7 +156,7 @@ static void comm_of(struct profile *p, pid_t pid, char *buf, size_t len)
 	const struct profile_comm *c = &p->comms[(uint32_t)pid % ARRAY_SIZE(p->comms)];
 	struct procfs_task t;
 
-	if (procfs_task_read(pid, 0, &t) == 0)
+	if (procfs_task_stat(pid, 0, &t) == 0)
 		util_strlcpy(buf, t.comm, len);
 	else if (c->pid == pid && c->comm[0])
 		util_strlcpy(buf, c->comm, len);
@@ -264,6 +264,14 @@ void profile_tick(struct profile *p, struct model *m)
 			p->rows[kept++] = p->rows[i];
 	n = hotspots_merge(p->rows, kept, symbol_key, p, HOTSPOTS_MERGE_PID);
 	m->hot_total = n;
+	/* Rows of one process share its name: /proc is read once a tick for
+	 * it (direct-mapped by pid; a collision only reads again). */
+	struct {
+		pid_t pid;
+		int row;
+	} named[256];
+	for (size_t i = 0; i < ARRAY_SIZE(named); i++)
+		named[i].row = -1;
 	m->sampling.total_weight = tot.weight;
 	for (int i = 0; i < n && i < p->cfg.top; i++) {
 		const struct hotspots_row *row = &p->rows[i];
@@ -278,10 +286,19 @@ void profile_tick(struct profile *p, struct model *m)
 		h->kernel = row->kernel;
 		util_strlcpy(h->symbol, r.name, sizeof(h->symbol));
 		util_strlcpy(h->module, r.module, sizeof(h->module));
-		if (row->kernel && row->pid == 0)
+		if (row->kernel && row->pid == 0) {
 			util_strlcpy(h->comm, "[idle]", sizeof(h->comm));
-		else
-			comm_of(p, (pid_t)row->pid, h->comm, sizeof(h->comm));
+		} else {
+			size_t k = (uint32_t)row->pid % ARRAY_SIZE(named);
+
+			if (named[k].row >= 0 && named[k].pid == (pid_t)row->pid) {
+				util_strlcpy(h->comm, m->hot[named[k].row].comm, sizeof(h->comm));
+			} else {
+				comm_of(p, (pid_t)row->pid, h->comm, sizeof(h->comm));
+				named[k].pid = (pid_t)row->pid;
+				named[k].row = m->nr_hot - 1;
+			}
+		}
 	}
 	hotspots_interval_reset(&p->hot);
 	symbols_reap(p->sym);

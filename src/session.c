@@ -57,6 +57,52 @@ static long fd_budget(const struct probe *p)
 	return budget > 0 ? budget : 0;
 }
 
+/* May one more /proc stat file stay open? Up to half of what the counters
+ * leave of the budget; open_target() takes them back when it needs them. */
+static bool proc_fd_room(const struct session *s)
+{
+	return s->nr_proc_fds < (s->fd_budget - s->fds_used) / 2;
+}
+
+static void proc_fd_close(struct session *s, int *fd)
+{
+	if (*fd < 0)
+		return;
+	close(*fd);
+	*fd = -1;
+	s->nr_proc_fds--;
+}
+
+/* procfs_task_stat() through the kept stat file *fd (opened, and kept if
+ * there is room, when -1), counted in nr_proc_fds. */
+static int stat_kept(struct session *s, pid_t pid, pid_t tid, int *fd, struct procfs_task *pt)
+{
+	bool had = *fd >= 0;
+	int ret = procfs_task_stat_kept(pid, tid, fd, !had && proc_fd_room(s), pt);
+
+	s->nr_proc_fds += (long)(*fd >= 0) - (long)had;
+	return ret;
+}
+
+/* Close kept /proc stat files until at most keep remain: the scan's first,
+ * then the targets'. Their tasks are read by open, read, close instead. */
+static void proc_fds_trim(struct session *s, long keep)
+{
+	for (int i = s->nr_proc_prev - 1; i >= 0 && s->nr_proc_fds > keep; i--)
+		proc_fd_close(s, &s->proc_prev[i].fd);
+	for (int i = s->nr_targets - 1; i >= 0 && s->nr_proc_fds > keep; i--)
+		proc_fd_close(s, &s->targets[i].statfd);
+}
+
+/* Does drop_exited() drop t, with shown_exited as given? */
+static bool drops(const struct session *s, const struct session_target *t, bool shown_exited)
+{
+	bool task = t->tid >= 0 && s->mode != MODEL_COMMAND;
+	bool idle = s->mode == MODEL_SYSTEM && t->idle_ticks >= SESSION_IDLE_TICKS;
+
+	return task && (shown_exited || idle || (!t->counted && s->mode == MODEL_SYSTEM));
+}
+
 static struct session_target *add_target(struct session *s)
 {
 	if (s->nr_targets == s->cap_targets) {
@@ -71,6 +117,7 @@ static struct session_target *add_target(struct session *s)
 	memset(t, 0, sizeof(*t));
 	t->pid = t->tid = -1;
 	t->cpu = -1;
+	t->statfd = -1;
 	return t;
 }
 
@@ -178,7 +225,15 @@ static void open_target(struct session *s, struct session_target *t, pid_t pid, 
 		 * output, terminal) stay free. */
 		ret = -EMFILE;
 	} else {
+		/* Counters come first: kept /proc stat files make room. */
+		proc_fds_trim(s, s->fd_budget - s->fds_used - s->nr_ev);
 		ret = counters_open(&t->cs, &s->ccfg, pid, cpu);
+		if ((ret == -EMFILE || ret == -ENFILE) && s->nr_proc_fds) {
+			/* The budget was an estimate: give them all back, and retry. */
+			counters_close(&t->cs);
+			proc_fds_trim(s, 0);
+			ret = counters_open(&t->cs, &s->ccfg, pid, cpu);
+		}
 	}
 	if (ret == 0 && s->started)
 		ret = counters_enable(&t->cs); /* a task found after the start */
@@ -212,18 +267,38 @@ static void open_target(struct session *s, struct session_target *t, pid_t pid, 
 	}
 }
 
-static void fill_task_info(struct session_target *t)
+/* Name, user, start time and /proc ticks of a new task target; its stat
+ * file stays open for refresh_targets(). */
+static void fill_task_info(struct session *s, struct session_target *t)
 {
 	struct procfs_task pt;
+	uid_t uid;
 
-	if (procfs_task_read(t->pid, t->tid, &pt) == 0) {
+	if (stat_kept(s, t->pid, t->tid, &t->statfd, &pt) == 0 &&
+	    procfs_task_uid(t->pid, t->tid, &uid) == 0) {
 		util_strlcpy(t->comm, pt.comm, sizeof(t->comm));
-		t->uid = pt.uid;
+		t->uid = uid;
 		t->starttime = pt.starttime;
 		t->ticks = t->prev_ticks = pt.utime + pt.stime;
 	}
 	t->pstart = t->tid == t->pid ? t->starttime
 		    : procfs_task_stat(t->pid, 0, &pt) == 0 ? pt.starttime : 0;
+}
+
+/* Open the counters of new task target t (filled in), and with counters
+ * counting from now on, read its ticks once more: did_not_run() may then go
+ * by the counters from the first tick. */
+static void open_task(struct session *s, struct session_target *t)
+{
+	struct procfs_task pt;
+
+	open_target(s, t, t->tid, -1);
+	if (!t->counted || !s->started || !t->starttime)
+		return;
+	if (stat_kept(s, t->pid, t->tid, &t->statfd, &pt) == 0 && pt.starttime == t->starttime) {
+		t->ticks = t->prev_ticks = pt.utime + pt.stime;
+		t->stat_read = true;
+	}
 }
 
 static int add_process(struct session *s, pid_t pid, char *err, size_t errlen)
@@ -248,8 +323,8 @@ static int add_process(struct session *s, pid_t pid, char *err, size_t errlen)
 		}
 		t->pid = pid;
 		t->tid = tids[i];
-		fill_task_info(t);
-		open_target(s, t, tids[i], -1);
+		fill_task_info(s, t);
+		open_task(s, t);
 	}
 	free(tids);
 	return 0;
@@ -266,7 +341,7 @@ static int own_processes(struct session *s, char *err, size_t errlen)
 	n = procfs_pids(pids, cap);
 	for (int i = 0; i < n; i++) {
 		struct procfs_task pt;
-		if (pids[i] == getpid() || procfs_task_read(pids[i], 0, &pt) || pt.uid != me)
+		if (pids[i] == s->self || procfs_task_read(pids[i], 0, &pt) || pt.uid != me)
 			continue;
 		if (add_process(s, pids[i], err, errlen) == -ENOMEM) {
 			free(pids);
@@ -542,6 +617,7 @@ int session_init(struct session *s, const struct session_config *cfg, char *err,
 
 	memset(s, 0, sizeof(*s));
 	s->cfg = *cfg;
+	s->self = getpid();
 	s->go_fd = s->exec_err_fd = -1;
 	for (size_t i = 0; i < ARRAY_SIZE(s->pidfd); i++)
 		s->pidfd[i] = -1;
@@ -794,26 +870,81 @@ static int push_proc(struct session *s, const struct proc_sample *p)
 	return 0;
 }
 
-static int cmp_pid(const void *a, const void *b)
+/* An id (pid, or with -H tid) that task targets already give a row; with
+ * -H the target whose /proc figures refresh_targets() has for this tick, or
+ * -1; whether a target of it stays for the next tick (drop_exited() keeps
+ * it). */
+struct cover {
+	pid_t id;
+	int t;
+	bool stays;
+};
+
+static int cmp_cover(const void *a, const void *b)
 {
-	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+	const struct cover *x = a, *y = b;
+
+	if (x->id != y->id)
+		return (x->id > y->id) - (x->id < y->id);
+	return (x->t < y->t) - (x->t > y->t); /* a target first */
+}
+
+/* The ids task targets already give rows, sorted, each once. */
+static struct cover *covered_ids(const struct session *s, int *nr)
+{
+	struct cover *c = malloc(sizeof(*c) * ((size_t)s->nr_targets + 1));
+	int n = 0;
+
+	*nr = 0;
+	if (!c)
+		return NULL;
+	for (int i = 0; i < s->nr_targets; i++) {
+		const struct session_target *t = &s->targets[i];
+		/* Nothing changes exited, counted or idle_ticks before the
+		 * next drop_exited(); shown_exited becomes exited. */
+		if (t->tid >= 0)
+			c[n++] = (struct cover){s->cfg.threads ? t->tid : t->pid,
+						s->cfg.threads && t->refreshed ? i : -1,
+						!drops(s, t, t->shown_exited || t->exited)};
+	}
+	qsort(c, (size_t)n, sizeof(*c), cmp_cover);
+	for (int i = 0; i < n; i++) {
+		if (*nr && c[*nr - 1].id == c[i].id)
+			c[*nr - 1].stays |= c[i].stays;
+		else
+			c[(*nr)++] = c[i];
+	}
+	return c;
+}
+
+static int cmp_cover_id(const void *key, const void *elem)
+{
+	pid_t x = *(const pid_t *)key, y = ((const struct cover *)elem)->id;
 
 	return (x > y) - (x < y);
 }
 
-/* The pids (or, with -H, tids) that task targets already give rows, sorted. */
-static pid_t *covered_ids(const struct session *s, int *nr)
+/* The stat of a task of the /proc scan: through the fd kept from the last
+ * tick (old's, which passes to *fd), else opened afresh and kept if there
+ * is room. */
+static int scan_stat(struct session *s, struct proc_sample *old, pid_t pid, pid_t tid, int *fd,
+		     struct procfs_task *pt)
 {
-	pid_t *ids = malloc(sizeof(pid_t) * ((size_t)s->nr_targets + 1));
+	*fd = -1;
+	if (old && old->fd >= 0) {
+		int ret;
 
-	*nr = 0;
-	if (!ids)
-		return NULL;
-	for (int i = 0; i < s->nr_targets; i++)
-		if (s->targets[i].tid >= 0)
-			ids[(*nr)++] = s->cfg.threads ? s->targets[i].tid : s->targets[i].pid;
-	qsort(ids, (size_t)*nr, sizeof(*ids), cmp_pid);
-	return ids;
+		*fd = old->fd;
+		old->fd = -1;
+		ret = stat_kept(s, pid, tid, fd, pt);
+		if (ret == 0 && pt->starttime == old->starttime)
+			return 0;
+		/* Gone, and its PID perhaps another task's now: that one is
+		 * read afresh. (A kept fd never shows another task; the start
+		 * time is checked all the same.) */
+		proc_fd_close(s, fd);
+	}
+	return stat_kept(s, pid, tid, fd, pt);
 }
 
 static int push_cand(struct session *s, const struct proc_sample *p)
@@ -840,7 +971,7 @@ static void proc_task_rows(struct session *s, double interval_s)
 	static pid_t pids[65536], tids[4096];
 	int n = procfs_pids(pids, (int)ARRAY_SIZE(pids)), nr_cov;
 	struct model *m = &s->model;
-	pid_t *cov = covered_ids(s, &nr_cov);
+	struct cover *cov = covered_ids(s, &nr_cov);
 
 	s->nr_proc_cur = 0;
 	s->nr_cand = 0;
@@ -854,28 +985,70 @@ static void proc_task_rows(struct session *s, double interval_s)
 			tids[0] = pids[i];
 		}
 		for (int k = 0; k < nt; k++) {
-			struct procfs_task pt;
-			if (procfs_task_stat(pids[i], s->cfg.threads ? tids[k] : 0, &pt))
-				continue;
-			struct proc_sample cur = {pids[i], tids[k], pt.starttime, pt.utime + pt.stime, 0};
-			const struct proc_sample *old =
+			struct procfs_task pt = {0};
+			struct proc_sample cur = {.pid = pids[i], .tid = tids[k], .fd = -1};
+			struct proc_sample *old =
 				s->nr_proc_prev ? bsearch(&cur, s->proc_prev, (size_t)s->nr_proc_prev,
 							  sizeof(cur), cmp_proc)
 						: NULL;
+			pid_t id = s->cfg.threads ? tids[k] : pids[i];
+			const struct cover *cv =
+				cov ? bsearch(&id, cov, (size_t)nr_cov, sizeof(*cov), cmp_cover_id) : NULL;
+			const struct session_target *ct = cv && cv->t >= 0 ? &s->targets[cv->t] : NULL;
+
+			if (ct && ct->pid == pids[i]) {
+				/* A counted thread (-H): refresh_targets() has this
+				 * very stat file's figures. */
+				if (old)
+					proc_fd_close(s, &old->fd);
+				cur.starttime = ct->starttime;
+				cur.ticks = ct->ticks;
+			} else if (cv && cv->stays && !s->cfg.threads) {
+				/*
+				 * A counted process, counted still at the next
+				 * tick: its row comes from its threads' targets,
+				 * and its own figures are of no use until it has
+				 * none left. That is known a tick ahead, when they
+				 * are read again: its first /proc-only interval
+				 * starts there. Its sample (fd, user) waits.
+				 */
+				if (old) {
+					cur = *old;
+					cur.stale = true;
+					old->fd = -1;
+					if (push_proc(s, &cur)) {
+						proc_fd_close(s, &cur.fd);
+						goto out;
+					}
+				}
+				continue;
+			} else if (scan_stat(s, old, pids[i], s->cfg.threads ? tids[k] : 0, &cur.fd, &pt)) {
+				continue;
+			} else {
+				cur.starttime = pt.starttime;
+				cur.ticks = pt.utime + pt.stime;
+			}
 			uint64_t delta = cur.ticks;
-			if (old && old->starttime == cur.starttime)
-				delta = cur.ticks - old->ticks;
-			else if (s->baseline)
+			if (old && old->starttime == cur.starttime) {
+				/* A stale sample is of a process counted still
+				 * (whose delta is not used), but after an ENOMEM
+				 * in covered_ids(). */
+				delta = old->stale ? 0 : cur.ticks - old->ticks;
+				cur.have_uid = old->have_uid;
+				cur.uid = old->uid;
+			} else if (s->baseline) {
 				delta = 0; /* first look: no interval yet */
+			}
 			cur.cpu_pct = interval_s > 0 ? (double)delta / (double)procfs_hz() / interval_s * 100.0
 						     : NAN;
-			if (push_proc(s, &cur))
+			if (push_proc(s, &cur)) {
+				proc_fd_close(s, &cur.fd);
 				goto out;
-			pid_t id = s->cfg.threads ? tids[k] : pids[i];
-			if (cov && bsearch(&id, cov, (size_t)nr_cov, sizeof(id), cmp_pid))
+			}
+			if (cv)
 				continue; /* counted: its row is there already */
 			if (s->cfg.cpu_min >= 0 && !s->baseline && cur.cpu_pct >= s->cfg.cpu_min &&
-			    pids[i] != getpid())
+			    pids[i] != s->self)
 				push_cand(s, &cur);
 			struct model_row *r = model_add_task(m);
 			if (!r)
@@ -893,6 +1066,9 @@ static void proc_task_rows(struct session *s, double interval_s)
 	}
 out:
 	free(cov);
+	/* Tasks not seen this time: their kept stat files go. */
+	for (int i = 0; i < s->nr_proc_prev; i++)
+		proc_fd_close(s, &s->proc_prev[i].fd);
 	/* pids come sorted from /proc; threads within them too. */
 	struct proc_sample *tmp = s->proc_prev;
 	s->proc_prev = s->proc_cur;
@@ -902,11 +1078,52 @@ out:
 		qsort(s->proc_prev, (size_t)s->nr_proc_prev, sizeof(*s->proc_prev), cmp_proc);
 }
 
-static struct model_row *find_process_row(struct model *m, pid_t pid, uint64_t start)
+/* The user of a /proc-only row: read once in its task's life (pid and start
+ * time: its sample's), then kept with the sample. */
+static int row_uid(struct session *s, const struct model_row *r, uid_t *uid)
 {
-	for (int i = m->nr_tasks - 1; i >= 0; i--)
-		if (m->tasks[i].pid == pid && m->tasks[i].start == start)
-			return &m->tasks[i];
+	struct proc_sample key = {.pid = r->pid, .tid = r->tid};
+	struct proc_sample *p =
+		s->nr_proc_prev ? bsearch(&key, s->proc_prev, (size_t)s->nr_proc_prev, sizeof(key), cmp_proc)
+				: NULL;
+	int ret;
+
+	if (p && p->have_uid) {
+		*uid = p->uid;
+		return 0;
+	}
+	ret = procfs_task_uid(r->pid, s->cfg.threads ? r->tid : 0, uid);
+	if (ret == 0 && p) {
+		p->have_uid = true;
+		p->uid = *uid;
+	}
+	return ret;
+}
+
+/* Process rows by (pid, start), open addressing: row indexes, -1 empty.
+ * Thousands of targets a tick would make a linear search quadratic. */
+struct row_index {
+	int *slot;
+	size_t mask;
+};
+
+static size_t row_hash(const struct row_index *x, pid_t pid)
+{
+	return ((uint32_t)pid * 2654435761u) & x->mask;
+}
+
+/* The row of (pid, start), or NULL with *at the slot for it. */
+static struct model_row *find_process_row(struct model *m, const struct row_index *x, pid_t pid,
+					  uint64_t start, size_t *at)
+{
+	size_t h = row_hash(x, pid);
+
+	for (; x->slot[h] >= 0; h = (h + 1) & x->mask) {
+		struct model_row *r = &m->tasks[x->slot[h]];
+		if (r->pid == pid && r->start == start)
+			return r;
+	}
+	*at = h;
 	return NULL;
 }
 
@@ -915,14 +1132,28 @@ static void counted_task_rows(struct session *s, bool final, double interval_s)
 {
 	struct model *m = &s->model;
 	struct counter_value *cells = calloc((size_t)s->nr_ev + 1, sizeof(*cells));
+	struct row_index x = {NULL, 0};
+	size_t cap = 16;
 
-	if (!cells)
+	while (cap < 2 * (size_t)s->nr_targets)
+		cap *= 2;
+	if (!s->cfg.threads)
+		x.slot = malloc(cap * sizeof(*x.slot));
+	if (!cells || (!s->cfg.threads && !x.slot)) {
+		free(cells);
+		free(x.slot);
 		return;
+	}
+	x.mask = cap - 1;
+	if (x.slot)
+		memset(x.slot, 0xff, cap * sizeof(*x.slot)); /* -1 */
 	for (int i = 0; i < s->nr_targets; i++) {
 		struct session_target *t = &s->targets[i];
 		if (t->tid < 0)
 			continue;
-		struct model_row *r = s->cfg.threads ? NULL : find_process_row(m, t->pid, t->pstart);
+		size_t at = 0;
+		struct model_row *r =
+			s->cfg.threads ? NULL : find_process_row(m, &x, t->pid, t->pstart, &at);
 		bool first = !r;
 		uint64_t ticks = final ? t->ticks : t->ticks - t->prev_ticks;
 
@@ -939,6 +1170,8 @@ static void counted_task_rows(struct session *s, bool final, double interval_s)
 			util_strlcpy(r->user, procfs_user(t->uid), sizeof(r->user));
 			r->exited = true;
 			r->cpu_pct = 0;
+			if (x.slot)
+				x.slot[at] = m->nr_tasks - 1;
 		}
 		if (t->tid == t->pid)
 			util_strlcpy(r->comm, t->comm, sizeof(r->comm));
@@ -959,6 +1192,7 @@ static void counted_task_rows(struct session *s, bool final, double interval_s)
 			util_strlcpy(r->note, "exited", sizeof(r->note));
 	}
 	free(cells);
+	free(x.slot);
 }
 
 /* The live target of task tid; an exited one may share a recycled tid. */
@@ -993,8 +1227,8 @@ static bool count_task(struct session *s, pid_t pid, pid_t tid)
 		return false;
 	t->pid = pid;
 	t->tid = tid;
-	fill_task_info(t);
-	open_target(s, t, tid, -1);
+	fill_task_info(s, t);
+	open_task(s, t);
 	return t->counted || t->exited;
 }
 
@@ -1044,7 +1278,7 @@ static void tw_fork(pid_t pid, pid_t tid, pid_t ppid, void *arg)
 	 * namespace come as 0, which perf_event_open would take for us. */
 	if (pid <= 0 || tid <= 0)
 		return;
-	if (pid != getpid() && (tid == pid || find_target(s, pid)))
+	if (pid != s->self && (tid == pid || find_target(s, pid)))
 		count_task(s, pid, tid);
 }
 
@@ -1056,7 +1290,7 @@ static void tw_exec(pid_t pid, pid_t tid, const char *comm, void *arg)
 	if (pid <= 0 || tid <= 0)
 		return;
 	/* A program starting: count it even if its process is older than us. */
-	if (!t && pid != getpid() && count_task(s, pid, tid))
+	if (!t && pid != s->self && count_task(s, pid, tid))
 		t = find_target(s, tid);
 	if (t)
 		util_strlcpy(t->comm, comm, sizeof(t->comm));
@@ -1121,16 +1355,44 @@ static void drop_exited(struct session *s)
 
 	for (int i = 0; i < s->nr_targets; i++) {
 		struct session_target *t = &s->targets[i];
-		bool task = t->tid >= 0 && s->mode != MODEL_COMMAND;
-		bool idle = s->mode == MODEL_SYSTEM && t->idle_ticks >= SESSION_IDLE_TICKS;
-		if (task && (t->shown_exited || idle || (!t->counted && s->mode == MODEL_SYSTEM))) {
+		if (drops(s, t, t->shown_exited)) {
 			s->fds_used -= t->cs.nr_open;
 			counters_close(&t->cs);
+			proc_fd_close(s, &t->statfd);
 			continue;
 		}
 		s->targets[n++] = *t;
 	}
 	s->nr_targets = n;
+}
+
+/*
+ * Has counted task target t not run at all since its last stat read? Then
+ * its /proc figures stand: utime and stime move only as it runs, and so does
+ * its state (it runs to exit) and, but for a rename by another thread of its
+ * process, its name. Its counters tell: a task's events add enabled time
+ * only while it runs (system-wide, task targets count from their start), so
+ * enabled time standing still since the reading before that stat read (the
+ * previous one, or one that said the same) means it stayed off the CPUs.
+ * Its exit would come from the task watcher as well; when that lost
+ * records, every stat is read, as are those of targets known to have exited.
+ */
+static bool did_not_run(const struct session *s, const struct session_target *t)
+{
+	int nr = 0;
+
+	if (s->mode != MODEL_SYSTEM || !s->tw_open || s->tw.lost != s->tw_lost || !t->stat_read ||
+	    t->exited)
+		return false;
+	for (int i = 0; i < t->cs.nr; i++) {
+		const struct counter *c = &t->cs.c[i];
+		if (c->fd < 0)
+			continue;
+		if (c->error || c->cur.enabled != c->prev.enabled)
+			return false;
+		nr++;
+	}
+	return nr > 0;
 }
 
 static void refresh_targets(struct session *s)
@@ -1143,22 +1405,34 @@ static void refresh_targets(struct session *s)
 		struct session_target *t = &s->targets[i];
 		struct procfs_task pt;
 
-		if (t->counted)
-			counters_read(&t->cs);
+		bool read = t->counted && counters_read(&t->cs) == 0;
+
+		t->refreshed = false;
 		if (t->tid < 0)
 			continue;
 		t->prev_ticks = t->ticks;
-		int ret = procfs_task_stat(t->pid, s->mode == MODEL_COMMAND ? 0 : t->tid, &pt);
+		if (read && did_not_run(s, t)) {
+			t->idle_ticks++; /* as the same utime + stime would say */
+			t->refreshed = true;
+			continue;
+		}
+		/* Through its stat file kept open from the last tick: a kept fd
+		 * stays with its task, so a recycled PID reads as gone. */
+		int ret = stat_kept(s, t->pid, s->mode == MODEL_COMMAND ? 0 : t->tid, &t->statfd, &pt);
 		if (ret == 0 && (t->starttime == 0 || pt.starttime == t->starttime) &&
 		    pt.state != 'Z' && pt.state != 'X') {
 			t->idle_ticks = pt.utime + pt.stime == t->ticks ? t->idle_ticks + 1 : 0;
 			t->ticks = pt.utime + pt.stime;
 			t->starttime = pt.starttime;
 			util_strlcpy(t->comm, pt.comm, sizeof(t->comm));
+			t->refreshed = !t->exited;
+			t->stat_read = true;
 		} else if (ret == 0 || ret == -ENOENT || ret == -ESRCH) {
 			t->exited = true; /* gone, or a zombie: its counts are final */
+			proc_fd_close(s, &t->statfd);
 		}
 	}
+	s->tw_lost = s->tw.lost;
 }
 
 static void header(struct session *s, double interval_s, bool final)
@@ -1339,10 +1613,10 @@ int session_tick(struct session *s, bool final)
 	m->show_cgroups = s->cfg.nr_cgroups || s->cfg.cgroup_auto;
 	for (int i = 0; i < m->nr_tasks && (i < m->top_n || m->top_n == 0); i++) {
 		struct model_row *r = &m->tasks[i];
-		struct procfs_task pt;
+		uid_t uid;
 
-		if (!r->user[0] && procfs_task_read(r->pid, s->cfg.threads ? r->tid : 0, &pt) == 0)
-			util_strlcpy(r->user, procfs_user(pt.uid), sizeof(r->user));
+		if (!r->user[0] && row_uid(s, r, &uid) == 0)
+			util_strlcpy(r->user, procfs_user(uid), sizeof(r->user));
 		if (m->show_cgroups && procfs_task_cgroup(r->pid, r->cgroup, sizeof(r->cgroup)))
 			r->cgroup[0] = '\0';
 	}
@@ -1478,8 +1752,13 @@ void session_prepare(struct session *s)
 
 void session_fini(struct session *s)
 {
-	for (int i = 0; i < s->nr_targets; i++)
+	for (int i = 0; i < s->nr_targets; i++) {
 		counters_close(&s->targets[i].cs);
+		proc_fd_close(s, &s->targets[i].statfd);
+	}
+	for (int i = 0; i < s->nr_proc_prev; i++)
+		proc_fd_close(s, &s->proc_prev[i].fd);
+	procfs_close();
 	free(s->targets);
 	for (size_t i = 0; i < ARRAY_SIZE(s->pidfd); i++)
 		if (s->pidfd[i] >= 0)

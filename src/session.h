@@ -74,12 +74,21 @@ struct session_target {
 	char comm[32];
 	uid_t uid;
 	uint64_t ticks, prev_ticks; /* /proc utime+stime */
+	int statfd;                 /* its /proc stat file kept open, or -1 */
+	bool refreshed;             /* its /proc figures are this tick's, and it is live */
+	bool stat_read;             /* its stat has been read since its counters were enabled */
 };
 
+/* A task of the /proc scan (system-wide task table), kept from one tick to
+ * the next. */
 struct proc_sample {
 	pid_t pid, tid;
 	uint64_t starttime, ticks;
 	double cpu_pct; /* over the last interval */
+	bool stale;     /* ticks not read this time (counted, and staying so) */
+	int fd;         /* its stat file kept open, or -1 */
+	bool have_uid;  /* uid read (once in the task's life: pid + starttime) */
+	uid_t uid;
 };
 
 struct session {
@@ -99,6 +108,9 @@ struct session {
 	int nr_fd_limited;    /* targets left uncounted for want of fds */
 	long fd_budget;       /* counter fds allowed (RLIMIT_NOFILE less a reserve) */
 	long fds_used;
+	long nr_proc_fds;     /* /proc stat files kept open (targets and the scan), in the
+	                       * budget: counters come first, these give way */
+	pid_t self;           /* getpid() */
 	int pidfd[256];       /* per cfg.pids entry, -1 when none */
 	/* the command */
 	pid_t child;
@@ -114,6 +126,7 @@ struct session {
 	struct profile prof;
 	struct taskwatch tw;  /* system-wide: new and exiting tasks, as they happen */
 	bool tw_open;
+	uint64_t tw_lost;     /* tw.lost at the last tick */
 	bool started;         /* session_start() ran: new targets are enabled at once */
 	struct proc_sample *cand; /* busy tasks without counters, this tick */
 	int nr_cand, cap_cand;

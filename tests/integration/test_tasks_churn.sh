@@ -7,8 +7,11 @@
 # Other work on the machine forks too, and pfmtop rightly holds counters for
 # whatever is busy or new, so its raw fd count moves by hundreds on a busy
 # host. What must stay put is the part of it that no counted task explains:
-# fds - (events x counted threads in the snapshot just printed). A leak of the
-# burst's fds would raise that by up to 2 x 500.
+# fds - (events x counted threads in the snapshot just printed) - the /proc
+# stat files it keeps open between ticks (one per task it has seen). A leak
+# of the burst's counters would raise that by up to 2 x 500. The stat files
+# are checked apart: no more of them than the snapshot's processes and
+# counted threads, and none left on an exited process of the burst.
 . "$(dirname "$0")/lib.sh"
 
 need_root
@@ -23,7 +26,7 @@ N=500 NEV=2
 # burst, sampling pfmtop's fds meanwhile.
 set +e
 timeout 30 python3 - "$PFMTOP" "$forkburst" "$N" "$NEV" "$out" "$err" >"$res" <<'EOF'
-import json, os, subprocess, sys, threading, time
+import json, os, re, subprocess, sys, threading, time
 pfmtop, forkburst, n, nev, out, err = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6]
 p = subprocess.Popen([pfmtop, "-b", "--format", "json", "-N", "0", "-d", "0.5", "-n", "10",
                       "-e", "task-clock,page-faults", "--no-hotspots"],
@@ -33,20 +36,36 @@ def nfd():
         return len(os.listdir("/proc/%d/fd" % p.pid))
     except OSError:
         return -1
+def task_fds():
+    """pfmtop's fds on tasks' /proc files: {pid: count}, or None."""
+    d = "/proc/%d/fd" % p.pid
+    pids = {}
+    try:
+        for f in os.listdir(d):
+            try:
+                l = os.readlink(os.path.join(d, f))
+            except OSError:
+                continue
+            m = re.match(r"/proc/(\d+)/", l)
+            if m:
+                pids[int(m.group(1))] = pids.get(int(m.group(1)), 0) + 1
+    except OSError:
+        return None
+    return pids
 def rss():
     try:
         with open("/proc/%d/status" % p.pid) as f:
             return int(next(l.split()[1] for l in f if l.startswith("VmRSS:")))
     except (OSError, StopIteration):
         return -1  # it has just exited (after its last snapshot)
-peak, burst, snaps = [0], [], []
+peak, burst, snaps, left = [0], [], [], []
 def sample(stop):
     while not stop.is_set():
         peak[0] = max(peak[0], nfd())
         time.sleep(0.002)
 with open(out, "w") as o:
     for line in p.stdout:
-        fds, kb = nfd(), rss()
+        fds, kb, tf = nfd(), rss(), task_fds()
         o.write(line)
         o.flush()
         x = json.loads(line)
@@ -54,8 +73,13 @@ with open(out, "w") as o:
         # ones are closed at the next tick) and those counted from the next.
         held = sum(t["threads"] for t in x["tasks"]
                    if t["counted"] or t["note"] == "counted from next interval")
-        if fds >= 0 and kb >= 0:
-            snaps.append((x["seq"], fds, kb, held, fds - nev * held))
+        if fds >= 0 and kb >= 0 and tf is not None:
+            procfds = sum(tf.values())
+            snaps.append((x["seq"], fds, kb, held, procfds, len(x["tasks"]),
+                          fds - nev * held - procfds))
+            if x["seq"] == 9:
+                # stat files still open on exited processes of the burst
+                left = [q for q in tf if str(q) in burst and not os.path.exists("/proc/%d" % q)]
         if x["seq"] == 2:
             stop = threading.Event()
             th = threading.Thread(target=sample, args=(stop,))
@@ -67,22 +91,27 @@ with open(out, "w") as o:
             burst_after = x["seq"]
 p.wait()
 for s in snaps:
-    print("# snapshot %d: %d fds, VmRSS %d kB, %d counted threads, %d fds besides theirs" % s)
+    print("# snapshot %d: %d fds, VmRSS %d kB, %d counted threads, %d /proc stat files (%d rows), %d fds besides" % s)
 print("rc=%d" % p.returncode)
 print("burst='%s'" % ",".join(burst))
 print("peak=%d" % peak[0])
 print("nsnap=%d" % len(snaps))
 if len(snaps) >= 9:
-    print("fd0=%d rss0=%d rest0=%d" % (snaps[1][1], snaps[1][2], min(s[4] for s in snaps[:2])))
+    print("fd0=%d rss0=%d rest0=%d" % (snaps[1][1], snaps[1][2], min(s[6] for s in snaps[:2])))
     # Three intervals after the burst (shown once as exited, then dropped)
     # up to snapshot 9: after the 10th pfmtop may be gone already.
-    print("fd1=%d rss1=%d rest1=%d" % (snaps[8][1], snaps[8][2], min(s[4] for s in snaps[5:9])))
+    print("fd1=%d rss1=%d rest1=%d" % (snaps[8][1], snaps[8][2], min(s[6] for s in snaps[5:9])))
+    # At most one stat file per process row and one per counted thread
+    # (as for rest1, the least over those snapshots: a task forking just
+    # after one gets its counters and stat file before it is counted).
+    print("procfds1=%d procx1=%d" % (snaps[8][4], min(s[4] - s[5] - s[3] for s in snaps[5:9])))
+    print("left='%s'" % ",".join(str(q) for q in left))
 EOF
 mrc=$?
 set -e
 [ "$mrc" -eq 0 ] || fail "the monitor failed (exit $mrc; 124: pfmtop -d 0.5 -n 10 ran over 30 s)" "$res" "$err"
 sed -n 's/^# /  /p' "$res"
-rc=1 burst='' peak=0 nsnap=0 fd0=0 rss0=0 rest0=0 fd1=0 rss1=0 rest1=0
+rc=1 burst='' peak=0 nsnap=0 fd0=0 rss0=0 rest0=0 fd1=0 rss1=0 rest1=0 procfds1=0 procx1=0 left=
 eval "$(grep -v '^#' "$res")"
 RC=$rc
 expect_rc 0 "pfmtop -b --format json -N 0 -d 0.5 -n 10 (system-wide)" "$out" "$err"
@@ -107,6 +136,10 @@ json_check "$out" "[t['pid'] for x in lines[5:] for t in x['tasks'] if t['pid'] 
 info "fds: $fd0 after snapshot 2, $fd1 after snapshot 9; besides the counted tasks' own: $rest0 before the burst, $rest1 after"
 check "$rest1 <= $rest0 + 4" \
 	"pfmtop holds $((rest1 - rest0)) more fds than its counted tasks explain after a burst of $N short-lived processes ($rest0 before, $rest1 after; raw $fd0 -> $fd1, peak $peak): the exited tasks' fds are not all closed" "$res" "$out"
+check "$procx1 <= 4" \
+	"pfmtop keeps $procx1 more /proc stat files open than its process rows and counted threads after the burst ($procfds1 after snapshot 9)" "$res"
+[ -z "$left" ] ||
+	fail "pfmtop still has the /proc stat files of exited processes of the burst open after snapshot 9: $left" "$res"
 check "$rss1 - $rss0 <= 4096" \
 	"pfmtop's VmRSS grew from $rss0 kB to $rss1 kB over a burst of $N short-lived processes" "$res"
-pass "after $N short-lived processes: fds besides counters $rest0 -> $rest1 (raw $fd0 -> $fd1, peak $peak), VmRSS $rss0 -> $rss1 kB, no rows left"
+pass "after $N short-lived processes: fds besides counters and /proc stat files $rest0 -> $rest1 (raw $fd0 -> $fd1, peak $peak; $procfds1 stat files), VmRSS $rss0 -> $rss1 kB, no rows left"

@@ -15,6 +15,11 @@
 
 #include <cmocka.h>
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+
 static char fixture_root[PATH_MAX];
 
 static int use_fixture(void **state)
@@ -144,6 +149,196 @@ static void test_users(void **state)
 	assert_int_equal(procfs_hz(), sysconf(_SC_CLK_TCK));
 }
 
+/* fds of this process whose link starts with prefix (the listing's own
+ * /proc/self/fd fd left out). */
+static int nr_fds_to(const char *prefix)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d))) {
+		char path[PATH_MAX], link[PATH_MAX];
+		ssize_t len;
+
+		if (de->d_name[0] == '.' || atoi(de->d_name) == dirfd(d))
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", de->d_name);
+		len = readlink(path, link, sizeof(link) - 1);
+		if (len < 0)
+			continue;
+		link[len] = '\0';
+		n += !strncmp(link, prefix, strlen(prefix));
+	}
+	closedir(d);
+	return n;
+}
+
+static void test_kept_stat_fixture(void **state)
+{
+	struct procfs_task a, b;
+	int fd = -1;
+	uid_t uid;
+
+	/* open and keep; then read again through the same fd */
+	assert_int_equal(procfs_task_stat_kept(4242, 4243, &fd, true, &a), 0);
+	assert_true(fd >= 0);
+	assert_int_equal(procfs_task_stat(4242, 4243, &b), 0);
+	assert_memory_equal(&a, &b, sizeof(a));
+	int kept = fd;
+	assert_int_equal(procfs_task_stat_kept(4242, 4243, &fd, true, &a), 0);
+	assert_int_equal(fd, kept);
+	assert_string_equal(a.comm, "worker 1");
+	assert_int_equal(a.starttime, 987700);
+	close(fd);
+
+	/* not kept: read and closed */
+	fd = -1;
+	assert_int_equal(procfs_task_stat_kept(4242, 0, &fd, false, &a), 0);
+	assert_int_equal(fd, -1);
+	assert_int_equal(a.utime, 37);
+	assert_int_equal(procfs_task_stat_kept(999, 0, &fd, true, &a), -ENOENT);
+	assert_int_equal(fd, -1);
+	assert_int_equal(procfs_task_stat_kept(77, 0, &fd, false, &a), -EINVAL);
+
+	assert_int_equal(procfs_task_uid(4242, 0, &uid), 0);
+	assert_int_equal(uid, 1001);
+	assert_int_equal(procfs_task_uid(2, 2, &uid), 0);
+	assert_int_equal(uid, 0);
+	assert_int_equal(procfs_task_uid(999, 0, &uid), -ENOENT);
+}
+
+/* A child that waits for a byte on the pipe, then exits. */
+static pid_t child_waiting(int *go)
+{
+	int p[2];
+	pid_t pid;
+
+	assert_int_equal(pipe(p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char c;
+
+		close(p[1]);
+		_exit(read(p[0], &c, 1) == 1 ? 0 : 1);
+	}
+	close(p[0]);
+	*go = p[1];
+	return pid;
+}
+
+static void test_kept_stat_gone(void **state)
+{
+	struct procfs_task t;
+	int go, fd = -1, status;
+	pid_t pid = child_waiting(&go);
+
+	assert_int_equal(procfs_task_stat_kept(pid, 0, &fd, true, &t), 0);
+	assert_true(fd >= 0);
+	uint64_t start = t.starttime;
+
+	/* a zombie still reads, as one */
+	assert_int_equal(write(go, "x", 1), 1);
+	close(go);
+	for (int i = 0; i < 1000; i++) {
+		assert_int_equal(procfs_task_stat_kept(pid, 0, &fd, true, &t), 0);
+		if (t.state == 'Z')
+			break;
+		usleep(1000);
+	}
+	assert_int_equal(t.state, 'Z');
+	assert_int_equal(t.starttime, start);
+
+	/* reaped: gone, and the fd is closed */
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_int_equal(procfs_task_stat_kept(pid, 0, &fd, true, &t), -ENOENT);
+	assert_int_equal(fd, -1);
+	assert_int_equal(procfs_task_stat_kept(pid, pid, &fd, true, &t), -ENOENT);
+	assert_int_equal(fd, -1);
+}
+
+/* A kept fd stays with its task: when the PID goes to another task, the old
+ * fd reads as gone, and only a fresh open sees the new one. Needs
+ * ns_last_pid (root) to have the PID handed out again. */
+static void test_kept_stat_recycled_pid(void **state)
+{
+	struct procfs_task t;
+	int go, fd = -1, status;
+	pid_t old = child_waiting(&go), pid = -1;
+	uint64_t start;
+
+	assert_int_equal(procfs_task_stat_kept(old, 0, &fd, true, &t), 0);
+	start = t.starttime;
+	assert_int_equal(write(go, "x", 1), 1);
+	close(go);
+	assert_int_equal(waitpid(old, &status, 0), old);
+
+	/* The next fork takes ns_last_pid + 1, unless another fork on the
+	 * machine comes first: a few tries. */
+	for (int i = 0; i < 20 && pid != old; i++) {
+		int ns = open("/proc/sys/kernel/ns_last_pid", O_WRONLY | O_CLOEXEC);
+		char buf[16];
+		int n = snprintf(buf, sizeof(buf), "%d", (int)old - 1);
+
+		if (ns < 0 || write(ns, buf, (size_t)n) != n) {
+			if (ns >= 0)
+				close(ns);
+			close(fd);
+			skip();
+		}
+		close(ns);
+		if (pid > 0) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+		}
+		pid = child_waiting(&go);
+		close(go); /* EOF: it exits when read returns */
+		if (pid != old) {
+			waitpid(pid, &status, 0);
+			pid = 0;
+		}
+	}
+	if (pid != old) {
+		close(fd);
+		skip();
+	}
+	/* The new task holds the PID (a zombie at worst): the old fd does
+	 * not show it. */
+	assert_int_equal(procfs_task_stat_kept(old, 0, &fd, true, &t), -ENOENT);
+	assert_int_equal(fd, -1);
+	assert_int_equal(procfs_task_stat_kept(old, 0, &fd, true, &t), 0);
+	assert_true(fd >= 0);
+	assert_true(t.starttime >= start);
+	close(fd);
+	waitpid(pid, &status, 0);
+}
+
+static void test_close(void **state)
+{
+	struct procfs_cpu c[64];
+	struct procfs_task t;
+	pid_t ids[8];
+
+	procfs_close();
+	assert_int_equal(nr_fds_to("/proc"), 0);
+	assert_true(procfs_cpu_times(c, 64) >= 1);
+	assert_true(procfs_pids(ids, 8) >= 1);
+	assert_int_equal(procfs_task_stat(getpid(), 0, &t), 0);
+	/* the /proc directory and /proc/stat stay open, nothing else */
+	assert_int_equal(nr_fds_to("/proc"), 2);
+	assert_int_equal(nr_fds_to("/proc/stat"), 1);
+	assert_true(procfs_cpu_times(c, 64) >= 1);
+	assert_int_equal(nr_fds_to("/proc"), 2);
+	procfs_close();
+	assert_int_equal(nr_fds_to("/proc"), 0);
+	/* and they come back on use */
+	assert_true(procfs_cpu_times(c, 64) >= 1);
+	assert_int_equal(nr_fds_to("/proc/stat"), 1);
+	procfs_close();
+}
+
 static void test_live_self(void **state)
 {
 	struct procfs_task a, b;
@@ -207,7 +402,11 @@ int main(void)
 	    cmocka_unit_test_setup(test_cpu_times, use_fixture),
 	    cmocka_unit_test_setup(test_cmdline, use_fixture),
 	    cmocka_unit_test_setup(test_users, use_fixture),
+	    cmocka_unit_test_setup(test_kept_stat_fixture, use_fixture),
 	    cmocka_unit_test_setup(test_live_self, use_live),
+	    cmocka_unit_test_setup(test_kept_stat_gone, use_live),
+	    cmocka_unit_test_setup(test_kept_stat_recycled_pid, use_live),
+	    cmocka_unit_test_setup(test_close, use_live),
 	};
 
 	if (!fixtures) {

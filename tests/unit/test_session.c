@@ -8,10 +8,17 @@
 #include "session.h"
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static int hw_missing(const struct perf_event_attr *a, pid_t pid, int cpu, int group_fd)
 {
@@ -67,6 +74,379 @@ static void queue(int ev, int nr, uint64_t enabled, uint64_t running, const uint
 			ids[k] = cs->c[ev + k].id;
 		fake_sys_queue_group_read(cs->c[ev].fd, enabled, running, nr, vals, ids);
 	}
+}
+
+/* fds of this process whose link is path, or starts with path when that
+ * ends in '/'; the listing's own fd left out. */
+static int nr_fds_to(const char *path)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	size_t len = strlen(path);
+	bool prefix = len && path[len - 1] == '/';
+	int n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d))) {
+		char fdpath[PATH_MAX], link[PATH_MAX];
+		ssize_t l;
+
+		if (de->d_name[0] == '.' || atoi(de->d_name) == dirfd(d))
+			continue;
+		snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%s", de->d_name);
+		l = readlink(fdpath, link, sizeof(link) - 1);
+		if (l < 0)
+			continue;
+		link[l] = '\0';
+		n += prefix ? !strncmp(link, path, len) : !strcmp(link, path);
+	}
+	closedir(d);
+	return n;
+}
+
+/* fds on a task's /proc files: /proc/PID/... */
+static int nr_task_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d))) {
+		char fdpath[PATH_MAX], link[PATH_MAX];
+		ssize_t l;
+
+		if (de->d_name[0] == '.' || atoi(de->d_name) == dirfd(d))
+			continue;
+		snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%s", de->d_name);
+		l = readlink(fdpath, link, sizeof(link) - 1);
+		if (l < 0)
+			continue;
+		link[l] = '\0';
+		n += !strncmp(link, "/proc/", 6) && link[6] >= '0' && link[6] <= '9';
+	}
+	closedir(d);
+	return n;
+}
+
+/* A child that waits for a byte (or EOF) on *go, then exits. */
+static pid_t child_waiting(int *go)
+{
+	int p[2];
+	pid_t pid;
+
+	assert_int_equal(pipe(p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char c;
+
+		close(p[1]);
+		_exit(read(p[0], &c, 1) == 1 ? 0 : 1);
+	}
+	close(p[0]);
+	*go = p[1];
+	return pid;
+}
+
+static void end_child(pid_t pid, int go)
+{
+	int status;
+
+	assert_int_equal(write(go, "x", 1), 1);
+	close(go);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+}
+
+static const struct model_row *task_row(pid_t pid)
+{
+	for (int i = 0; i < s.model.nr_tasks; i++)
+		if (s.model.tasks[i].pid == pid)
+			return &s.model.tasks[i];
+	return NULL;
+}
+
+static struct session_target *task_target(pid_t tid)
+{
+	for (int i = 0; i < s.nr_targets; i++)
+		if (s.targets[i].tid == tid)
+			return &s.targets[i];
+	return NULL;
+}
+
+static const struct proc_sample *sample(pid_t pid, pid_t tid)
+{
+	for (int i = 0; i < s.nr_proc_prev; i++)
+		if (s.proc_prev[i].pid == pid && s.proc_prev[i].tid == tid)
+			return &s.proc_prev[i];
+	return NULL;
+}
+
+/* The /proc scan keeps each task's stat file open from tick to tick, and
+ * closes it when the task is gone, and all of them with the session. */
+static void proc_fds_follow_tasks(bool threads)
+{
+	struct session_config c;
+	char err[256], path[64];
+	int go;
+	pid_t pid = child_waiting(&go);
+
+	config(&c, "task-clock");
+	c.threads = threads;
+	if (threads)
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)pid);
+	else
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	assert_int_equal(session_init(&s, &c, err, sizeof(err)), 0);
+	assert_int_equal(session_start(&s, err, sizeof(err)), 0);
+	assert_int_equal(session_tick(&s, false), 0);
+	assert_non_null(task_row(pid));
+	assert_int_equal(nr_fds_to(path), 1);
+	assert_true(s.nr_proc_fds >= 2);
+	assert_int_equal(nr_task_fds(), s.nr_proc_fds);
+	assert_int_equal(session_tick(&s, false), 0);
+	assert_int_equal(nr_fds_to(path), 1);
+
+	end_child(pid, go);
+	assert_int_equal(session_tick(&s, false), 0);
+	assert_null(task_row(pid));
+	assert_int_equal(nr_fds_to(path), 0);
+	assert_int_equal(nr_task_fds(), s.nr_proc_fds);
+
+	session_fini(&s);
+	assert_int_equal(nr_fds_to("/proc/"), 0);
+	assert_int_equal(nr_fds_to("/proc"), 0);
+}
+
+static void test_proc_fds_follow_tasks(void **state)
+{
+	proc_fds_follow_tasks(false);
+}
+
+static void test_proc_fds_follow_threads(void **state)
+{
+	proc_fds_follow_tasks(true);
+}
+
+/* -p: each target keeps its stat file open until its task exits. */
+static void test_target_fds(void **state)
+{
+	struct session_config c;
+	char err[256], path[64];
+	int go;
+	pid_t pid = child_waiting(&go);
+
+	config(&c, "task-clock");
+	c.mode = MODEL_TASKS;
+	c.nr_cpus = 0;
+	c.nr_pids = 1;
+	c.pids[0] = pid;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)pid);
+	assert_int_equal(session_init(&s, &c, err, sizeof(err)), 0);
+	assert_int_equal(nr_fds_to(path), 1);
+	assert_int_equal(session_start(&s, err, sizeof(err)), 0);
+	assert_int_equal(session_tick(&s, false), 0);
+	assert_int_equal(nr_fds_to(path), 1);
+	assert_int_equal(s.nr_proc_fds, 1);
+	assert_false(s.targets[0].exited);
+
+	end_child(pid, go);
+	assert_int_equal(session_tick(&s, false), 0);
+	assert_true(s.targets[0].exited);
+	assert_int_equal(nr_fds_to(path), 0);
+	assert_int_equal(s.nr_proc_fds, 0);
+	session_fini(&s);
+	assert_int_equal(nr_fds_to("/proc"), 0);
+}
+
+/* A copy of the /proc fixture, to change under a running session. */
+static char proc_copy[64];
+
+static int setup_proc_copy(void **state)
+{
+	const char *fixtures = getenv("PFMTOP_FIXTURES");
+	char cmd[PATH_MAX + 128];
+
+	if (setup(state))
+		return -1;
+	if (!fixtures)
+		return -1;
+	snprintf(proc_copy, sizeof(proc_copy), "/tmp/pfmtop-test_session.XXXXXX");
+	if (!mkdtemp(proc_copy))
+		return -1;
+	snprintf(cmd, sizeof(cmd), "cp -r '%s/proc-root/proc' '%s/'", fixtures, proc_copy);
+	if (system(cmd) != 0)
+		return -1;
+	procfs_set_root(proc_copy);
+	return 0;
+}
+
+static int teardown_proc_copy(void **state)
+{
+	char cmd[128];
+
+	teardown(state);
+	procfs_set_root(NULL);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", proc_copy);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Rewrite the fixture file rel in place (same inode: a kept fd sees it),
+ * its text from replaced by to. */
+static void rewrite(const char *rel, const char *from, const char *to)
+{
+	char path[PATH_MAX], buf[4096], out[4096], *at;
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/proc/%s", proc_copy, rel);
+	fd = open(path, O_RDWR);
+	assert_true(fd >= 0);
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	assert_true(n > 0);
+	buf[n] = '\0';
+	at = strstr(buf, from);
+	assert_non_null(at);
+	snprintf(out, sizeof(out), "%.*s%s%s", (int)(at - buf), buf, to, at + strlen(from));
+	assert_int_equal(ftruncate(fd, 0), 0);
+	assert_int_equal(pwrite(fd, out, strlen(out), 0), (ssize_t)strlen(out));
+	close(fd);
+}
+
+/* The user of a /proc-only row is read once in its task's life: not again
+ * while pid and start time stay, afresh when the PID comes back. */
+static void test_user_read_once(void **state)
+{
+	struct session_config c;
+	char err[256];
+	char user[64];
+
+	config(&c, "task-clock");
+	assert_int_equal(session_init(&s, &c, err, sizeof(err)), 0);
+	assert_int_equal(session_start(&s, err, sizeof(err)), 0);
+	assert_int_equal(session_tick(&s, false), 0);
+	util_strlcpy(user, procfs_user(1001), sizeof(user));
+	assert_non_null(task_row(4242));
+	assert_string_equal(task_row(4242)->user, user);
+	assert_string_equal(task_row(2)->user, "root");
+
+	rewrite("4242/status", "Uid:\t1000\t1001", "Uid:\t0\t0");
+	assert_int_equal(session_tick(&s, false), 0);
+	assert_string_equal(task_row(4242)->user, user);
+	assert_int_equal(session_tick(&s, false), 0);
+	assert_string_equal(task_row(4242)->user, user);
+
+	/* PID 4242 is another task now (another start time) */
+	rewrite("4242/stat", " 987654 ", " 987655 ");
+	assert_int_equal(session_tick(&s, false), 0);
+	assert_string_equal(task_row(4242)->user, "root");
+}
+
+/* Give every task target's group a reading: enabled time en, value v. */
+static void queue_tasks(uint64_t en, uint64_t v)
+{
+	for (int t = 0; t < s.nr_targets; t++) {
+		struct counter_set *cs = &s.targets[t].cs;
+		if (s.targets[t].tid < 0 || !s.targets[t].counted)
+			continue;
+		fake_sys_queue_group_read(cs->c[0].fd, en, en, 1, &v, &cs->c[0].id);
+	}
+}
+
+/*
+ * A counted task whose counters ran no enabled time since its last stat
+ * read has not run: its stat is not read again, its figures stand. And a
+ * counted process is not read as a whole until the tick before it loses its
+ * counters, where its first /proc-only interval starts.
+ */
+static void test_stat_skipped_when_not_run(void **state)
+{
+	struct session_config c;
+	char err[256];
+	struct session_target *t;
+	const struct proc_sample *p;
+	long hz = procfs_hz();
+
+	config(&c, "task-clock");
+	c.cpu_min = 0; /* counters for every task */
+	assert_int_equal(session_init(&s, &c, err, sizeof(err)), 0);
+	assert_true(s.tw_open);
+	assert_int_equal(session_start(&s, err, sizeof(err)), 0);
+	assert_int_equal(session_tick(&s, false), 0); /* counters for 2, 4242, 4243 */
+	t = task_target(4242);
+	assert_non_null(t);
+	assert_true(t->counted);
+	assert_int_equal(t->ticks, 30 + 10);
+	assert_int_equal(s.nr_targets, 2 + 3);
+
+	/* It ran: read. */
+	queue_tasks(1000, 1000);
+	assert_int_equal(session_tick(&s, false), 0);
+	t = task_target(4242);
+	assert_int_equal(t->idle_ticks, 1);
+	/* one row for the process, its two threads summed */
+	int nr_rows = 0;
+	for (int i = 0; i < s.model.nr_tasks; i++)
+		nr_rows += s.model.tasks[i].pid == 4242;
+	assert_int_equal(nr_rows, 1);
+	assert_int_equal(task_row(4242)->nr_threads, 2);
+	assert_true(task_row(4242)->counted);
+	assert_true(task_row(4242)->cells[0].value == 2000.0);
+	p = sample(4242, 4242);
+	assert_non_null(p);
+	assert_true(p->stale); /* counted and staying so: not read as a whole */
+	assert_int_equal(p->ticks, 37 + 12);
+
+	/* It did not run: its stat is not read (the change is not seen). */
+	rewrite("4242/task/4242/stat", " 0 30 10 ", " 0 35 10 ");
+	rewrite("4242/stat", " 0 37 12 ", " 0 42 12 ");
+	queue_tasks(1000, 1000);
+	assert_int_equal(session_tick(&s, false), 0);
+	t = task_target(4242);
+	assert_int_equal(t->ticks, 30 + 10);
+	assert_int_equal(t->idle_ticks, 2);
+	assert_true(t->refreshed);
+
+	/* It ran: read, and seen. */
+	queue_tasks(2000, 1500);
+	assert_int_equal(session_tick(&s, false), 0);
+	t = task_target(4242);
+	assert_int_equal(t->ticks, 35 + 10);
+	assert_int_equal(t->idle_ticks, 0);
+
+	/* The task watcher lost records: everything is read. */
+	rewrite("4242/task/4242/stat", " 0 35 10 ", " 0 36 10 ");
+	s.tw.lost++;
+	queue_tasks(2000, 1500);
+	assert_int_equal(session_tick(&s, false), 0);
+	t = task_target(4242);
+	assert_int_equal(t->ticks, 36 + 10);
+	assert_int_equal(t->idle_ticks, 0);
+
+	/* Idle from here: when its targets go (idle for SESSION_IDLE_TICKS
+	 * ticks), the process is read the tick before... */
+	for (int i = 1; i < SESSION_IDLE_TICKS; i++) {
+		queue_tasks(2000, 1500);
+		assert_int_equal(session_tick(&s, false), 0);
+		assert_int_equal(task_target(4242)->idle_ticks, i);
+		assert_true(sample(4242, 4242)->stale);
+		assert_int_equal(sample(4242, 4242)->ticks, 37 + 12);
+	}
+	queue_tasks(2000, 1500);
+	assert_int_equal(session_tick(&s, false), 0);
+	assert_int_equal(task_target(4242)->idle_ticks, SESSION_IDLE_TICKS);
+	p = sample(4242, 4242);
+	assert_false(p->stale);
+	assert_int_equal(p->ticks, 42 + 12);
+
+	/* ...so that its first /proc-only row has its true interval. */
+	rewrite("4242/stat", " 0 42 12 ", " 0 45 12 ");
+	assert_int_equal(session_tick(&s, false), 0);
+	const struct model_row *r = task_row(4242);
+	assert_non_null(r);
+	assert_false(r->counted);
+	assert_true(r->cpu_pct > 0);
+	assert_true(fabs(r->cpu_pct - 3.0 / (double)hz / s.model.interval_s * 100.0) < 1e-6 * r->cpu_pct);
 }
 
 static void test_no_hardware_pmu(void **state)
@@ -185,6 +565,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_groups_metrics_multiplexing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_event_is_an_error, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_such_pid, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_proc_fds_follow_tasks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_proc_fds_follow_threads, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_target_fds, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_user_read_once, setup_proc_copy, teardown_proc_copy),
+		cmocka_unit_test_setup_teardown(test_stat_skipped_when_not_run, setup_proc_copy,
+						teardown_proc_copy),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
