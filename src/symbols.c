@@ -123,15 +123,15 @@ struct dso {
 };
 
 enum map_kind {
-	MAP_FILE,    /* a binary */
-	MAP_ANON,    /* anonymous: JIT code lives here (perf map) */
-	MAP_SPECIAL, /* [vdso], [vsyscall], [uprobes]: no file to read */
+	MAPPING_FILE,    /* a binary */
+	MAPPING_ANON,    /* anonymous: JIT code lives here (perf map) */
+	MAPPING_SPECIAL, /* [vdso], [vsyscall], [uprobes]: no file to read */
 };
 
 struct map {
 	uint64_t start, end, pgoff;
 	enum map_kind kind;
-	struct dso *dso;   /* MAP_FILE */
+	struct dso *dso;   /* MAPPING_FILE */
 	const char *label; /* otherwise: a static string */
 };
 
@@ -1578,11 +1578,15 @@ static enum map_kind classify(const char *name, const char **label)
 		const char *prefix, *label;
 		enum map_kind kind;
 	} names[] = {
-	    {"//anon", "[anon]", MAP_ANON},          {"/anon_hugepage", "[anon]", MAP_ANON},
-	    {"/dev/zero", "[anon]", MAP_ANON},       {"/SYSV", "[anon]", MAP_ANON},
-	    {"[heap]", "[heap]", MAP_ANON},          {"[stack", "[stack]", MAP_ANON},
-	    {"[vdso]", "[vdso]", MAP_SPECIAL},       {"[vsyscall]", "[vsyscall]", MAP_SPECIAL},
-	    {"[uprobes]", "[uprobes]", MAP_SPECIAL},
+	    {"//anon", "[anon]", MAPPING_ANON},
+	    {"/anon_hugepage", "[anon]", MAPPING_ANON},
+	    {"/dev/zero", "[anon]", MAPPING_ANON},
+	    {"/SYSV", "[anon]", MAPPING_ANON},
+	    {"[heap]", "[heap]", MAPPING_ANON},
+	    {"[stack", "[stack]", MAPPING_ANON},
+	    {"[vdso]", "[vdso]", MAPPING_SPECIAL},
+	    {"[vsyscall]", "[vsyscall]", MAPPING_SPECIAL},
+	    {"[uprobes]", "[uprobes]", MAPPING_SPECIAL},
 	};
 	size_t i;
 
@@ -1593,10 +1597,10 @@ static enum map_kind classify(const char *name, const char **label)
 		}
 	if (!*name || name[0] == '[') {
 		*label = "[anon]"; /* no name, [anon:name] and the like */
-		return MAP_ANON;
+		return MAPPING_ANON;
 	}
 	*label = NULL;
-	return MAP_FILE;
+	return MAPPING_FILE;
 }
 
 static int proc_map(struct symbols *s, struct proc *p, uint64_t start, uint64_t end, uint64_t pgoff,
@@ -1607,7 +1611,7 @@ static int proc_map(struct symbols *s, struct proc *p, uint64_t start, uint64_t 
 	if (end <= start)
 		return -EINVAL;
 	m.kind = classify(name, &m.label);
-	if (m.kind == MAP_FILE) {
+	if (m.kind == MAPPING_FILE) {
 		m.dso = dso_get(s, name, maj, min, ino);
 		if (!m.dso)
 			return -ENOMEM;
@@ -1985,12 +1989,12 @@ static int resolve_user(struct symbols *s, pid_t pid, uint64_t ip, struct symbol
 		proc_scan(s, p);
 	}
 	m = proc_lookup(p, ip);
-	if (!m || m->kind == MAP_ANON) {
+	if (!m || m->kind == MAPPING_ANON) {
 		if (!resolve_jit(s, p, ip, out) && m)
 			util_strlcpy(out->module, m->label, sizeof(out->module));
 		return 0;
 	}
-	if (m->kind == MAP_SPECIAL) {
+	if (m->kind == MAPPING_SPECIAL) {
 		result_no_symbol(out, m->label, ip - m->start);
 		return 0;
 	}
