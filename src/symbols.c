@@ -3,6 +3,7 @@
 
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -12,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* A symbol with no size ends where the next one starts; the last one of a
@@ -28,6 +31,9 @@
 /* Bytes read from kallsyms at a time. Its lines are under 600 bytes; one
  * as long as this or longer would be skipped. */
 #define KALLSYMS_BUF (128 * 1024)
+
+/* The kernel table cache checks this much of kallsyms (one read). */
+#define KCACHE_HEAD 4096
 
 /* Names, each NUL-terminated, at offsets below UINT32_MAX. */
 struct pool {
@@ -80,10 +86,21 @@ struct krun {
 	uint32_t mod; /* its label ("[ext4]") in the pool; 0, an empty name, for the core kernel */
 };
 
+/* Addresses [lo, hi): the core kernel's or a module's, from its first
+ * symbol to kspan_end() of its last. */
+struct kspan {
+	uint64_t lo, hi;
+};
+
 /* The kernel's text symbols, sorted by start (starts unique). Names are
  * pooled in kallsyms order, so the run a symbol was read in, and with it
  * its module, follows from where its name is. They are pooled as read:
- * control bytes are replaced when a lookup copies them out. */
+ * control bytes are replaced when a lookup copies them out.
+ *
+ * Read from kallsyms, the arrays are malloc'd. Loaded from the cache they
+ * point into its read-only mapping (map): then the offsets in them are
+ * checked as they are used, and spans says which addresses the table
+ * covers. */
 struct ktab {
 	struct ksym *syms;
 	size_t nr, cap;
@@ -91,6 +108,10 @@ struct ktab {
 	struct krun *runs;
 	size_t nr_runs, runs_cap;
 	struct pool pool;
+	void *map; /* the cache file mapped, or NULL */
+	size_t map_len;
+	const struct kspan *spans;
+	size_t nr_spans;
 };
 
 /* A PT_LOAD: file bytes [off, off + filesz) load at vaddr. */
@@ -123,15 +144,15 @@ struct dso {
 };
 
 enum map_kind {
-	MAP_FILE,    /* a binary */
-	MAP_ANON,    /* anonymous: JIT code lives here (perf map) */
-	MAP_SPECIAL, /* [vdso], [vsyscall], [uprobes]: no file to read */
+	MAPPING_FILE,    /* a binary */
+	MAPPING_ANON,    /* anonymous: JIT code lives here (perf map) */
+	MAPPING_SPECIAL, /* [vdso], [vsyscall], [uprobes]: no file to read */
 };
 
 struct map {
 	uint64_t start, end, pgoff;
 	enum map_kind kind;
-	struct dso *dso;   /* MAP_FILE */
+	struct dso *dso;   /* MAPPING_FILE */
 	const char *label; /* otherwise: a static string */
 };
 
@@ -168,6 +189,9 @@ struct symbols {
 	enum kernel_state kstate;
 	struct ktab ktab;
 	size_t kallsyms_buf; /* read size; 0: KALLSYMS_BUF */
+	bool krefreshed;     /* a table from the cache had its one full read (or try) */
+	enum { KCACHE_DEFAULT, KCACHE_DIR, KCACHE_OFF } kcache;
+	char kcache_dir[PATH_MAX]; /* KCACHE_DIR */
 
 	struct proc **procs;
 	size_t nr_procs, procs_buckets;
@@ -435,21 +459,27 @@ static bool ksym_better(const struct ktab *t, const struct ksym *a, const struct
 	return rx != ry ? rx > ry : strcmp(x, y) < 0;
 }
 
+static void ktab_free(struct ktab *t)
+{
+	if (t->map) {
+		munmap(t->map, t->map_len);
+	} else {
+		free(t->syms);
+		free(t->runs);
+		free(t->pool.buf);
+	}
+	memset(t, 0, sizeof(*t));
+}
+
 /* Empty t for a new read, keeping its memory (resident already). 0 or
  * -ENOMEM. */
 static int ktab_reset(struct ktab *t)
 {
+	if (t->map)
+		ktab_free(t);
 	t->nr = t->sorted = t->nr_runs = t->pool.len = 0;
 	/* offset 0 is the empty name: "no module" */
 	return pool_add(&t->pool, "", 0) < 0 ? -ENOMEM : 0;
-}
-
-static void ktab_free(struct ktab *t)
-{
-	free(t->syms);
-	free(t->runs);
-	free(t->pool.buf);
-	memset(t, 0, sizeof(*t));
 }
 
 /* p (*cap elements of size bytes) grown to hold need, doubling from min;
@@ -576,10 +606,16 @@ static int kallsyms_line(struct ktab *t, const char *line)
 	return err ? err : 1;
 }
 
+/* The first bytes of kallsyms, as read. */
+struct khead {
+	char buf[KCACHE_HEAD];
+	size_t len;
+};
+
 /* Parse kallsyms from fd into t, bufsize bytes at a time (a line that
- * long or longer is skipped). 1 if an address was not zero, 0 if none
- * was, -errno. */
-static int kallsyms_read(struct ktab *t, int fd, size_t bufsize)
+ * long or longer is skipped), its first bytes into head. 1 if an address
+ * was not zero, 0 if none was, -errno. */
+static int kallsyms_read(struct ktab *t, int fd, size_t bufsize, struct khead *head)
 {
 	char *buf = malloc(bufsize), *line, *nl, *end;
 	size_t have = 0;   /* bytes of a line begun before the last read */
@@ -596,6 +632,13 @@ static int kallsyms_read(struct ktab *t, int fd, size_t bufsize)
 		if (n < 0) {
 			r = -errno;
 			break;
+		}
+		if (head->len < sizeof(head->buf)) {
+			size_t k = sizeof(head->buf) - head->len;
+
+			k = k < (size_t)n ? k : (size_t)n;
+			memcpy(head->buf + head->len, buf + have, k);
+			head->len += k;
 		}
 		end = buf + have + n;
 		if (!n) /* the last line may lack its newline */
@@ -662,8 +705,8 @@ static int ktab_finish(struct ktab *t)
 	return 0;
 }
 
-/* The run symbol k was read in. */
-static const struct krun *ktab_run(const struct ktab *t, const struct ksym *k)
+/* The index of the run symbol k was read in (there is one run at least). */
+static size_t ktab_run_index(const struct ktab *t, const struct ksym *k)
 {
 	size_t lo = 1, hi = t->nr_runs;
 
@@ -675,11 +718,19 @@ static const struct krun *ktab_run(const struct ktab *t, const struct ksym *k)
 		else
 			hi = mid;
 	}
-	return &t->runs[lo - 1];
+	return lo - 1;
 }
 
-/* The symbol containing addr, or NULL; *mod set to its module label. */
-static const struct ksym *ktab_find(const struct ktab *t, uint64_t addr, const char **mod)
+static const struct krun *ktab_run(const struct ktab *t, const struct ksym *k)
+{
+	return &t->runs[ktab_run_index(t, k)];
+}
+
+/* The symbol containing addr in *found, its module label in *mod: 1; 0 if
+ * none; -1 if the table names it by an offset outside the pool (a corrupt
+ * cache file). */
+static int ktab_find(const struct ktab *t, uint64_t addr, const struct ksym **found,
+                     const char **mod)
 {
 	size_t lo = 0, hi = t->nr;
 	const struct ksym *k;
@@ -695,7 +746,7 @@ static const struct ksym *ktab_find(const struct ktab *t, uint64_t addr, const c
 			hi = mid;
 	}
 	if (!lo)
-		return NULL;
+		return 0;
 	/* it ends where the next symbol starts or earlier: no symbol before it
 	 * can hold addr */
 	k = &t->syms[lo - 1];
@@ -703,42 +754,798 @@ static const struct ksym *ktab_find(const struct ktab *t, uint64_t addr, const c
 	if (lo < t->nr && ktab_run(t, k + 1)->mod == m)
 		size = ksym_start(k + 1) - ksym_start(k);
 	if (addr - ksym_start(k) >= (size > UINT32_MAX ? UINT32_MAX : size)) /* as struct sym */
-		return NULL;
+		return 0;
+	if (k->name >= t->pool.len || m >= t->pool.len) /* the pool ends with a NUL */
+		return -1;
+	*found = k;
 	*mod = t->pool.buf + m;
-	return k;
+	return 1;
+}
+
+/* Read <root>/proc/kallsyms into t (emptied first), its first bytes into
+ * head: 1 when an address was visible (t is finished), 0 when all were
+ * zero, -errno; t then holds a partial table, for ktab_free(). */
+static int kallsyms_load(struct symbols *s, struct ktab *t, struct khead *head)
+{
+	char path[PATH_MAX];
+	int fd, r;
+
+	head->len = 0;
+	r = root_path(s, path, sizeof(path), "/proc/kallsyms");
+	if (r)
+		return r;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	s->stats.kallsyms_reads++;
+	r = ktab_reset(t);
+	if (!r)
+		r = kallsyms_read(t, fd, s->kallsyms_buf ? s->kallsyms_buf : KALLSYMS_BUF, head);
+	close(fd);
+	if (r > 0 && ktab_finish(t))
+		r = -ENOMEM;
+	return r;
+}
+
+/* ---- the kernel table cache ---- */
+
+/*
+ * Reading kallsyms costs the kernel some 40-50 ms of CPU (it formats every
+ * line) and the table ~4.5 MB of memory. The finished table is therefore
+ * written to a file, per boot, and later runs map that file read-only
+ * instead: no read, no copy, only the pages lookups touch become resident
+ * (file pages).
+ *
+ * The file: struct kcache_hdr, then ksym[nr_syms], krun[nr_runs],
+ * kspan[nr_spans], head (the first whole lines of kallsyms as read, at most
+ * KCACHE_HEAD bytes) and the pool, each at an offset that is a multiple of
+ * 8, in this build's byte order and layout (checked). Everything in it is
+ * an offset or a count, so it is used where it is mapped. Nothing in it is
+ * trusted: kcache_parse() checks that every array lies inside the file and
+ * that the pool starts and ends with a NUL, and ktab_find() checks each
+ * name offset it follows. The file is replaced by rename(), never written
+ * in place, so a mapping never sees it change.
+ *
+ * It is used only while it describes the kernel we run on: same boot id
+ * (KASLR places the kernel anew at each boot), same modules (name, size,
+ * state and address of each line of /proc/modules), same first lines of
+ * kallsyms read now (which also proves that its addresses are still
+ * visible to us: when they read as zero the cache is not used and the
+ * kernel is hidden exactly as without it), and only when it is a regular
+ * file owned by us that nobody else can write, in a directory of ours.
+ */
+#define KCACHE_MAGIC     "PFMKSYM\n"
+#define KCACHE_VERSION   1
+#define KCACHE_ORDER     0x01020304u
+#define KCACHE_MAX       ((uint64_t)1 << 31) /* a bigger file is not one of ours */
+#define KCACHE_PREFIX    "kallsyms-"         /* then the boot id */
+#define KCACHE_TEMP      ".kallsyms-"        /* files being written */
+#define KCACHE_TEMP_AGE  3600                /* s: a temporary file this old was left behind */
+#define KCACHE_SWEEP_MAX 256                 /* directory entries looked at for stale files */
+#define KCACHE_PAGE      4096u
+#define KMODULES_MAX     (4 << 20) /* bytes of /proc/modules read at most */
+#define BOOT_ID_LEN      36
+#define NO_MODULES       UINT64_MAX /* kmods.len when /proc/modules does not exist */
+#define FNV_BASIS        0xcbf29ce484222325ull
+
+struct kcache_hdr {
+	char magic[8];
+	uint32_t version, hdr_size;
+	uint32_t sym_size, run_size, span_size, order; /* the layout of the build that wrote it */
+	uint64_t file_size;
+	char boot_id[40];                   /* NUL-terminated */
+	uint64_t modules_hash, modules_len; /* struct kmods */
+	uint64_t head_off, head_len;
+	uint64_t syms_off, nr_syms;
+	uint64_t runs_off, nr_runs;
+	uint64_t spans_off, nr_spans;
+	uint64_t pool_off, pool_len;
+};
+
+_Static_assert(sizeof(struct kcache_hdr) % 8 == 0, "the sections follow the header aligned");
+
+/* What /proc/modules says of the modules loaded: a hash of the name, size,
+ * state and address of each (not of the reference counts and users, which
+ * change with use), and their names. */
+struct kmods {
+	uint64_t hash, len; /* FNV-1a of those fields, bytes hashed (NO_MODULES: no file) */
+	char *names;        /* "ext4\0xfs\0" ... */
+	size_t names_len;
+};
+
+/* What the cache is checked against and named by, taken before kallsyms is
+ * read (a module loaded during the read then invalidates the file). */
+struct kenv {
+	const char *why; /* NULL: the cache can be used; else why not (stats) */
+	char dir[PATH_MAX];
+	char boot_id[BOOT_ID_LEN + 1];
+	struct kmods mods;
+};
+
+static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ c[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/* All of path (at most max bytes) into a malloc'd, NUL-terminated *out. 0,
+ * -errno, or -EFBIG. */
+static int read_whole(const char *path, size_t max, char **out, size_t *len)
+{
+	size_t have = 0, cap = 0;
+	char *buf = NULL, *p;
+	ssize_t n = 1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), r = 0;
+
+	if (fd < 0)
+		return -errno;
+	while (n) {
+		if (have + 1 >= cap) {
+			cap = cap ? cap * 2 : 8192;
+			p = cap <= max ? realloc(buf, cap) : NULL;
+			if (!p) {
+				r = cap <= max ? -ENOMEM : -EFBIG;
+				break;
+			}
+			buf = p;
+		}
+		n = read(fd, buf + have, cap - have - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = -errno;
+			break;
+		}
+		have += n;
+	}
+	close(fd);
+	if (r) {
+		free(buf);
+		return r;
+	}
+	buf[have] = '\0';
+	*out = buf;
+	*len = have;
+	return 0;
+}
+
+/* Fingerprint <root>/proc/modules into m. 0 (also when it does not exist:
+ * no modules), or -errno. */
+static int kmods_read(const struct symbols *s, struct kmods *m)
+{
+	char path[PATH_MAX], *buf = NULL, *line, *next;
+	size_t len = 0;
+	int r;
+
+	memset(m, 0, sizeof(*m));
+	m->hash = FNV_BASIS;
+	r = root_path(s, path, sizeof(path), "/proc/modules");
+	if (!r)
+		r = read_whole(path, KMODULES_MAX, &buf, &len);
+	if (r == -ENOENT) {
+		m->len = NO_MODULES;
+		return 0;
+	}
+	if (r)
+		return r;
+	m->names = malloc(len + 1);
+	if (!m->names) {
+		free(buf);
+		return -ENOMEM;
+	}
+	/* "NAME SIZE REFS USERS STATE ADDRESS [TAINTS]" */
+	for (line = buf; *line; line = next) {
+		const char *f[6];
+		size_t flen[6], nf = 0;
+		char *p = line;
+
+		next = line + strcspn(line, "\n");
+		if (*next)
+			*next++ = '\0';
+		while (*p && nf < 6) {
+			p += strspn(p, " ");
+			if (!*p)
+				break;
+			f[nf] = p;
+			flen[nf] = strcspn(p, " ");
+			p += flen[nf++];
+		}
+		if (!nf)
+			continue;
+		memcpy(m->names + m->names_len, f[0], flen[0]);
+		m->names_len += flen[0];
+		m->names[m->names_len++] = '\0';
+		if (nf < 6) { /* not the usual format: all of the line */
+			m->hash = fnv1a(fnv1a(m->hash, line, strlen(line)), "\n", 1);
+			m->len += strlen(line) + 1;
+			continue;
+		}
+		for (size_t i = 0; i < 6; i++) {
+			if (i == 2 || i == 3)
+				continue;
+			m->hash = fnv1a(fnv1a(m->hash, f[i], flen[i]), i == 5 ? "\n" : " ", 1);
+			m->len += flen[i] + 1;
+		}
+	}
+	free(buf);
+	return 0;
+}
+
+/* Is label ("[ext4]", "[bpf]" ...) a module /proc/modules lists? */
+static bool kmods_has(const struct kmods *m, const char *label)
+{
+	size_t n = strlen(label), i;
+
+	if (n < 3 || label[0] != '[' || label[n - 1] != ']')
+		return false;
+	for (i = 0; i < m->names_len; i += strlen(m->names + i) + 1)
+		if (!strncmp(m->names + i, label + 1, n - 2) && !m->names[i + n - 2])
+			return true;
+	return false;
+}
+
+/* <root>/proc/sys/kernel/random/boot_id (a UUID: hex digits and dashes) into
+ * id. 0, or -1. */
+static int boot_id_read(const struct symbols *s, char id[BOOT_ID_LEN + 1])
+{
+	char path[PATH_MAX], buf[BOOT_ID_LEN + 2];
+	ssize_t n = -1;
+	int fd;
+
+	if (root_path(s, path, sizeof(path), "/proc/sys/kernel/random/boot_id"))
+		return -1;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf));
+		close(fd);
+	}
+	if (n < BOOT_ID_LEN || (n > BOOT_ID_LEN && buf[BOOT_ID_LEN] != '\n'))
+		return -1;
+	for (int i = 0; i < BOOT_ID_LEN; i++)
+		if (!hex_digit[(unsigned char)buf[i]] && buf[i] != '-')
+			return -1;
+	memcpy(id, buf, BOOT_ID_LEN);
+	id[BOOT_ID_LEN] = '\0';
+	return 0;
+}
+
+/* The cache directory's path into dir: NULL, or why there is none. The
+ * environment is read with secure_getenv(): a process with more privileges
+ * than its user (file capabilities, setuid) may see kernel addresses its
+ * user may not, and must not write them where that user says. */
+static const char *kcache_dir_path(const struct symbols *s, char *dir, size_t len)
+{
+	const char *v;
+	int n;
+
+	if (s->kcache == KCACHE_OFF)
+		return "off";
+	if (s->kcache == KCACHE_DIR) {
+		util_strlcpy(dir, s->kcache_dir, len);
+		return NULL;
+	}
+	v = secure_getenv("PFMTOP_NO_KSYM_CACHE");
+	if (v && *v && strcmp(v, "0"))
+		return "off";
+	v = secure_getenv("XDG_CACHE_HOME");
+	if (v && v[0] == '/') {
+		n = snprintf(dir, len, "%s/pfmtop", v);
+	} else {
+		v = secure_getenv("HOME");
+		if (!v || v[0] != '/')
+			return "nodir";
+		n = snprintf(dir, len, "%s/.cache/pfmtop", v);
+	}
+	return n < 0 || (size_t)n >= len ? "nodir" : NULL;
+}
+
+/* A directory of ours that nobody else can write (nor rename things in). */
+static bool dir_ours(const struct stat *st)
+{
+	return S_ISDIR(st->st_mode) && st->st_uid == geteuid() &&
+	       !(st->st_mode & (S_IWGRP | S_IWOTH));
+}
+
+/* mkdir path, mode 0700, when its parent is a directory we own; a missing
+ * parent is made first, the same way, depth levels up at most. 0 or -errno. */
+static int mkdir_ours(const char *path, int depth)
+{
+	char parent[PATH_MAX];
+	struct stat st;
+	char *slash;
+	int r;
+
+	util_strlcpy(parent, path, sizeof(parent));
+	slash = strrchr(parent, '/');
+	if (!slash || slash == parent)
+		return -EPERM; /* nothing is made in / */
+	*slash = '\0';
+	if (stat(parent, &st)) {
+		if (errno != ENOENT || !depth)
+			return -errno;
+		r = mkdir_ours(parent, depth - 1);
+		if (r && r != -EEXIST)
+			return r;
+		if (stat(parent, &st))
+			return -errno;
+	}
+	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+		return -EPERM;
+	return mkdir(path, 0700) ? -errno : 0;
+}
+
+/* An fd of the cache directory dir when it is ours (see dir_ours(); a
+ * symlink is not), made when missing and create is true; -errno. */
+static int kcache_dir_open(const char *dir, bool create)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+
+	if (fd < 0 && errno == ENOENT && create) {
+		int r = mkdir_ours(dir, 1);
+
+		if (r && r != -EEXIST)
+			return r;
+		fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	}
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !dir_ours(&st)) {
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
+/* Fill e for loading or writing the cache; e->why says why it cannot be. */
+static void kenv_get(const struct symbols *s, struct kenv *e)
+{
+	memset(&e->mods, 0, sizeof(e->mods));
+	e->why = kcache_dir_path(s, e->dir, sizeof(e->dir));
+	if (!e->why && boot_id_read(s, e->boot_id))
+		e->why = "noboot";
+	if (!e->why && kmods_read(s, &e->mods))
+		e->why = "nomodules";
+}
+
+static void kenv_free(struct kenv *e)
+{
+	free(e->mods.names);
+	e->mods.names = NULL;
+}
+
+/* Do the whole lines p (len bytes) show an address that is not zero? */
+static bool head_visible(const char *p, size_t len)
+{
+	const char *end = p + len, *nl;
+
+	for (; p < end; p = nl + 1) {
+		nl = memchr(p, '\n', end - p);
+		if (!nl)
+			nl = end;
+		for (; p < nl && hex_digit[(unsigned char)*p]; p++)
+			if (*p != '0')
+				return true;
+	}
+	return false;
+}
+
+/* Does <root>/proc/kallsyms begin, now, with the len bytes at head? One
+ * read of KCACHE_HEAD bytes: the kernel formats only the lines asked for. */
+static bool kallsyms_head_same(const struct symbols *s, const char *head, size_t len)
+{
+	char path[PATH_MAX], buf[KCACHE_HEAD];
+	size_t got = 0;
+	ssize_t n;
+	int fd;
+
+	if (len > sizeof(buf) || root_path(s, path, sizeof(path), "/proc/kallsyms"))
+		return false;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	while (got < len) {
+		n = read(fd, buf + got, sizeof(buf) - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += n;
+	}
+	close(fd);
+	return got >= len && !memcmp(buf, head, len);
+}
+
+/* Does an array of n elements of size bytes at off lie inside a file of
+ * len bytes, after the header, aligned to 8? */
+static bool kcache_section(uint64_t off, uint64_t n, size_t size, uint64_t len)
+{
+	return off % 8 == 0 && off >= sizeof(struct kcache_hdr) && off <= len &&
+	       n <= (len - off) / size;
+}
+
+/* Point t into the cache file mapped at map (len bytes) when it is a
+ * consistent table: NULL, or why it is not. Reads nothing else. */
+static const char *kcache_parse(void *map, size_t len, struct ktab *t)
+{
+	const struct kcache_hdr *h = map;
+	char *p = map;
+
+	if (len < sizeof(*h))
+		return "size";
+	if (memcmp(h->magic, KCACHE_MAGIC, sizeof(h->magic)))
+		return "magic";
+	if (h->version != KCACHE_VERSION || h->hdr_size != sizeof(*h) ||
+	    h->sym_size != sizeof(struct ksym) || h->run_size != sizeof(struct krun) ||
+	    h->span_size != sizeof(struct kspan) || h->order != KCACHE_ORDER)
+		return "version";
+	if (h->file_size != len)
+		return "size";
+	if (!memchr(h->boot_id, '\0', sizeof(h->boot_id)) ||
+	    !kcache_section(h->syms_off, h->nr_syms, sizeof(struct ksym), len) ||
+	    !kcache_section(h->runs_off, h->nr_runs, sizeof(struct krun), len) ||
+	    !kcache_section(h->spans_off, h->nr_spans, sizeof(struct kspan), len) ||
+	    !kcache_section(h->head_off, h->head_len, 1, len) ||
+	    !kcache_section(h->pool_off, h->pool_len, 1, len))
+		return "corrupt";
+	if (!h->nr_syms || !h->nr_runs || !h->head_len || h->head_len > KCACHE_HEAD ||
+	    !h->pool_len || h->pool_len > UINT32_MAX || p[h->pool_off] ||
+	    p[h->pool_off + h->pool_len - 1] || p[h->head_off + h->head_len - 1] != '\n' ||
+	    !head_visible(p + h->head_off, h->head_len))
+		return "corrupt";
+	memset(t, 0, sizeof(*t));
+	t->syms = (struct ksym *)(p + h->syms_off);
+	t->nr = t->cap = t->sorted = h->nr_syms;
+	t->runs = (struct krun *)(p + h->runs_off);
+	t->nr_runs = t->runs_cap = h->nr_runs;
+	t->spans = (const struct kspan *)(p + h->spans_off);
+	t->nr_spans = h->nr_spans;
+	t->pool.buf = p + h->pool_off;
+	t->pool.len = t->pool.cap = h->pool_len;
+	return NULL;
+}
+
+/* The cache file's name for boot_id. */
+static void kcache_name(char *name, size_t len, const char *boot_id)
+{
+	snprintf(name, len, KCACHE_PREFIX "%s", boot_id);
+}
+
+/* Map the cache file of this boot into t (replacing what t held) when it is
+ * valid: NULL, or why it was not used (t is then unchanged). */
+static const char *kcache_load(const struct symbols *s, const struct kenv *e, struct ktab *t)
+{
+	char name[sizeof(KCACHE_PREFIX) + BOOT_ID_LEN];
+	const struct kcache_hdr *h;
+	const char *why = NULL;
+	struct ktab c;
+	struct stat st;
+	void *map = MAP_FAILED;
+	int dfd, fd;
+
+	if (e->why)
+		return e->why;
+	dfd = kcache_dir_open(e->dir, false);
+	if (dfd < 0)
+		return dfd == -ENOENT ? "missing" : "nodir";
+	kcache_name(name, sizeof(name), e->boot_id);
+	/* O_NONBLOCK: a FIFO put there must not hang us (it is rejected) */
+	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	close(dfd);
+	if (fd < 0)
+		return errno == ENOENT ? "missing" : "type";
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+		why = "type";
+	else if (st.st_uid != geteuid())
+		why = "owner";
+	else if (st.st_mode & (S_IWGRP | S_IWOTH))
+		why = "mode";
+	else if (st.st_size < (off_t)sizeof(*h) || (uint64_t)st.st_size > KCACHE_MAX)
+		why = "size";
+	else
+		map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (why)
+		return why;
+	if (map == MAP_FAILED)
+		return "size";
+	/* Lookups touch a few scattered pages. When the file is not in the
+	 * page cache this reads just those (no readahead), and so fewer
+	 * pages get mapped around each fault (the kernel maps up to
+	 * fault_around_bytes, 64 KiB, of cached pages around it): measured
+	 * 0.6-0.8 MB resident instead of 2.4 MB after 2 s of pfmtop. */
+	madvise(map, st.st_size, MADV_RANDOM);
+	h = map;
+	why = kcache_parse(map, st.st_size, &c);
+	if (!why && strcmp(h->boot_id, e->boot_id))
+		why = "boot";
+	if (!why && (h->modules_hash != e->mods.hash || h->modules_len != e->mods.len))
+		why = "modules";
+	if (!why && !kallsyms_head_same(s, (const char *)map + h->head_off, h->head_len))
+		why = "head";
+	if (why) {
+		munmap(map, st.st_size);
+		return why;
+	}
+	ktab_free(t);
+	*t = c;
+	t->map = map;
+	t->map_len = st.st_size;
+	return NULL;
+}
+
+/* Buffered writes of the cache file. */
+struct kwriter {
+	int fd;
+	bool failed;
+	uint64_t off; /* bytes put */
+	size_t len;   /* in buf */
+	char buf[64 * 1024];
+};
+
+static void kw_flush(struct kwriter *w)
+{
+	size_t done = 0;
+	ssize_t n;
+
+	while (!w->failed && done < w->len) {
+		n = write(w->fd, w->buf + done, w->len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			w->failed = true;
+		else
+			done += n;
+	}
+	w->len = 0;
+}
+
+static void kw_put(struct kwriter *w, const void *p, size_t n)
+{
+	const char *c = p;
+
+	w->off += n;
+	while (n) {
+		size_t k = sizeof(w->buf) - w->len;
+
+		if (!k) {
+			kw_flush(w);
+			continue;
+		}
+		k = k < n ? k : n;
+		memcpy(w->buf + w->len, c, k);
+		w->len += k;
+		c += k;
+		n -= k;
+	}
+}
+
+/* Zeros up to the next multiple of 8; the offset reached. */
+static uint64_t kw_align(struct kwriter *w)
+{
+	static const char zero[8];
+
+	if (w->off % 8)
+		kw_put(w, zero, 8 - w->off % 8);
+	return w->off;
+}
+
+/*
+ * Where the span of a table whose last symbol starts at a ends: SYM_TAIL
+ * past a (where a lookup gives that symbol up), but not past the end of
+ * a's page. Dynamic code is allocated in whole pages (module_alloc(),
+ * execmem, BPF program packs), so it never shares one with the kernel's or
+ * a module's code, but it may start on the page after a module's last
+ * one: an ip there must not be taken for that module's last symbol. (The
+ * rest of a last function that runs on into the next page is read from
+ * kallsyms, once, like dynamic code.) 4096 is the smallest page size.
+ */
+static uint64_t kspan_end(uint64_t a)
+{
+	uint64_t page_end = (a | (KCACHE_PAGE - 1)) + 1; /* 0: a is in the last page */
+
+	if (a > UINT64_MAX - SYM_TAIL)
+		return page_end ? page_end : UINT64_MAX;
+	return page_end && page_end < a + SYM_TAIL ? page_end : a + SYM_TAIL;
+}
+
+/* Remove the cache files of other boots, and temporary files left behind
+ * (KCACHE_TEMP_AGE old), from the directory dfd: KCACHE_SWEEP_MAX entries
+ * looked at, at most. */
+static void kcache_sweep(int dfd, const char *keep)
+{
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	time_t now = time(NULL);
+	struct dirent *de;
+	struct stat st;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	for (int n = 0; n < KCACHE_SWEEP_MAX && (de = readdir(d)); n++) {
+		if (has_prefix(de->d_name, KCACHE_PREFIX) && strcmp(de->d_name, keep))
+			unlinkat(dfd, de->d_name, 0);
+		else if (has_prefix(de->d_name, KCACHE_TEMP) &&
+		         !fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) &&
+		         now - st.st_mtime > KCACHE_TEMP_AGE)
+			unlinkat(dfd, de->d_name, 0);
+	}
+	closedir(d);
+}
+
+/* Write the core kernel and the real modules (those e->mods lists) of t, a
+ * table just read from kallsyms whose first bytes are head, as the cache
+ * file of this boot: a temporary file renamed over it. Then remove the
+ * files of other boots. Failing is silent: the cache only saves time. */
+static void kcache_write(struct symbols *s, const struct kenv *e, const struct ktab *t,
+                         const struct khead *head)
+{
+	char name[sizeof(KCACHE_PREFIX) + BOOT_ID_LEN], tmp[64];
+	struct kcache_hdr h = {.magic = KCACHE_MAGIC};
+	size_t hlen = head->len, i;
+	struct kspan *spans = NULL;
+	struct kwriter *w = NULL;
+	bool *keep = NULL, ok;
+	int dfd, fd = -1;
+
+	while (hlen && head->buf[hlen - 1] != '\n') /* whole lines */
+		hlen--;
+	if (e->why || !t->nr || !t->nr_runs || !head_visible(head->buf, hlen))
+		return;
+	dfd = kcache_dir_open(e->dir, true);
+	if (dfd < 0)
+		return;
+	keep = malloc(t->nr_runs * sizeof(*keep));
+	spans = malloc(t->nr_runs * sizeof(*spans));
+	w = malloc(sizeof(*w));
+	if (!keep || !spans || !w)
+		goto out;
+	for (i = 0; i < 8 && fd < 0; i++) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		snprintf(tmp, sizeof(tmp), KCACHE_TEMP "%ld-%lx", (long)getpid(),
+		         (unsigned long)(ts.tv_nsec ^ ts.tv_sec << 20) + i);
+		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (fd < 0)
+		goto out;
+	*w = (struct kwriter){.fd = fd};
+
+	/* Dynamic code (BPF, trampolines: "modules" /proc/modules does not
+	 * list) changes without anything the cache checks noticing: left out
+	 * (see kernel_refresh()). Their names stay in the pool, unused; the
+	 * symbols of a run left out now fall in the run before it, which is
+	 * fine as none of them is in the file. */
+	for (i = 0; i < t->nr_runs; i++) {
+		keep[i] = !t->runs[i].mod || kmods_has(&e->mods, t->pool.buf + t->runs[i].mod);
+		spans[i] = (struct kspan){UINT64_MAX, 0};
+	}
+	kw_put(w, &h, sizeof(h)); /* written again at the end */
+	h.syms_off = kw_align(w);
+	for (i = 0; i < t->nr; i++) {
+		size_t r = ktab_run_index(t, &t->syms[i]);
+		uint64_t a = ksym_start(&t->syms[i]);
+
+		if (!keep[r])
+			continue;
+		spans[r].lo = a < spans[r].lo ? a : spans[r].lo;
+		a = kspan_end(a);
+		spans[r].hi = a > spans[r].hi ? a : spans[r].hi;
+		kw_put(w, &t->syms[i], sizeof(t->syms[i]));
+		h.nr_syms++;
+	}
+	h.runs_off = kw_align(w);
+	for (i = 0; i < t->nr_runs; i++)
+		if (keep[i]) {
+			kw_put(w, &t->runs[i], sizeof(t->runs[i]));
+			h.nr_runs++;
+		}
+	h.spans_off = kw_align(w);
+	for (i = 0; i < t->nr_runs; i++)
+		if (keep[i] && spans[i].lo < spans[i].hi) {
+			kw_put(w, &spans[i], sizeof(spans[i]));
+			h.nr_spans++;
+		}
+	h.head_off = kw_align(w);
+	kw_put(w, head->buf, h.head_len = hlen);
+	h.pool_off = kw_align(w);
+	kw_put(w, t->pool.buf, h.pool_len = t->pool.len);
+	kw_flush(w);
+
+	h.version = KCACHE_VERSION;
+	h.hdr_size = sizeof(h);
+	h.sym_size = sizeof(struct ksym);
+	h.run_size = sizeof(struct krun);
+	h.span_size = sizeof(struct kspan);
+	h.order = KCACHE_ORDER;
+	h.file_size = w->off;
+	memcpy(h.boot_id, e->boot_id, sizeof(e->boot_id));
+	h.modules_hash = e->mods.hash;
+	h.modules_len = e->mods.len;
+	ok = !w->failed && h.nr_syms && pwrite(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h);
+	ok = !close(fd) && ok;
+	kcache_name(name, sizeof(name), e->boot_id);
+	if (ok && !renameat(dfd, tmp, dfd, name)) {
+		s->stats.cache_writes++;
+		kcache_sweep(dfd, name);
+	} else {
+		unlinkat(dfd, tmp, 0);
+	}
+out:
+	free(w);
+	free(spans);
+	free(keep);
+	close(dfd);
+}
+
+/* Remove the cache file of this boot (kallsyms hides its addresses from us
+ * now: do not keep them either). */
+static void kcache_drop(const struct kenv *e)
+{
+	char name[sizeof(KCACHE_PREFIX) + BOOT_ID_LEN];
+	int dfd;
+
+	if (e->why || (dfd = kcache_dir_open(e->dir, false)) < 0)
+		return;
+	kcache_name(name, sizeof(name), e->boot_id);
+	unlinkat(dfd, name, 0);
+	close(dfd);
 }
 
 int symbols_load_kernel(struct symbols *s)
 {
-	struct ktab *t = &s->ktab;
-	char path[PATH_MAX];
-	int fd, r;
+	struct khead head;
+	struct kenv e;
+	const char *why;
+	int r;
 
-	s->kstate = KERNEL_FAILED;
+	s->krefreshed = false;
 	s->stats.kernel_symbols = 0;
-	r = root_path(s, path, sizeof(path), "/proc/kallsyms");
-	if (!r) {
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0) {
-			r = -errno;
-		} else {
-			r = ktab_reset(t);
-			if (!r)
-				r = kallsyms_read(t, fd,
-				                  s->kallsyms_buf ? s->kallsyms_buf : KALLSYMS_BUF);
-			close(fd);
-		}
-	}
-	if (r > 0)
-		r = ktab_finish(t);
+	s->stats.kernel_source = SYMBOLS_KERNEL_NONE;
+	kenv_get(s, &e);
+	why = kcache_load(s, &e, &s->ktab);
+	s->stats.kernel_cache = why ? why : "hit";
+	r = why ? kallsyms_load(s, &s->ktab, &head) : 1;
+	if (why && r > 0)
+		kcache_write(s, &e, &s->ktab, &head);
 	else if (!r) /* no address that was not zero */
-		s->kstate = KERNEL_HIDDEN;
-	if (r || s->kstate == KERNEL_HIDDEN) {
-		ktab_free(t);
+		kcache_drop(&e);
+	kenv_free(&e);
+	if (r <= 0) {
+		ktab_free(&s->ktab);
+		s->kstate = r ? KERNEL_FAILED : KERNEL_HIDDEN;
 		return r;
 	}
 	s->kstate = KERNEL_LOADED;
-	s->stats.kernel_symbols = t->nr;
+	s->stats.kernel_symbols = s->ktab.nr;
+	s->stats.kernel_source = why ? SYMBOLS_KERNEL_KALLSYMS : SYMBOLS_KERNEL_CACHE;
+	return 0;
+}
+
+int symbols_set_cache_dir(struct symbols *s, const char *dir)
+{
+	size_t n;
+
+	if (!dir) {
+		s->kcache = KCACHE_OFF;
+		return 0;
+	}
+	n = strlen(dir);
+	if (n >= sizeof(s->kcache_dir))
+		return -ENAMETOOLONG;
+	memcpy(s->kcache_dir, dir, n + 1);
+	while (n > 1 && s->kcache_dir[n - 1] == '/')
+		s->kcache_dir[--n] = '\0';
+	s->kcache = KCACHE_DIR;
 	return 0;
 }
 
@@ -752,10 +1559,62 @@ bool symbols_kernel_hidden(const struct symbols *s)
 	return s->kstate == KERNEL_HIDDEN || s->kstate == KERNEL_FAILED;
 }
 
+/* Can the table place ip: is it in the core kernel's or a module's span?
+ * A table read from kallsyms places every ip. */
+static bool ktab_places(const struct ktab *t, uint64_t ip)
+{
+	if (!t->map)
+		return true;
+	for (size_t i = 0; i < t->nr_spans; i++)
+		if (ip >= t->spans[i].lo && ip < t->spans[i].hi)
+			return true;
+	return false;
+}
+
+/*
+ * A table from the cache holds the core kernel and the modules
+ * /proc/modules listed. Code the kernel makes as it runs (BPF JIT images
+ * "[bpf]", ftrace and kprobe trampolines "[__builtin__ftrace]" ...: module
+ * labels of kallsyms that are not modules) comes and goes without anything
+ * the cache is checked against changing, so it is not in the file. An ip
+ * the table cannot place (ktab_places(): in none of its spans, each from
+ * the first symbol of the core kernel or of a module to SYM_TAIL past its
+ * last, or less, to the end of that symbol's page: see kspan_end()), or
+ * that it names by a bad offset (a corrupt file), may be such
+ * code: kallsyms is then read in full, once, exactly as without the cache,
+ * and that table is used for the rest of the run (and written to the
+ * cache). Without the cache kallsyms is read once, at start, and never
+ * again; reading it once, when first needed, keeps that: one table as
+ * kallsyms was at one moment, one read per run at most. When that read
+ * fails or finds the addresses hidden now, the cache's table is kept.
+ */
+static void kernel_refresh(struct symbols *s)
+{
+	struct ktab t = {0};
+	struct khead head;
+	struct kenv e;
+
+	if (s->krefreshed || !s->ktab.map)
+		return;
+	s->krefreshed = true;
+	kenv_get(s, &e);
+	if (kallsyms_load(s, &t, &head) > 0) {
+		ktab_free(&s->ktab);
+		s->ktab = t;
+		s->stats.kernel_symbols = t.nr;
+		s->stats.kernel_source = SYMBOLS_KERNEL_KALLSYMS;
+		kcache_write(s, &e, &s->ktab, &head);
+	} else {
+		ktab_free(&t);
+	}
+	kenv_free(&e);
+}
+
 static void resolve_kernel(struct symbols *s, uint64_t ip, struct symbols_result *out)
 {
 	const struct ksym *k;
 	const char *mod;
+	int found;
 
 	if (s->kstate == KERNEL_NOT_TRIED)
 		symbols_load_kernel(s);
@@ -763,8 +1622,15 @@ static void resolve_kernel(struct symbols *s, uint64_t ip, struct symbols_result
 		result_set(out, SYMBOLS_KERNEL_HIDDEN, "[kernel]", 0, "[kernel]");
 		return;
 	}
-	k = ktab_find(&s->ktab, ip, &mod);
-	if (!k) {
+	if (!ktab_places(&s->ktab, ip))
+		kernel_refresh(s);
+	found = ktab_find(&s->ktab, ip, &k, &mod);
+	if (found < 0) {
+		s->stats.kernel_cache = "corrupt";
+		kernel_refresh(s);
+		found = ktab_find(&s->ktab, ip, &k, &mod);
+	}
+	if (found <= 0) {
 		result_set(out, SYMBOLS_UNKNOWN, "[unknown]", 0, "[kernel]");
 		return;
 	}
@@ -1578,11 +2444,15 @@ static enum map_kind classify(const char *name, const char **label)
 		const char *prefix, *label;
 		enum map_kind kind;
 	} names[] = {
-	    {"//anon", "[anon]", MAP_ANON},          {"/anon_hugepage", "[anon]", MAP_ANON},
-	    {"/dev/zero", "[anon]", MAP_ANON},       {"/SYSV", "[anon]", MAP_ANON},
-	    {"[heap]", "[heap]", MAP_ANON},          {"[stack", "[stack]", MAP_ANON},
-	    {"[vdso]", "[vdso]", MAP_SPECIAL},       {"[vsyscall]", "[vsyscall]", MAP_SPECIAL},
-	    {"[uprobes]", "[uprobes]", MAP_SPECIAL},
+	    {"//anon", "[anon]", MAPPING_ANON},
+	    {"/anon_hugepage", "[anon]", MAPPING_ANON},
+	    {"/dev/zero", "[anon]", MAPPING_ANON},
+	    {"/SYSV", "[anon]", MAPPING_ANON},
+	    {"[heap]", "[heap]", MAPPING_ANON},
+	    {"[stack", "[stack]", MAPPING_ANON},
+	    {"[vdso]", "[vdso]", MAPPING_SPECIAL},
+	    {"[vsyscall]", "[vsyscall]", MAPPING_SPECIAL},
+	    {"[uprobes]", "[uprobes]", MAPPING_SPECIAL},
 	};
 	size_t i;
 
@@ -1593,10 +2463,10 @@ static enum map_kind classify(const char *name, const char **label)
 		}
 	if (!*name || name[0] == '[') {
 		*label = "[anon]"; /* no name, [anon:name] and the like */
-		return MAP_ANON;
+		return MAPPING_ANON;
 	}
 	*label = NULL;
-	return MAP_FILE;
+	return MAPPING_FILE;
 }
 
 static int proc_map(struct symbols *s, struct proc *p, uint64_t start, uint64_t end, uint64_t pgoff,
@@ -1607,7 +2477,7 @@ static int proc_map(struct symbols *s, struct proc *p, uint64_t start, uint64_t 
 	if (end <= start)
 		return -EINVAL;
 	m.kind = classify(name, &m.label);
-	if (m.kind == MAP_FILE) {
+	if (m.kind == MAPPING_FILE) {
 		m.dso = dso_get(s, name, maj, min, ino);
 		if (!m.dso)
 			return -ENOMEM;
@@ -1985,12 +2855,12 @@ static int resolve_user(struct symbols *s, pid_t pid, uint64_t ip, struct symbol
 		proc_scan(s, p);
 	}
 	m = proc_lookup(p, ip);
-	if (!m || m->kind == MAP_ANON) {
+	if (!m || m->kind == MAPPING_ANON) {
 		if (!resolve_jit(s, p, ip, out) && m)
 			util_strlcpy(out->module, m->label, sizeof(out->module));
 		return 0;
 	}
-	if (m->kind == MAP_SPECIAL) {
+	if (m->kind == MAPPING_SPECIAL) {
 		result_no_symbol(out, m->label, ip - m->start);
 		return 0;
 	}

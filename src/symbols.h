@@ -39,6 +39,10 @@
  *   re-read when the file changes. It is trusted when owned by root, by us
  *   or by the process's owner.
  *
+ * - the kernel table is also kept in a per-boot cache file (see
+ *   symbols_set_cache_dir()): mapped read-only instead of reading kallsyms
+ *   when it is still valid, so a start costs no kallsyms read and no copy.
+ *
  * Lookups are binary searches; nothing here is meant to run per sample.
  * Resolve at refresh time, for the rows that are shown.
  *
@@ -72,6 +76,13 @@ struct symbols_result {
 	char module[SYMBOLS_MODULE_MAX];
 };
 
+/* Where the kernel table came from. */
+enum symbols_kernel_source {
+	SYMBOLS_KERNEL_NONE,     /* not loaded (yet), hidden or unreadable */
+	SYMBOLS_KERNEL_KALLSYMS, /* read from kallsyms */
+	SYMBOLS_KERNEL_CACHE,    /* mapped from the cache file */
+};
+
 struct symbols_stats {
 	unsigned long elf_loads;    /* binaries read (the cache works if this stays low) */
 	unsigned long elf_failures; /* binaries that could not be opened or parsed */
@@ -80,6 +91,20 @@ struct symbols_stats {
 	size_t binaries;            /* binaries held (mapped by someone or recently) */
 	size_t processes;           /* processes tracked */
 	size_t kernel_symbols;      /* text symbols from kallsyms */
+	enum symbols_kernel_source kernel_source;
+	/* The cache at the last symbols_load_kernel() (NULL before it), one
+	 * word: "hit" (used); not looked at: "off" (disabled), "nodir" (no
+	 * cache directory of ours), "noboot" (no boot id), "nomodules"
+	 * (/proc/modules unreadable); "missing" (no file for this boot); or
+	 * why it was rejected: "type", "owner", "mode" (not a regular file of
+	 * ours that only we can write), "size", "magic", "version",
+	 * "corrupt" (not a table of this pfmtop; also set when a lookup in a
+	 * mapped table meets a bad offset), "boot", "modules", "head"
+	 * (another boot, a module (un)loaded since, kallsyms now differs or
+	 * hides its addresses). */
+	const char *kernel_cache;
+	unsigned long kallsyms_reads; /* full reads of kallsyms */
+	unsigned long cache_writes;   /* cache files written */
 };
 
 /* A new, empty resolver (reading nothing yet), or NULL when out of memory
@@ -93,11 +118,33 @@ void symbols_free(struct symbols *s);
  * Binaries are read below it too. 0, or -ENAMETOOLONG (root unchanged). */
 int symbols_set_root(struct symbols *s, const char *root);
 
-/* (Re)read <root>/proc/kallsyms. 0 when read, including when the addresses
- * are hidden (see symbols_kernel_hidden()); -errno when it cannot be read
- * (kernel ips then resolve as hidden too). Kernel lookups call it once by
- * themselves when it was never called. */
+/* (Re)load the kernel table: from the cache file when it is valid, else
+ * from <root>/proc/kallsyms (then written to the cache). 0 when loaded,
+ * including when the addresses are hidden (see symbols_kernel_hidden());
+ * -errno when kallsyms cannot be read (kernel ips then resolve as hidden
+ * too). Kernel lookups call it once by themselves when it was never
+ * called. A table from the cache holds no dynamic code (BPF, ftrace and
+ * kprobe trampolines ...): the first kernel ip it cannot place makes one
+ * full read of kallsyms, used from then on. */
 int symbols_load_kernel(struct symbols *s);
+
+/*
+ * The kernel table cache: after reading kallsyms, the table of the core
+ * kernel and of the modules /proc/modules lists is written to
+ * dir/kallsyms-BOOT_ID (mode 0600, atomically; files of other boots there
+ * are removed), and symbols_load_kernel() maps that file instead of reading
+ * kallsyms while it is valid: same boot, same modules (the name, size,
+ * state and address of each line of /proc/modules), same first
+ * lines of kallsyms (so its addresses are still visible to us), a regular
+ * file owned by us that only we can write, consistent throughout. dir is
+ * created (0700) when missing; it is used only when it is a directory of
+ * ours (not a symlink) that only we can write, its parent ours too when it
+ * has to be created. NULL: no cache. By default: $XDG_CACHE_HOME/pfmtop
+ * (an absolute path), else $HOME/.cache/pfmtop, none when
+ * PFMTOP_NO_KSYM_CACHE is set (not to "0") or when the process runs with
+ * elevated privileges (secure_getenv()). 0, or -ENAMETOOLONG (unchanged).
+ */
+int symbols_set_cache_dir(struct symbols *s, const char *dir);
 
 /* Read kallsyms bytes at a time (tests: lines split across reads); 0
  * restores the default (128 KiB). Lines that long or longer are skipped. */

@@ -1330,6 +1330,9 @@ int main(void)
 		fprintf(stderr, "PFMTOP_FIXTURES is not set\n");
 		return 77;
 	}
+	/* test_live_kernel reads the real kallsyms: not into ~/.cache
+	 * (test_ksym_cache tests the cache) */
+	setenv("PFMTOP_NO_KSYM_CACHE", "1", 1);
 	snprintf(fixture_root, sizeof(fixture_root), "%s/symbols/root", fx);
 	snprintf(hidden_root, sizeof(hidden_root), "%s/symbols/hidden", fx);
 	return cmocka_run_group_tests(tests, NULL, NULL);
