@@ -106,7 +106,7 @@ int profile_open(struct profile *p, const struct profile_config *cfg,
 	}
 	p->rows = calloc(QUERY_ROWS, sizeof(*p->rows));
 	p->sym = symbols_new();
-	if (!p->rows || !p->sym || hotspots_init(&p->hot, 0, 0)) {
+	if (!p->rows || !p->sym || hotspots_init(&p->hot, 0, 0, 0)) {
 		profile_close(p);
 		snprintf(err, errlen, "out of memory for the hotspot tables");
 		return -ENOMEM;
