@@ -8,6 +8,8 @@
 /* The table never grows past this many slots (3/4 of them usable). */
 #define HOTSPOTS_MAX_SLOTS (1u << 30)
 
+_Static_assert(sizeof(struct hotspots_slot) == 64, "a slot is one cache line's worth");
+
 static uint64_t hotspots_hash(uint64_t ip, uint32_t pid, uint32_t tid, int32_t cpu, uint8_t cpumode)
 {
 	uint64_t h = ip * 0x9e3779b97f4a7c15ull;
@@ -25,12 +27,29 @@ static uint32_t slot_index(const struct hotspots *h, const struct hotspots_slot 
 	return (uint32_t)hotspots_hash(s->ip, s->pid, s->tid, s->cpu, s->cpumode) & (h->cap - 1);
 }
 
-int hotspots_init(struct hotspots *h, unsigned flags, uint32_t max_entries)
+/* One folded row of a query: the sums of its slots (the first one named). */
+struct hotspots_acc {
+	uint32_t slot;
+	uint64_t weight, samples;
+};
+
+/* The fewest slots that hold this many keys (at 3/4 load). */
+static uint32_t slots_for(uint32_t keys)
+{
+	uint32_t cap = HOTSPOTS_INITIAL_SLOTS;
+
+	while ((uint64_t)keys * 4 > (uint64_t)cap * 3 && cap < HOTSPOTS_MAX_SLOTS)
+		cap <<= 1;
+	return cap;
+}
+
+int hotspots_init(struct hotspots *h, unsigned flags, uint32_t max_entries, uint32_t soft_cap)
 {
 	memset(h, 0, sizeof(*h));
 	h->max_entries = max_entries ? max_entries : HOTSPOTS_DEFAULT_MAX;
 	if (h->max_entries > HOTSPOTS_MAX_SLOTS / 4 * 3)
 		h->max_entries = HOTSPOTS_MAX_SLOTS / 4 * 3;
+	h->soft_cap = soft_cap < h->max_entries ? soft_cap : 0;
 	h->flags = flags;
 	h->cap = HOTSPOTS_INITIAL_SLOTS;
 	h->slots = calloc(h->cap, sizeof(*h->slots));
@@ -55,15 +74,13 @@ bool hotspots_kernel_mode(enum records_cpumode cpumode)
 	return cpumode == RECORDS_CPUMODE_KERNEL || cpumode == RECORDS_CPUMODE_GUEST_KERNEL;
 }
 
-/* Double the table; 0 or -ENOMEM (the table is left as it was). */
-static int hotspots_grow(struct hotspots *h)
+/* Move every key into a new array of ncap slots; 0 or -ENOMEM (the table
+ * is left as it was). ncap must hold the keys. */
+static int hotspots_rehash(struct hotspots *h, uint32_t ncap)
 {
-	const uint32_t ncap = h->cap << 1;
 	struct hotspots_slot *ns, *old = h->slots;
 	const uint32_t ocap = h->cap;
 
-	if (ncap > HOTSPOTS_MAX_SLOTS || ncap < h->cap)
-		return -ENOMEM;
 	ns = calloc(ncap, sizeof(*ns));
 	if (!ns)
 		return -ENOMEM;
@@ -80,6 +97,16 @@ static int hotspots_grow(struct hotspots *h)
 	}
 	free(old);
 	return 0;
+}
+
+/* Double the table; 0 or -ENOMEM (the table is left as it was). */
+static int hotspots_grow(struct hotspots *h)
+{
+	const uint32_t ncap = h->cap << 1;
+
+	if (ncap > HOTSPOTS_MAX_SLOTS || ncap < h->cap)
+		return -ENOMEM;
+	return hotspots_rehash(h, ncap);
 }
 
 static void sums_add(struct hotspots_sums *s, uint64_t weight, bool overflow)
@@ -102,7 +129,44 @@ static void slot_count(struct hotspots *h, struct hotspots_slot *s, uint64_t wei
 		s->isamples = 0;
 	}
 	s->iweight += weight;
-	s->isamples++;
+	if (s->isamples != UINT32_MAX)
+		s->isamples++;
+}
+
+/* The slot of a key, or of the empty slot that ends its probe (*found false). */
+static uint32_t probe(const struct hotspots *h, uint32_t pid, uint32_t tid, uint64_t ip,
+                      uint8_t mode, int cpu, bool *found)
+{
+	const uint32_t mask = h->cap - 1;
+	uint32_t i;
+
+	for (i = (uint32_t)hotspots_hash(ip, pid, tid, cpu, mode) & mask;; i = (i + 1) & mask) {
+		const struct hotspots_slot *s = &h->slots[i];
+
+		if (!s->used) {
+			*found = false;
+			return i;
+		}
+		if (s->ip == ip && s->pid == pid && s->tid == tid && s->cpu == cpu &&
+		    s->cpumode == mode) {
+			*found = true;
+			return i;
+		}
+	}
+}
+
+const struct hotspots_slot *hotspots_find(const struct hotspots *h, uint32_t pid, uint32_t tid,
+					  uint64_t ip, enum records_cpumode cpumode, int cpu)
+{
+	bool found;
+	uint32_t i;
+
+	if (!h->slots || cpu < -1 || cpu > HOTSPOTS_MAX_CPU)
+		return NULL;
+	if (!(h->flags & HOTSPOTS_BY_THREAD))
+		tid = 0;
+	i = probe(h, pid, tid, ip, (uint8_t)cpumode, cpu, &found);
+	return found ? &h->slots[i] : NULL;
 }
 
 int hotspots_add(struct hotspots *h, uint32_t pid, uint32_t tid, uint64_t ip,
@@ -110,25 +174,19 @@ int hotspots_add(struct hotspots *h, uint32_t pid, uint32_t tid, uint64_t ip,
 {
 	const uint64_t weight = period ? period : 1;
 	const uint8_t mode = (uint8_t)cpumode;
-	uint32_t i, mask;
+	bool found;
+	uint32_t i;
 
 	if (!(h->flags & HOTSPOTS_BY_THREAD))
 		tid = 0;
-	if (!h->slots)
+	if (!h->slots || cpu < -1 || cpu > HOTSPOTS_MAX_CPU)
 		goto overflow;
-	mask = h->cap - 1;
-	for (i = (uint32_t)hotspots_hash(ip, pid, tid, cpu, mode) & mask;; i = (i + 1) & mask) {
-		struct hotspots_slot *s = &h->slots[i];
-
-		if (!s->used)
-			break;
-		if (s->ip == ip && s->pid == pid && s->tid == tid && s->cpu == cpu &&
-		    s->cpumode == mode) {
-			slot_count(h, s, weight);
-			sums_add(&h->total, weight, false);
-			sums_add(&h->interval, weight, false);
-			return 0;
-		}
+	i = probe(h, pid, tid, ip, mode, cpu, &found);
+	if (found) {
+		slot_count(h, &h->slots[i], weight);
+		sums_add(&h->total, weight, false);
+		sums_add(&h->interval, weight, false);
+		return 0;
 	}
 	/* A new key. */
 	if (h->used >= h->max_entries)
@@ -136,15 +194,12 @@ int hotspots_add(struct hotspots *h, uint32_t pid, uint32_t tid, uint64_t ip,
 	if ((uint64_t)(h->used + 1) * 4 > (uint64_t)h->cap * 3) {
 		if (hotspots_grow(h))
 			goto overflow;
-		mask = h->cap - 1;
-		i = (uint32_t)hotspots_hash(ip, pid, tid, cpu, mode) & mask;
-		while (h->slots[i].used)
-			i = (i + 1) & mask;
+		i = probe(h, pid, tid, ip, mode, cpu, &found);
 	}
 	struct hotspots_slot *s = &h->slots[i];
 
 	*s = (struct hotspots_slot){
-		.ip = ip, .pid = pid, .tid = tid, .cpu = cpu, .cpumode = mode, .used = 1};
+		.ip = ip, .pid = pid, .tid = tid, .cpu = (int16_t)cpu, .cpumode = mode, .used = 1};
 	slot_count(h, s, weight);
 	if (!h->used)
 		h->first_cpu = cpu;
@@ -224,7 +279,7 @@ static int scratch_reserve(struct hotspots *h, size_t n, bool fold)
 	while (cap < n)
 		cap *= 2;
 	if (cap > h->scratch_cap) {
-		struct hotspots_row *p = realloc(h->scratch, cap * sizeof(*p));
+		struct hotspots_acc *p = realloc(h->scratch, cap * sizeof(*p));
 
 		if (!p)
 			return -ENOMEM;
@@ -249,27 +304,27 @@ static bool passes(const struct hotspots_slot *s, const struct hotspots_filter *
 	       (f->tid < 0 || s->tid == (uint64_t)f->tid);
 }
 
-/* The row of slot s's key in the fold index; a new one (*fresh, contents
- * undefined) is appended at scratch[*nr]. */
-static struct hotspots_row *fold_row(struct hotspots *h, const struct hotspots_slot *s, size_t *nr,
-				     bool *fresh)
+/* The sums of slot i's key (without its CPU) in the fold index; a new one
+ * (*fresh, contents undefined) is appended at scratch[*nr]. */
+static struct hotspots_acc *fold_acc(struct hotspots *h, uint32_t slot, size_t *nr, bool *fresh)
 {
+	const struct hotspots_slot *s = &h->slots[slot];
 	const size_t mask = h->fold_cap - 1;
 	size_t i = hotspots_hash(s->ip, s->pid, s->tid, -1, s->cpumode) & mask;
 
 	for (;; i = (i + 1) & mask) {
-		struct hotspots_row *r;
+		const struct hotspots_slot *o;
 
 		if (h->fold[i] == UINT32_MAX) {
 			h->fold[i] = (uint32_t)*nr;
 			*fresh = true;
 			return &h->scratch[(*nr)++];
 		}
-		r = &h->scratch[h->fold[i]];
-		if (r->ip == s->ip && r->pid == s->pid && r->tid == s->tid &&
-		    r->cpumode == (enum records_cpumode)s->cpumode) {
+		o = &h->slots[h->scratch[h->fold[i]].slot];
+		if (o->ip == s->ip && o->pid == s->pid && o->tid == s->tid &&
+		    o->cpumode == s->cpumode) {
 			*fresh = false;
-			return r;
+			return &h->scratch[h->fold[i]];
 		}
 	}
 }
@@ -315,6 +370,39 @@ static void heap_up(struct hotspots_row *heap, size_t i)
 	}
 }
 
+/* Keep r if it is among the n heaviest: a heap in out[0..*k) whose root is
+ * the lightest kept. */
+static void heap_offer(struct hotspots_row *out, size_t *k, size_t n, const struct hotspots_row *r)
+{
+	if (*k < n) {
+		out[*k] = *r;
+		heap_up(out, (*k)++);
+	} else if (n && row_after(&out[0], r)) {
+		out[0] = *r;
+		heap_down(out, *k, 0);
+	}
+}
+
+/* The row of slot i (cpu: the row's, -1 when folded over CPUs). */
+static void slot_row(const struct hotspots *h, uint32_t i, int cpu, uint64_t weight,
+		     uint64_t samples, struct hotspots_row *r)
+{
+	const struct hotspots_slot *s = &h->slots[i];
+
+	*r = (struct hotspots_row){
+		.pid = s->pid,
+		.tid = s->tid,
+		.ip = s->ip,
+		.cpumode = (enum records_cpumode)s->cpumode,
+		.kernel = hotspots_kernel_mode((enum records_cpumode)s->cpumode),
+		.cpu = cpu,
+		.weight = weight,
+		.samples = samples,
+		.merged = 1,
+		.slot = i,
+	};
+}
+
 int hotspots_top(struct hotspots *h, enum hotspots_mode mode, const struct hotspots_filter *filter,
 		 struct hotspots_row *out, int n, struct hotspots_totals *tot)
 {
@@ -324,20 +412,22 @@ int hotspots_top(struct hotspots *h, enum hotspots_mode mode, const struct hotsp
 	/* Fold the per-CPU slots of one key unless the filter picked a CPU. */
 	const bool fold = f->cpu < 0 && h->multi_cpu;
 	struct hotspots_totals t = {.all = interval ? h->interval : h->total};
+	struct hotspots_row row;
 	size_t nr = 0, k = 0;
 
 	if (tot)
 		*tot = t;
 	if (n < 0)
 		return -EINVAL;
-	if (scratch_reserve(h, h->used ? h->used : 1, fold))
-		return -ENOMEM;
-	if (fold)
+	if (fold) {
+		if (scratch_reserve(h, h->used ? h->used : 1, true))
+			return -ENOMEM;
 		memset(h->fold, 0xff, h->fold_cap * sizeof(*h->fold));
+	}
 	for (uint32_t i = 0; i < h->cap; i++) {
 		const struct hotspots_slot *s = &h->slots[i];
-		struct hotspots_row *r;
-		bool fresh = true;
+		struct hotspots_acc *a;
+		bool fresh;
 		uint64_t w, c;
 
 		if (!s->used || !passes(s, f))
@@ -355,35 +445,30 @@ int hotspots_top(struct hotspots *h, enum hotspots_mode mode, const struct hotsp
 			continue;
 		t.weight += w;
 		t.samples += c;
-		r = fold ? fold_row(h, s, &nr, &fresh) : &h->scratch[nr++];
-		if (!fresh) { /* a key seen on another CPU */
-			r->weight += w;
-			r->samples += c;
+		if (!fold) { /* one slot, one row */
+			nr++;
+			slot_row(h, i, f->cpu < 0 ? -1 : s->cpu, w, c, &row);
+			heap_offer(out, &k, (size_t)n, &row);
 			continue;
 		}
-		*r = (struct hotspots_row){
-			.pid = s->pid,
-			.tid = s->tid,
-			.ip = s->ip,
-			.cpumode = (enum records_cpumode)s->cpumode,
-			.kernel = hotspots_kernel_mode((enum records_cpumode)s->cpumode),
-			.cpu = f->cpu < 0 ? -1 : s->cpu,
-			.weight = w,
-			.samples = c,
-			.merged = 1,
-		};
-	}
-	t.rows = nr;
-	/* The n heaviest: a heap in out[] whose root is the lightest kept. */
-	for (size_t i = 0; i < nr && n > 0; i++) {
-		if (k < (size_t)n) {
-			out[k] = h->scratch[i];
-			heap_up(out, k++);
-		} else if (row_after(&out[0], &h->scratch[i])) {
-			out[0] = h->scratch[i];
-			heap_down(out, k, 0);
+		a = fold_acc(h, i, &nr, &fresh);
+		if (fresh) {
+			a->slot = i;
+			a->weight = w;
+			a->samples = c;
+		} else { /* a key seen on another CPU */
+			a->weight += w;
+			a->samples += c;
 		}
 	}
+	if (fold) {
+		for (size_t i = 0; i < nr; i++) {
+			slot_row(h, h->scratch[i].slot, -1, h->scratch[i].weight,
+			         h->scratch[i].samples, &row);
+			heap_offer(out, &k, (size_t)n, &row);
+		}
+	}
+	t.rows = nr;
 	qsort(out, k, sizeof(*out), row_cmp_weight);
 	for (size_t i = 0; i < k; i++)
 		out[i].share = t.weight ? 100.0 * (double)out[i].weight / (double)t.weight : 0.0;
@@ -447,4 +532,328 @@ int hotspots_merge(struct hotspots_row *rows, int n, hotspots_key_fn key, void *
 	}
 	qsort(rows, (size_t)k, sizeof(*rows), row_cmp_weight);
 	return k;
+}
+
+/* ---- cached symbols ---- */
+
+void hotspots_symbols_changed(struct hotspots *h, uint32_t pid)
+{
+	if (++h->sym_clock == 0) {
+		/* Wrapped after 2^32 changes: old epochs may come back, so
+		 * forget every cached symbol. */
+		memset(h->sym_epochs, 0, sizeof(h->sym_epochs));
+		for (uint32_t i = 0; i < h->cap; i++)
+			h->slots[i].sym_state = 0;
+		h->sym_clock = 1;
+	}
+	h->sym_epochs[pid % HOTSPOTS_SYM_EPOCHS] = h->sym_clock;
+}
+
+/* The symbol of slot i, whose row is r (NULL: made from the slot when
+ * needed): cached, or asked of sym and cached. An UNKNOWN one is asked
+ * again once it is old, if retry. */
+static enum hotspots_sym slot_symbol(struct hotspots *h, uint32_t i, const struct hotspots_row *r,
+				     hotspots_sym_fn sym, void *arg, bool retry, uint64_t *start)
+{
+	struct hotspots_slot *s = &h->slots[i];
+	const uint32_t epoch = h->sym_epochs[s->pid % HOTSPOTS_SYM_EPOCHS];
+	struct hotspots_row own;
+	enum hotspots_sym st;
+	uint64_t at = 0;
+
+	if (s->sym_state && s->sym_epoch == epoch) {
+		st = (enum hotspots_sym)(s->sym_state - 1);
+		if (st == HOTSPOTS_SYM_FOUND)
+			*start = s->sym;
+		if (st != HOTSPOTS_SYM_UNKNOWN || !retry ||
+		    h->gen - (uint32_t)s->sym < HOTSPOTS_RETRY_INTERVALS)
+			return st;
+	}
+	if (!sym)
+		return HOTSPOTS_SYM_UNKNOWN;
+	if (!r) {
+		slot_row(h, i, s->cpu, s->weight, s->samples, &own);
+		r = &own;
+	}
+	st = sym(r, &at, arg);
+	switch (st) {
+	case HOTSPOTS_SYM_FOUND:
+		*start = at;
+		s->sym = at;
+		break;
+	case HOTSPOTS_SYM_NONE:
+		s->sym = 0;
+		break;
+	default:
+		st = HOTSPOTS_SYM_UNKNOWN;
+		s->sym = h->gen; /* when it was asked */
+		break;
+	}
+	s->sym_state = (uint8_t)(st + 1);
+	s->sym_epoch = epoch;
+	return st;
+}
+
+enum hotspots_sym hotspots_symbol(struct hotspots *h, const struct hotspots_row *row,
+				  hotspots_sym_fn sym, void *arg, uint64_t *start)
+{
+	if (h->slots && row->slot < h->cap) {
+		struct hotspots_slot *s = &h->slots[row->slot];
+
+		if (s->used && s->ip == row->ip && s->pid == row->pid && s->tid == row->tid &&
+		    s->cpumode == (uint8_t)row->cpumode)
+			return slot_symbol(h, row->slot, row, sym, arg, true, start);
+	}
+	if (!sym)
+		return HOTSPOTS_SYM_UNKNOWN;
+	return sym(row, start, arg);
+}
+
+/* ---- trimming ---- */
+
+static bool idle_for(const struct hotspots *h, const struct hotspots_slot *s, uint32_t intervals)
+{
+	return h->gen - s->igen >= intervals;
+}
+
+/* Remove the key in slot i by backward-shift deletion: the keys after it in
+ * its probe run move back so that every key stays reachable, with no
+ * tombstone. Only keys of that run move, and only towards i. */
+static void slot_delete(struct hotspots *h, uint32_t i)
+{
+	const uint32_t mask = h->cap - 1;
+
+	for (uint32_t j = (i + 1) & mask; h->slots[j].used; j = (j + 1) & mask) {
+		const uint32_t home = slot_index(h, &h->slots[j]);
+
+		/* The hole at i is on j's probe path from home: j may move there. */
+		if (((j - home) & mask) >= ((j - i) & mask)) {
+			h->slots[i] = h->slots[j];
+			i = j;
+		}
+	}
+	memset(&h->slots[i], 0, sizeof(h->slots[i]));
+	h->used--;
+}
+
+/* Add the since-start tallies of src (removed from the table) to the key
+ * (src's pid, tid, cpumode and CPU; ip to), created if need be: there is
+ * room, src's slot having just been freed. */
+static void fold_into(struct hotspots *h, const struct hotspots_slot *src, uint64_t to)
+{
+	bool found;
+	uint32_t i = probe(h, src->pid, src->tid, to, src->cpumode, src->cpu, &found);
+
+	if (found) {
+		h->slots[i].weight += src->weight;
+		h->slots[i].samples += src->samples;
+		return;
+	}
+	/* A new key, as idle as src; its symbol starts at its own ip. */
+	h->slots[i] = (struct hotspots_slot){
+		.ip = to,
+		.pid = src->pid,
+		.tid = src->tid,
+		.cpu = src->cpu,
+		.cpumode = src->cpumode,
+		.used = 1,
+		.sym_state = HOTSPOTS_SYM_FOUND + 1,
+		.igen = src->igen,
+		.sym_epoch = h->sym_epochs[src->pid % HOTSPOTS_SYM_EPOCHS],
+		.weight = src->weight,
+		.samples = src->samples,
+		.sym = to,
+	};
+	h->used++;
+}
+
+/* The slot after some empty one: a scan that starts there and deletes by
+ * backward shift sees every key that was not deleted (keys only move
+ * towards the scan's position, never behind it). There is always an empty
+ * slot: the table is at most 3/4 full. */
+static uint32_t scan_start(const struct hotspots *h)
+{
+	uint32_t i = 0;
+
+	while (h->slots[i].used)
+		i = (i + 1) & (h->cap - 1);
+	return (i + 1) & (h->cap - 1);
+}
+
+/* Fold every key idle for at least intervals whose symbol is known and
+ * starts below its ip (all of them: keys made by folding stay put). With
+ * until_cap, stop once the table is down to the soft cap. */
+static void fold_idle(struct hotspots *h, uint32_t intervals, bool until_cap, hotspots_sym_fn sym,
+		      void *arg)
+{
+	const uint32_t mask = h->cap - 1;
+	uint32_t i = scan_start(h);
+
+	for (uint32_t steps = 0; steps < h->cap;) {
+		struct hotspots_slot *s = &h->slots[i];
+		uint64_t start;
+
+		if (until_cap && h->used <= h->soft_cap)
+			return;
+		if (s->used && idle_for(h, s, intervals)) {
+			/* Keys known to have no symbol are not asked again
+			 * here: that is for the rows shown. */
+			if (slot_symbol(h, i, NULL, sym, arg, false, &start) == HOTSPOTS_SYM_FOUND &&
+			    start < s->ip) {
+				const struct hotspots_slot src = *s;
+
+				slot_delete(h, i);
+				fold_into(h, &src, start);
+				h->folded++;
+				continue; /* slot i holds another key now, or none */
+			}
+		}
+		i = (i + 1) & mask;
+		steps++;
+	}
+}
+
+/* The weight of rank k (0: the lightest) in a[0..n): quickselect, O(n)
+ * on average, reordering a. */
+static uint64_t kth_weight(struct hotspots_acc *a, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1;
+
+	while (lo < hi) {
+		/* Median of three as the pivot, then a three-way partition. */
+		const size_t mid = lo + (hi - lo) / 2;
+		uint64_t x = a[lo].weight, y = a[mid].weight, z = a[hi].weight;
+		const uint64_t pivot =
+		    x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
+		size_t lt = lo, i = lo, gt = hi;
+
+		while (i <= gt) {
+			struct hotspots_acc t;
+
+			if (a[i].weight < pivot) {
+				t = a[lt], a[lt++] = a[i], a[i++] = t;
+			} else if (a[i].weight > pivot) {
+				t = a[gt], a[gt] = a[i], a[i] = t;
+				if (gt-- == 0)
+					break;
+			} else {
+				i++;
+			}
+		}
+		/* a[lo..lt) < pivot, a[lt..gt] == pivot, a(gt..hi] > pivot */
+		if (k < lt)
+			hi = lt - 1;
+		else if (k > gt)
+			lo = gt + 1;
+		else
+			return pivot;
+	}
+	return a[k].weight;
+}
+
+/* Drop the lightest idle keys into the overflow figures until no more than
+ * keep are left. */
+static void drop_coldest(struct hotspots *h, uint32_t keep)
+{
+	const uint32_t mask = h->cap - 1;
+	size_t m = 0, below = 0;
+	uint64_t cut;
+	uint32_t i, k;
+
+	if (scratch_reserve(h, h->used, false))
+		return;
+	for (i = 0; i < h->cap; i++)
+		if (h->slots[i].used && idle_for(h, &h->slots[i], 1))
+			h->scratch[m++] =
+			    (struct hotspots_acc){.slot = i, .weight = h->slots[i].weight};
+	if (m <= keep)
+		return;
+	k = (uint32_t)(m - keep);
+	cut = kth_weight(h->scratch, m, k - 1);
+	for (size_t j = 0; j < m; j++)
+		below += h->scratch[j].weight < cut;
+	/* Drop every idle key lighter than cut, and k - below of those at cut. */
+	k -= (uint32_t)below;
+	i = scan_start(h);
+	for (uint32_t steps = 0; steps < h->cap;) {
+		struct hotspots_slot *s = &h->slots[i];
+
+		if (s->used && idle_for(h, s, 1) &&
+		    (s->weight < cut || (s->weight == cut && k > 0))) {
+			if (s->weight == cut)
+				k--;
+			h->total.overflow_weight += s->weight;
+			h->total.overflow_samples += s->samples;
+			h->dropped++;
+			slot_delete(h, i);
+			continue;
+		}
+		i = (i + 1) & mask;
+		steps++;
+	}
+}
+
+uint32_t hotspots_trim(struct hotspots *h, hotspots_sym_fn sym, void *arg)
+{
+	const uint32_t before = h->used;
+	uint32_t want;
+
+	if (!h->slots || !h->soft_cap || h->used <= h->soft_cap)
+		return 0;
+	/* Long idle keys all fold; then, if need be, those idle this interval. */
+	fold_idle(h, HOTSPOTS_IDLE_INTERVALS, false, sym, arg);
+	if (h->used > h->soft_cap)
+		fold_idle(h, 1, true, sym, arg);
+	/* Dropping loses figures: only the idle keys' share of the cap, so
+	 * that a burst of busy keys does not push the history out, and the
+	 * table holds at most the cap plus this interval's keys. */
+	if (h->used > h->soft_cap)
+		drop_coldest(h, h->soft_cap);
+	/* Give memory back after a burst, but not to grow again next time:
+	 * only from more than twice the size the cap needs, and to no less
+	 * than that size, at most half full. */
+	want = slots_for(h->soft_cap);
+	if (h->cap > 2 * want) {
+		uint32_t ncap = h->cap;
+
+		while (ncap / 2 >= want && (uint64_t)h->used * 2 <= ncap / 2)
+			ncap /= 2;
+		if (ncap < h->cap && hotspots_rehash(h, ncap) == 0) {
+			/* The query scratch was sized for the old table. */
+			free(h->scratch);
+			free(h->fold);
+			h->scratch = NULL;
+			h->fold = NULL;
+			h->scratch_cap = h->fold_cap = 0;
+		}
+	}
+	return before - h->used;
+}
+
+uint32_t hotspots_resolve_pids(struct hotspots *h, const uint32_t *pids, size_t nr_pids,
+			       hotspots_sym_fn sym, void *arg)
+{
+	/* The pids as a bitmap by pid modulo its size: a pid that shares a
+	 * bit with one of them is resolved too, which is harmless. */
+	uint64_t bits[HOTSPOTS_SYM_EPOCHS / 64];
+	uint32_t asked = 0;
+
+	if (!h->slots || !sym || (pids && !nr_pids))
+		return 0;
+	memset(bits, pids ? 0 : 0xff, sizeof(bits));
+	for (size_t i = 0; pids && i < nr_pids; i++)
+		bits[pids[i] % HOTSPOTS_SYM_EPOCHS / 64] |= 1ull << (pids[i] % 64);
+	for (uint32_t i = 0; i < h->cap; i++) {
+		struct hotspots_slot *s = &h->slots[i];
+		const uint32_t b = s->pid % HOTSPOTS_SYM_EPOCHS;
+		uint64_t start;
+
+		if (!s->used || !(bits[b / 64] >> (b % 64) & 1))
+			continue;
+		if (s->sym_state && s->sym_epoch == h->sym_epochs[b])
+			continue; /* cached */
+		slot_symbol(h, i, NULL, sym, arg, false, &start);
+		asked++;
+	}
+	return asked;
 }

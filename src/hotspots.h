@@ -16,10 +16,9 @@
  * hotspots_interval_reset() is O(1): a slot's interval tally counts only
  * when its generation is the current one.
  *
- * hotspots_add() never allocates except to grow the table (amortised; the
- * table never shrinks until hotspots_clear()). The CPU is part of the key
- * so that queries can filter by CPU; a query over all CPUs folds the per-CPU
- * slots of one (pid, tid, ip, cpumode) together.
+ * hotspots_add() never allocates except to grow the table (amortised). The
+ * CPU is part of the key so that queries can filter by CPU; a query over
+ * all CPUs folds the per-CPU slots of one (pid, tid, ip, cpumode) together.
  *
  * Symbols are not this module's business: rows carry the raw ip and
  * cpumode, and the caller resolves the rows it shows. Many IPs map to one
@@ -27,40 +26,63 @@
  *
  *   n = hotspots_top(h, mode, &filter, rows, cap, &tot);  (cap >= rows shown;
  *                                   tot.rows says how many there were in all)
- *   symbolize rows[0..n), then
  *   n = hotspots_merge(rows, n, key_of_symbol, ctx, HOTSPOTS_MERGE_PID);
- *   show rows[0..shown).
+ *   name rows[0..shown), show them; then hotspots_trim(), then
+ *   hotspots_interval_reset().
  *
  * Ask for more rows than are shown (all of them, tot.rows, when that is
  * affordable): IPs below the cut that belong to a shown symbol are
- * otherwise missing from its weight.
+ * otherwise missing from its weight. key_of_symbol can use
+ * hotspots_symbol(), which remembers each slot's symbol so that a key is
+ * resolved once, not on every query.
+ *
+ * Bounded memory: with a soft cap (hotspots_init()), hotspots_trim() folds
+ * keys that have been idle for a few intervals into the key of their
+ * symbol's first address (same pid, tid, cpumode and CPU), so that the
+ * table stays near the cap while the since-start figures of each symbol
+ * stay exact. Idle keys it cannot fold (no symbol) are, when more than the
+ * cap, dropped into the overflow figures, coldest first.
  */
 
 #define HOTSPOTS_DEFAULT_MAX   (1u << 18) /* distinct keys kept before overflow */
 #define HOTSPOTS_INITIAL_SLOTS 1024u
+#define HOTSPOTS_MAX_CPU       INT16_MAX /* higher CPU numbers go to the overflow figures */
+/* hotspots_trim() folds keys first after this many intervals without a sample. */
+#define HOTSPOTS_IDLE_INTERVALS 3u
+/* A key whose symbol was HOTSPOTS_SYM_UNKNOWN is asked again after this many intervals. */
+#define HOTSPOTS_RETRY_INTERVALS 4u
+/* Symbol generations, one per pid modulo this (hotspots_symbols_changed()). */
+#define HOTSPOTS_SYM_EPOCHS 4096u
 
 /* Aggregate per thread (tid is part of the key) instead of per process. */
 #define HOTSPOTS_BY_THREAD 0x1u
 
+/* One key and its tallies: 64 bytes. */
 struct hotspots_slot {
 	uint64_t ip;
-	uint32_t pid, tid; /* tid is 0 unless HOTSPOTS_BY_THREAD */
-	int32_t cpu;
-	uint8_t cpumode; /* enum records_cpumode */
-	uint8_t used;
-	uint32_t igen;              /* generation of the interval tally */
-	uint64_t weight, samples;   /* since the start */
-	uint64_t iweight, isamples; /* this interval, valid when igen == gen */
+	uint32_t pid, tid;  /* tid is 0 unless HOTSPOTS_BY_THREAD */
+	uint32_t igen;      /* generation of the interval tally */
+	uint32_t isamples;  /* this interval, valid when igen == gen (saturates) */
+	uint32_t sym_epoch; /* the pid's symbol epoch when sym was cached */
+	int16_t cpu;        /* -1 .. HOTSPOTS_MAX_CPU */
+	uint8_t cpumode;    /* enum records_cpumode */
+	uint8_t used : 1;
+	uint8_t sym_state : 2;    /* the cached symbol: 0 = none, else enum hotspots_sym + 1 */
+	uint64_t weight, samples; /* since the start */
+	uint64_t iweight;         /* this interval, valid when igen == gen */
+	uint64_t sym;             /* FOUND: the symbol's start; UNKNOWN: the gen asked */
 };
 
 /* Figures of one table, interval or since the start. */
 struct hotspots_sums {
 	uint64_t weight, samples;
-	/* Samples (and their weight) that found no slot: the table was at
-	 * max_entries, or could not grow. Included in weight/samples above,
-	 * never in a row. */
+	/* Samples (and their weight) that found no slot (the table was at
+	 * max_entries, or could not grow) or whose key hotspots_trim()
+	 * dropped. Included in weight/samples above, never in a row. */
 	uint64_t overflow_weight, overflow_samples;
 };
+
+struct hotspots_acc; /* query scratch: one folded row's sums */
 
 /* The aggregation. Fields are read-only for callers. */
 struct hotspots {
@@ -68,16 +90,23 @@ struct hotspots {
 	uint32_t cap;  /* slots, a power of two */
 	uint32_t used; /* distinct keys */
 	uint32_t max_entries;
+	uint32_t soft_cap; /* hotspots_trim() target, 0 = none */
 	unsigned flags;
 	uint32_t gen;
 	bool multi_cpu; /* slots exist for more than one CPU */
 	int32_t first_cpu;
 	struct hotspots_sums total, interval;
 	/* Query scratch, grown on demand (never per sample). */
-	struct hotspots_row *scratch;
+	struct hotspots_acc *scratch;
 	size_t scratch_cap;
 	uint32_t *fold; /* scratch index by key without the CPU */
 	size_t fold_cap;
+	/* Cached symbols: a slot's is valid while sym_epochs[pid % N] is the
+	 * value it was cached with. */
+	uint32_t sym_clock;
+	uint32_t sym_epochs[HOTSPOTS_SYM_EPOCHS];
+	/* What hotspots_trim() did, since hotspots_init() (for tests and figures). */
+	uint64_t folded, dropped;
 };
 
 enum hotspots_mode {
@@ -105,6 +134,8 @@ struct hotspots_row {
 	double share; /* percent of the filtered total weight, 0..100 */
 	uint64_t key; /* hotspots_merge(): the group key; 0 from hotspots_top() */
 	int merged;   /* rows folded into this one (1 for a plain row) */
+	uint32_t slot; /* a slot of the row, for hotspots_symbol(); valid until
+	                * the table next changes */
 };
 
 /* Totals a query reports beside its rows. */
@@ -116,9 +147,11 @@ struct hotspots_totals {
 
 /*
  * Set h up: flags is 0 or HOTSPOTS_BY_THREAD; max_entries bounds the
- * distinct keys (0 = HOTSPOTS_DEFAULT_MAX). Returns 0 or -ENOMEM.
+ * distinct keys (0 = HOTSPOTS_DEFAULT_MAX); soft_cap is the number of keys
+ * hotspots_trim() brings the table back to (0: never trim). Returns 0 or
+ * -ENOMEM.
  */
-int hotspots_init(struct hotspots *h, unsigned flags, uint32_t max_entries);
+int hotspots_init(struct hotspots *h, unsigned flags, uint32_t max_entries, uint32_t soft_cap);
 
 /* Free everything; h may be initialised again. Safe on a zeroed h. */
 void hotspots_fini(struct hotspots *h);
@@ -129,16 +162,23 @@ bool hotspots_kernel_mode(enum records_cpumode cpumode);
 /*
  * Count one sample: weight period (0 counts as 1: every sample weighs
  * something), in both tallies. cpumode is misc & PERF_RECORD_MISC_CPUMODE_MASK
- * (an enum, not bits). Returns 0, or -ENOSPC when the sample went to the
- * overflow figures (table at max_entries, or -ENOMEM growing it).
+ * (an enum, not bits); cpu is -1 .. HOTSPOTS_MAX_CPU. Returns 0, or -ENOSPC
+ * when the sample went to the overflow figures (table at max_entries,
+ * -ENOMEM growing it, or a CPU out of range).
  */
 int hotspots_add(struct hotspots *h, uint32_t pid, uint32_t tid, uint64_t ip,
 		 enum records_cpumode cpumode, int cpu, uint64_t period);
 
+/* The slot holding a key (tid is ignored without HOTSPOTS_BY_THREAD), or
+ * NULL: what hotspots_add() would count the sample in. Valid until the
+ * table next changes. */
+const struct hotspots_slot *hotspots_find(const struct hotspots *h, uint32_t pid, uint32_t tid,
+					  uint64_t ip, enum records_cpumode cpumode, int cpu);
+
 /* Start a new interval: O(1). Call after the interval has been rendered. */
 void hotspots_interval_reset(struct hotspots *h);
 
-/* Forget everything (both tallies), keeping the table's memory. */
+/* Forget everything (both tallies and cached symbols), keeping the table's memory. */
 void hotspots_clear(struct hotspots *h);
 
 /*
@@ -169,5 +209,63 @@ typedef uint64_t (*hotspots_key_fn)(const struct hotspots_row *row, void *arg);
  */
 int hotspots_merge(struct hotspots_row *rows, int n, hotspots_key_fn key, void *arg,
 		   unsigned flags);
+
+/* What a caller knows of the symbol of a row (hotspots_sym_fn). */
+enum hotspots_sym {
+	HOTSPOTS_SYM_FOUND,   /* *start: the symbol's first address, <= row->ip */
+	HOTSPOTS_SYM_NONE,    /* no symbol, for as long as the pid's symbols stay */
+	HOTSPOTS_SYM_UNKNOWN, /* no symbol yet (mappings or a JIT map may come): ask again later */
+};
+
+/* Resolve the symbol of a row (pid, ip, cpumode and kernel are set). It
+ * must not change the table. */
+typedef enum hotspots_sym (*hotspots_sym_fn)(const struct hotspots_row *row, uint64_t *start,
+					     void *arg);
+
+/*
+ * The symbol of row, a row of h from hotspots_top() (or hotspots_merge()
+ * of such rows, before h changes): the one cached in the row's slot, else
+ * sym()'s answer, then cached. A cached answer is used until
+ * hotspots_symbols_changed() of the row's pid; an UNKNOWN one only for
+ * HOTSPOTS_RETRY_INTERVALS intervals. A row that does not match its slot
+ * (h changed) is asked of sym() and nothing is cached. *start is set when
+ * FOUND.
+ */
+enum hotspots_sym hotspots_symbol(struct hotspots *h, const struct hotspots_row *row,
+				  hotspots_sym_fn sym, void *arg, uint64_t *start);
+
+/* pid's symbols changed (exec, a new mapping, a new process with a
+ * recycled pid): its cached symbols are not used again. O(1). */
+void hotspots_symbols_changed(struct hotspots *h, uint32_t pid);
+
+/*
+ * Bring the table back to its soft cap, when it is over it (else do
+ * nothing): call it once per interval, after the interval has been queried
+ * and before hotspots_interval_reset(). First, keys without a sample for
+ * HOTSPOTS_IDLE_INTERVALS intervals whose symbol sym() finds (through
+ * hotspots_symbol()'s cache) are folded into the key (pid, tid, cpumode,
+ * cpu, symbol start); then, if still over the cap, keys idle since this
+ * interval, until at the cap. If the idle keys left (no symbol to fold
+ * into) are still more than the cap, the coldest of them (least weight)
+ * are dropped into the overflow figures down to the cap: the table then
+ * holds at most the cap plus this interval's keys, and a burst of new keys
+ * does not push the history out. Keys with a sample this interval are
+ * never touched, so interval figures do not change, nor do totals;
+ * since-start figures merged by symbol do not change while nothing is
+ * dropped. sym may be NULL (nothing folds). The table's memory shrinks
+ * back when it had grown far past the cap. Returns the number of keys
+ * removed.
+ */
+uint32_t hotspots_trim(struct hotspots *h, hotspots_sym_fn sym, void *arg);
+
+/*
+ * Ask sym() the symbol of every key of the nr_pids pids (of every pid when
+ * pids is NULL) that has none cached, and cache it: e.g. for processes
+ * that exited, before their symbols are forgotten, so that their keys can
+ * still be merged and folded by symbol. One pass over the table; returns
+ * the number of keys asked about.
+ */
+uint32_t hotspots_resolve_pids(struct hotspots *h, const uint32_t *pids, size_t nr_pids,
+			       hotspots_sym_fn sym, void *arg);
 
 #endif

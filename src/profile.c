@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define QUERY_ROWS 4096 /* rows symbolized and merged per refresh */
+#define QUERY_ROWS 4096 /* rows merged by symbol per refresh */
+/* Distinct hotspot keys kept before idle ones fold into their symbol's. */
+#define HOT_SOFT_CAP 8192
 
 /* ---- side band: keep symbols and command names current ---- */
 
@@ -24,6 +26,7 @@ static void sb_mmap(const struct record *r, void *arg)
 	symbols_mmap(p->sym, (pid_t)m->pid, m->addr, m->len, m->pgoff, m->filename,
 		     m->mmap2 && !m->has_build_id ? m->maj : 0, m->mmap2 && !m->has_build_id ? m->min : 0,
 		     m->mmap2 && !m->has_build_id ? m->ino : 0);
+	hotspots_symbols_changed(&p->hot, m->pid); /* it may cover an older mapping */
 }
 
 static void remember_comm(struct profile *p, pid_t pid, const char *comm)
@@ -40,24 +43,35 @@ static void sb_comm(const struct record *r, void *arg)
 
 	if (r->comm.pid == r->comm.tid)
 		remember_comm(p, (pid_t)r->comm.pid, r->comm.comm);
-	if (r->comm.exec)
+	if (r->comm.exec) {
 		symbols_exec(p->sym, (pid_t)r->comm.pid);
+		hotspots_symbols_changed(&p->hot, r->comm.pid);
+	}
 }
 
 static void sb_fork(const struct record *r, void *arg)
 {
 	struct profile *p = arg;
 
-	if (r->task.pid != r->task.ppid)
+	if (r->task.pid != r->task.ppid) {
 		symbols_fork(p->sym, (pid_t)r->task.ppid, (pid_t)r->task.pid);
+		hotspots_symbols_changed(&p->hot, r->task.pid); /* perhaps a recycled pid */
+	}
 }
 
 static void sb_exit(const struct record *r, void *arg)
 {
 	struct profile *p = arg;
 
-	if (r->task.pid == r->task.tid)
+	if (r->task.pid == r->task.tid) {
 		symbols_exit(p->sym, (pid_t)r->task.pid);
+		/* Its keys' symbols stay valid (a recycled pid comes with a
+		 * FORK); those not known yet are asked before the reap. */
+		if (p->nr_exited < (int)ARRAY_SIZE(p->exited))
+			p->exited[p->nr_exited] = r->task.pid;
+		if (p->nr_exited <= (int)ARRAY_SIZE(p->exited))
+			p->nr_exited++;
+	}
 }
 
 static void scan_all(struct profile *p)
@@ -106,7 +120,7 @@ int profile_open(struct profile *p, const struct profile_config *cfg,
 	}
 	p->rows = calloc(QUERY_ROWS, sizeof(*p->rows));
 	p->sym = symbols_new();
-	if (!p->rows || !p->sym || hotspots_init(&p->hot, 0, 0)) {
+	if (!p->rows || !p->sym || hotspots_init(&p->hot, 0, 0, HOT_SOFT_CAP)) {
 		profile_close(p);
 		snprintf(err, errlen, "out of memory for the hotspot tables");
 		return -ENOMEM;
@@ -164,24 +178,54 @@ static void comm_of(struct profile *p, pid_t pid, char *buf, size_t len)
 		util_strlcpy(buf, "?", len);
 }
 
+/* True the first time pid is asked about in this tick: its mappings are
+ * read again from /proc at most once a tick, however many of its rows miss. */
+static bool first_scan_this_tick(struct profile *p, pid_t pid)
+{
+	struct profile_scan *sc = &p->scans[(uint32_t)pid % ARRAY_SIZE(p->scans)];
+
+	if (sc->pid == pid && sc->tick == p->ticks)
+		return false;
+	sc->pid = pid;
+	sc->tick = p->ticks;
+	return true;
+}
+
 static void resolve(struct profile *p, const struct hotspots_row *row, struct symbols_result *r)
 {
 	symbols_resolve(p->sym, (pid_t)row->pid, row->ip, row->kernel, r);
 	if (r->status == SYMBOLS_UNKNOWN && !row->kernel &&
+	    first_scan_this_tick(p, (pid_t)row->pid) &&
 	    symbols_process_scan(p->sym, (pid_t)row->pid) == 0)
 		symbols_resolve(p->sym, (pid_t)row->pid, row->ip, row->kernel, r);
 }
 
-/* Merge key: the symbol's start address (unique within a process). */
-static uint64_t symbol_key(const struct hotspots_row *row, void *arg)
+/* A row's symbol for the hotspot table's cache: its start address. Kernel
+ * symbols are read once, so a kernel miss stays one; a user miss may not
+ * (mappings not read yet, a JIT's map growing). */
+static enum hotspots_sym symbol_of(const struct hotspots_row *row, uint64_t *start, void *arg)
 {
 	struct profile *p = arg;
 	struct symbols_result r;
 
 	resolve(p, row, &r);
-	if (r.status != SYMBOLS_FOUND)
+	if (r.status == SYMBOLS_FOUND) {
+		*start = row->ip - r.offset;
+		return HOTSPOTS_SYM_FOUND;
+	}
+	return row->kernel ? HOTSPOTS_SYM_NONE : HOTSPOTS_SYM_UNKNOWN;
+}
+
+/* Merge key: the symbol's start address (unique within a process), cached
+ * per hotspot key. */
+static uint64_t symbol_key(const struct hotspots_row *row, void *arg)
+{
+	struct profile *p = arg;
+	uint64_t start;
+
+	if (hotspots_symbol(&p->hot, row, symbol_of, p, &start) != HOTSPOTS_SYM_FOUND)
 		return 0;
-	return (row->ip - r.offset) | 1; /* never 0 */
+	return start | 1; /* never 0 */
 }
 
 static void health_figures(const struct sampler_health *h, struct model_health_figures *f)
@@ -244,6 +288,7 @@ void profile_tick(struct profile *p, struct model *m)
 	m->nr_hot = 0;
 	m->hot_total = 0;
 	m->sampling.nr_rings = 0;
+	p->ticks++;
 	profile_prepare(p);
 	if (!p->open) {
 		m->sampling.enabled = false;
@@ -300,6 +345,16 @@ void profile_tick(struct profile *p, struct model *m)
 			}
 		}
 	}
+	/* Before the exited processes' symbols go: the symbols of their keys
+	 * (so that they still merge and fold), then bound the table. */
+	if (p->nr_exited) {
+		const bool all = p->nr_exited > (int)ARRAY_SIZE(p->exited);
+
+		hotspots_resolve_pids(&p->hot, all ? NULL : p->exited, all ? 0 : (size_t)p->nr_exited,
+				      symbol_of, p);
+		p->nr_exited = 0;
+	}
+	hotspots_trim(&p->hot, symbol_of, p);
 	hotspots_interval_reset(&p->hot);
 	symbols_reap(p->sym);
 }

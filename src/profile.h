@@ -34,6 +34,12 @@ struct profile_comm {
 	char comm[16];
 };
 
+/* A process whose mappings were read again in some tick. */
+struct profile_scan {
+	pid_t pid;
+	uint32_t tick;
+};
+
 struct profile {
 	struct profile_config cfg;
 	bool open;
@@ -45,6 +51,10 @@ struct profile {
 	struct hotspots_row *rows; /* query scratch */
 	int cap_rows;
 	struct profile_comm comms[4096]; /* pid -> comm from COMM records, direct-mapped */
+	uint32_t ticks;                  /* profile_tick() calls */
+	uint32_t exited[64];             /* processes that exited since the last tick */
+	int nr_exited;                   /* past ARRAY_SIZE(exited): more than it holds */
+	struct profile_scan scans[256];  /* pid -> the last tick it was scanned, direct-mapped */
 };
 
 /*
@@ -75,7 +85,9 @@ void profile_for_each_fd(struct profile *p, void (*fn)(int fd, void *arg), void 
 void profile_drain(struct profile *p, int fd);
 
 /* Drain everything, close the interval and write the hotspot table and the
- * sampling health into m. Only the rows shown are symbolized. */
+ * sampling health into m. Rows are merged by symbol through the hotspot
+ * table's cache of symbols (a key is resolved once); only the rows shown
+ * are named. Then the table is trimmed back to its soft cap. */
 void profile_tick(struct profile *p, struct model *m);
 
 void profile_close(struct profile *p);

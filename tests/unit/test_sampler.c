@@ -705,7 +705,7 @@ static void test_drain_records(void **state)
 	struct writer w0, w1;
 	struct sampler s;
 
-	assert_int_equal(hotspots_init(&hot, 0, 0), 0);
+	assert_int_equal(hotspots_init(&hot, 0, 0, 0), 0);
 	c.hot = &hot;
 	c.sb = (struct sampler_sideband){
 		.mmap = on_mmap, .comm = on_comm, .fork = on_fork, .exit = on_exit_, .arg = &seen};

@@ -119,7 +119,7 @@ int main(void)
 	char err[512];
 	int fds_before = count_fds(), ret, n;
 
-	if (hotspots_init(&hot, 0, 0)) {
+	if (hotspots_init(&hot, 0, 0, 0)) {
 		fprintf(stderr, "hotspots_init failed\n");
 		return 1;
 	}
