@@ -54,6 +54,10 @@ static void sb_fork(const struct record *r, void *arg)
 	struct profile *p = arg;
 
 	if (r->task.pid != r->task.ppid) {
+		struct profile_comm *c = &p->comms[r->task.pid % ARRAY_SIZE(p->comms)];
+
+		if (c->pid == (pid_t)r->task.pid)
+			c->pid = 0; /* a recycled pid: its name comes from /proc or a COMM */
 		symbols_fork(p->sym, (pid_t)r->task.ppid, (pid_t)r->task.pid);
 		hotspots_symbols_changed(&p->hot, r->task.pid); /* perhaps a recycled pid */
 	}
@@ -165,17 +169,22 @@ void profile_drain(struct profile *p, int fd)
 		sampler_drain(&p->samp, fd);
 }
 
+/* A process's name: COMM records keep the table current (exec and
+ * prctl renames both send one); /proc is read only for a process no record
+ * named yet, such as one running before pfmtop started. */
 static void comm_of(struct profile *p, pid_t pid, char *buf, size_t len)
 {
 	const struct profile_comm *c = &p->comms[(uint32_t)pid % ARRAY_SIZE(p->comms)];
 	struct procfs_task t;
 
-	if (procfs_task_stat(pid, 0, &t) == 0)
-		util_strlcpy(buf, t.comm, len);
-	else if (c->pid == pid && c->comm[0])
-		util_strlcpy(buf, c->comm, len);
-	else
-		util_strlcpy(buf, "?", len);
+	if (c->pid != pid || !c->comm[0]) {
+		if (procfs_task_stat(pid, 0, &t)) {
+			util_strlcpy(buf, "?", len);
+			return;
+		}
+		remember_comm(p, pid, t.comm);
+	}
+	util_strlcpy(buf, c->comm, len);
 }
 
 /* True the first time pid is asked about in this tick: its mappings are

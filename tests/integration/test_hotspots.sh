@@ -85,3 +85,28 @@ cat "$report"
 cat "$report" >"$PFMTOP_HELPERS/integration-hotspots.txt" 2>/dev/null || true
 [ -z "$bad" ] || fail "shares among hot_a/hot_b/hot_c:$bad" "$report" "$TMP/perf.rep" "$out"
 pass "hot_a/hot_b/hot_c named exactly in module shares, shares within 5 points of perf report and of 60/30/10"
+
+# --- process names follow renames ---
+# A process running before pfmtop started is named from /proc; one that
+# renames itself (prctl PR_SET_NAME, which sends a COMM record) shows the
+# new name in the interval after the rename.
+py_spin='import ctypes, sys, time
+libc = ctypes.CDLL(None)
+end = time.time() + 1.5
+while time.time() < end: pass
+libc.prctl(15, b"renamed-hot", 0, 0, 0)
+end = time.time() + 3
+while time.time() < end: pass'
+python3 -c "$py_spin" &
+spinner=$!
+cleanup_add "kill $spinner 2>/dev/null"
+sleep 0.3
+run "$out" "$err" "$PFMTOP" -b --format json -F 1000 -d 0.5 -n 8 --hot 50
+expect_rc 0 "pfmtop -b --format json -F 1000 -d 0.5 -n 8 --hot 50 (beside a renaming spinner)" "$out" "$err"
+names=$(json "$out" "sorted({r['comm'] for l in lines for r in l['hotspots']['rows'] if r['pid'] == $spinner})")
+info "names of pid $spinner over the run: $names"
+json_check "$out" "any(r['pid'] == $spinner and r['comm'] == 'python3' for r in lines[0]['hotspots']['rows'])" \
+	"the first snapshot should name the spinner python3 (from /proc)"
+json_check "$out" "any(r['pid'] == $spinner and r['comm'] == 'renamed-hot' for r in lines[-1]['hotspots']['rows'])" \
+	"the last snapshot should name the spinner renamed-hot (from its COMM record)"
+pass "a hot process is named from /proc, then by its rename"
