@@ -28,7 +28,7 @@
 #define MAX_WATCHED 1024
 #define HOT_ROWS_INTERACTIVE 500 /* hotspot rows the viewer can scroll through */
 #define MAX_PRESET_NAMES 64
-#define FIRST_TICK_NS 100000000ull /* the viewer's first interval */
+#define FIRST_TICK_NS 50000000ull /* the viewer's first interval */
 
 struct app {
 	struct options opt;
@@ -813,7 +813,7 @@ static int run(struct app *a)
 	if (a->view)
 		view_draw(a->view, NULL);
 	watch_session(a);
-	/* A person waits for the first screen: it shows the first 100 ms (scaled
+	/* A person waits for the first screen: it shows the first 50 ms (scaled
 	 * as every interval is), then the chosen interval takes over. */
 	a->first_tick = a->view && a->opt.session.interval_ns > FIRST_TICK_NS;
 	loop_set_tick(a->loop, a->first_tick ? FIRST_TICK_NS : a->opt.session.interval_ns, on_tick,

@@ -6,7 +6,9 @@
 #
 #   tests/bench/bench_tui.sh [PFMTOP] [SECONDS] [FREQ]
 #
-# defaults: build/pfmtop, 20 s, 4000 Hz. Needs tmux and perf; run as root
+# defaults: build/pfmtop, 20 s, 4000 Hz. COLD=1 gives pfmtop an empty cache
+# directory, as on its first run after a boot (it then reads /proc/kallsyms
+# and writes its kernel symbol cache); otherwise it uses the user's cache. Needs tmux and perf; run as root
 # (or with perf_event_paranoid low enough for system-wide sampling).
 set -euo pipefail
 
@@ -64,10 +66,16 @@ for ((i = 0; i < $(nproc); i++)); do
 	workload_pid="$workload_pid $!"
 done
 
+cache_env=
+if [ "${COLD:-0}" = 1 ]; then
+	mkdir "$TMP/cache"
+	cache_env="XDG_CACHE_HOME='$TMP/cache'"
+fi
+
 # pfmtop: its pane execs it from a wrapper that stamps the launch time. It
 # shows the Hotspots view, perf top's job; a full frame has symbolized rows.
 tm new-session -d -s b -x 120 -y 40 \
-	"date +%s%N >'$TMP/t0'; exec env TERM=xterm-256color '$PFMTOP' -F $FREQ --sample-event cpu-clock --view hotspots"
+	"date +%s%N >'$TMP/t0'; exec env TERM=xterm-256color $cache_env '$PFMTOP' -F $FREQ --sample-event cpu-clock --view hotspots"
 start=$(now_ms)
 while :; do
 	if tm capture-pane -p -t b | grep -Eq '^ *[0-9.]+% +[0-9]+ +[0-9]+ +[^ ]+ +[A-Za-z_]'; then
@@ -98,7 +106,8 @@ tm send-keys -t b:0 q
 tm send-keys -t b:perf q
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
-printf 'bench_tui: %d s, %s Hz cpu-clock, %d CPUs busy\n' "$SECS" "$FREQ" "$(nproc)"
+printf 'bench_tui: %d s, %s Hz cpu-clock, %d CPUs busy%s\n' "$SECS" "$FREQ" "$(nproc)" \
+	"$([ "${COLD:-0}" = 1 ] && echo ', pfmtop cold (no kernel symbol cache)')"
 printf '%-10s %12s %14s\n' "" "CPU time (s)" "peak RSS (KiB)"
 printf '%-10s %12s %14s\n' pfmtop "$pfm_cpu" "$pfm_rss"
 printf '%-10s %12s %14s\n' "perf top" "$perf_cpu" "$perf_rss"
