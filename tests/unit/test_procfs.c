@@ -1,5 +1,6 @@
 /* test_procfs: /proc parsing against fixtures and against this very process. */
 #include "procfs.h"
+#include "testutil.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -149,32 +150,6 @@ static void test_users(void **state)
 	assert_int_equal(procfs_hz(), sysconf(_SC_CLK_TCK));
 }
 
-/* fds of this process whose link starts with prefix (the listing's own
- * /proc/self/fd fd left out). */
-static int nr_fds_to(const char *prefix)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *de;
-	int n = 0;
-
-	assert_non_null(d);
-	while ((de = readdir(d))) {
-		char path[PATH_MAX], link[PATH_MAX];
-		ssize_t len;
-
-		if (de->d_name[0] == '.' || atoi(de->d_name) == dirfd(d))
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/fd/%s", de->d_name);
-		len = readlink(path, link, sizeof(link) - 1);
-		if (len < 0)
-			continue;
-		link[len] = '\0';
-		n += !strncmp(link, prefix, strlen(prefix));
-	}
-	closedir(d);
-	return n;
-}
-
 static void test_kept_stat_fixture(void **state)
 {
 	struct procfs_task a, b;
@@ -209,31 +184,11 @@ static void test_kept_stat_fixture(void **state)
 	assert_int_equal(procfs_task_uid(999, 0, &uid), -ENOENT);
 }
 
-/* A child that waits for a byte on the pipe, then exits. */
-static pid_t child_waiting(int *go)
-{
-	int p[2];
-	pid_t pid;
-
-	assert_int_equal(pipe(p), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		char c;
-
-		close(p[1]);
-		_exit(read(p[0], &c, 1) == 1 ? 0 : 1);
-	}
-	close(p[0]);
-	*go = p[1];
-	return pid;
-}
-
 static void test_kept_stat_gone(void **state)
 {
 	struct procfs_task t;
 	int go, fd = -1, status;
-	pid_t pid = child_waiting(&go);
+	pid_t pid = testutil_child_waiting(&go);
 
 	assert_int_equal(procfs_task_stat_kept(pid, 0, &fd, true, &t), 0);
 	assert_true(fd >= 0);
@@ -266,7 +221,7 @@ static void test_kept_stat_recycled_pid(void **state)
 {
 	struct procfs_task t;
 	int go, fd = -1, status;
-	pid_t old = child_waiting(&go), pid = -1;
+	pid_t old = testutil_child_waiting(&go), pid = -1;
 	uint64_t start;
 
 	assert_int_equal(procfs_task_stat_kept(old, 0, &fd, true, &t), 0);
@@ -293,7 +248,7 @@ static void test_kept_stat_recycled_pid(void **state)
 			kill(pid, SIGKILL);
 			waitpid(pid, &status, 0);
 		}
-		pid = child_waiting(&go);
+		pid = testutil_child_waiting(&go);
 		close(go); /* EOF: it exits when read returns */
 		if (pid != old) {
 			waitpid(pid, &status, 0);
@@ -322,20 +277,20 @@ static void test_close(void **state)
 	pid_t ids[8];
 
 	procfs_close();
-	assert_int_equal(nr_fds_to("/proc"), 0);
+	assert_int_equal(testutil_nr_fds_prefix("/proc"), 0);
 	assert_true(procfs_cpu_times(c, 64) >= 1);
 	assert_true(procfs_pids(ids, 8) >= 1);
 	assert_int_equal(procfs_task_stat(getpid(), 0, &t), 0);
 	/* the /proc directory and /proc/stat stay open, nothing else */
-	assert_int_equal(nr_fds_to("/proc"), 2);
-	assert_int_equal(nr_fds_to("/proc/stat"), 1);
+	assert_int_equal(testutil_nr_fds_prefix("/proc"), 2);
+	assert_int_equal(testutil_nr_fds_prefix("/proc/stat"), 1);
 	assert_true(procfs_cpu_times(c, 64) >= 1);
-	assert_int_equal(nr_fds_to("/proc"), 2);
+	assert_int_equal(testutil_nr_fds_prefix("/proc"), 2);
 	procfs_close();
-	assert_int_equal(nr_fds_to("/proc"), 0);
+	assert_int_equal(testutil_nr_fds_prefix("/proc"), 0);
 	/* and they come back on use */
 	assert_true(procfs_cpu_times(c, 64) >= 1);
-	assert_int_equal(nr_fds_to("/proc/stat"), 1);
+	assert_int_equal(testutil_nr_fds_prefix("/proc/stat"), 1);
 	procfs_close();
 }
 

@@ -6,6 +6,7 @@
 
 #include "fake_sys.h"
 #include "session.h"
+#include "testutil.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -76,79 +77,6 @@ static void queue(int ev, int nr, uint64_t enabled, uint64_t running, const uint
 	}
 }
 
-/* fds of this process whose link is path, or starts with path when that
- * ends in '/'; the listing's own fd left out. */
-static int nr_fds_to(const char *path)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *de;
-	size_t len = strlen(path);
-	bool prefix = len && path[len - 1] == '/';
-	int n = 0;
-
-	assert_non_null(d);
-	while ((de = readdir(d))) {
-		char fdpath[PATH_MAX], link[PATH_MAX];
-		ssize_t l;
-
-		if (de->d_name[0] == '.' || atoi(de->d_name) == dirfd(d))
-			continue;
-		snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%s", de->d_name);
-		l = readlink(fdpath, link, sizeof(link) - 1);
-		if (l < 0)
-			continue;
-		link[l] = '\0';
-		n += prefix ? !strncmp(link, path, len) : !strcmp(link, path);
-	}
-	closedir(d);
-	return n;
-}
-
-/* fds on a task's /proc files: /proc/PID/... */
-static int nr_task_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *de;
-	int n = 0;
-
-	assert_non_null(d);
-	while ((de = readdir(d))) {
-		char fdpath[PATH_MAX], link[PATH_MAX];
-		ssize_t l;
-
-		if (de->d_name[0] == '.' || atoi(de->d_name) == dirfd(d))
-			continue;
-		snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%s", de->d_name);
-		l = readlink(fdpath, link, sizeof(link) - 1);
-		if (l < 0)
-			continue;
-		link[l] = '\0';
-		n += !strncmp(link, "/proc/", 6) && link[6] >= '0' && link[6] <= '9';
-	}
-	closedir(d);
-	return n;
-}
-
-/* A child that waits for a byte (or EOF) on *go, then exits. */
-static pid_t child_waiting(int *go)
-{
-	int p[2];
-	pid_t pid;
-
-	assert_int_equal(pipe(p), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		char c;
-
-		close(p[1]);
-		_exit(read(p[0], &c, 1) == 1 ? 0 : 1);
-	}
-	close(p[0]);
-	*go = p[1];
-	return pid;
-}
-
 static void end_child(pid_t pid, int go)
 {
 	int status;
@@ -189,7 +117,7 @@ static void proc_fds_follow_tasks(bool threads)
 	struct session_config c;
 	char err[256], path[64];
 	int go;
-	pid_t pid = child_waiting(&go);
+	pid_t pid = testutil_child_waiting(&go);
 
 	config(&c, "task-clock");
 	c.threads = threads;
@@ -201,21 +129,21 @@ static void proc_fds_follow_tasks(bool threads)
 	assert_int_equal(session_start(&s, err, sizeof(err)), 0);
 	assert_int_equal(session_tick(&s, false), 0);
 	assert_non_null(task_row(pid));
-	assert_int_equal(nr_fds_to(path), 1);
+	assert_int_equal(testutil_nr_fds_to(path), 1);
 	assert_true(s.nr_proc_fds >= 2);
-	assert_int_equal(nr_task_fds(), s.nr_proc_fds);
+	assert_int_equal(testutil_nr_task_fds(), s.nr_proc_fds);
 	assert_int_equal(session_tick(&s, false), 0);
-	assert_int_equal(nr_fds_to(path), 1);
+	assert_int_equal(testutil_nr_fds_to(path), 1);
 
 	end_child(pid, go);
 	assert_int_equal(session_tick(&s, false), 0);
 	assert_null(task_row(pid));
-	assert_int_equal(nr_fds_to(path), 0);
-	assert_int_equal(nr_task_fds(), s.nr_proc_fds);
+	assert_int_equal(testutil_nr_fds_to(path), 0);
+	assert_int_equal(testutil_nr_task_fds(), s.nr_proc_fds);
 
 	session_fini(&s);
-	assert_int_equal(nr_fds_to("/proc/"), 0);
-	assert_int_equal(nr_fds_to("/proc"), 0);
+	assert_int_equal(testutil_nr_fds_to("/proc/"), 0);
+	assert_int_equal(testutil_nr_fds_to("/proc"), 0);
 }
 
 static void test_proc_fds_follow_tasks(void **state)
@@ -234,7 +162,7 @@ static void test_target_fds(void **state)
 	struct session_config c;
 	char err[256], path[64];
 	int go;
-	pid_t pid = child_waiting(&go);
+	pid_t pid = testutil_child_waiting(&go);
 
 	config(&c, "task-clock");
 	c.mode = MODEL_TASKS;
@@ -243,20 +171,20 @@ static void test_target_fds(void **state)
 	c.pids[0] = pid;
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)pid);
 	assert_int_equal(session_init(&s, &c, err, sizeof(err)), 0);
-	assert_int_equal(nr_fds_to(path), 1);
+	assert_int_equal(testutil_nr_fds_to(path), 1);
 	assert_int_equal(session_start(&s, err, sizeof(err)), 0);
 	assert_int_equal(session_tick(&s, false), 0);
-	assert_int_equal(nr_fds_to(path), 1);
+	assert_int_equal(testutil_nr_fds_to(path), 1);
 	assert_int_equal(s.nr_proc_fds, 1);
 	assert_false(s.targets[0].exited);
 
 	end_child(pid, go);
 	assert_int_equal(session_tick(&s, false), 0);
 	assert_true(s.targets[0].exited);
-	assert_int_equal(nr_fds_to(path), 0);
+	assert_int_equal(testutil_nr_fds_to(path), 0);
 	assert_int_equal(s.nr_proc_fds, 0);
 	session_fini(&s);
-	assert_int_equal(nr_fds_to("/proc"), 0);
+	assert_int_equal(testutil_nr_fds_to("/proc"), 0);
 }
 
 /* A copy of the /proc fixture, to change under a running session. */

@@ -1,0 +1,92 @@
+/* testutil: helpers the unit tests share (open fds, a child to reap). */
+#include "testutil.h"
+
+#include <dirent.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+int testutil_nr_fds(bool (*match)(const char *link, const void *arg), const void *arg)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d))) {
+		char path[PATH_MAX], link[PATH_MAX];
+		ssize_t len;
+
+		if (de->d_name[0] == '.' || atoi(de->d_name) == dirfd(d))
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", de->d_name);
+		len = readlink(path, link, sizeof(link) - 1);
+		if (len < 0)
+			continue;
+		link[len] = '\0';
+		n += match(link, arg);
+	}
+	closedir(d);
+	return n;
+}
+
+static bool link_is(const char *link, const void *arg)
+{
+	const char *path = arg;
+	size_t len = strlen(path);
+
+	return len && path[len - 1] == '/' ? !strncmp(link, path, len) : !strcmp(link, path);
+}
+
+int testutil_nr_fds_to(const char *path)
+{
+	return testutil_nr_fds(link_is, path);
+}
+
+static bool link_has_prefix(const char *link, const void *arg)
+{
+	return !strncmp(link, arg, strlen(arg));
+}
+
+int testutil_nr_fds_prefix(const char *prefix)
+{
+	return testutil_nr_fds(link_has_prefix, prefix);
+}
+
+static bool link_is_task(const char *link, const void *arg)
+{
+	(void)arg;
+	return !strncmp(link, "/proc/", 6) && link[6] >= '0' && link[6] <= '9';
+}
+
+int testutil_nr_task_fds(void)
+{
+	return testutil_nr_fds(link_is_task, NULL);
+}
+
+pid_t testutil_child_waiting(int *go)
+{
+	int p[2];
+	pid_t pid;
+
+	assert_int_equal(pipe(p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char c;
+
+		close(p[1]);
+		_exit(read(p[0], &c, 1) == 1 ? 0 : 1);
+	}
+	close(p[0]);
+	*go = p[1];
+	return pid;
+}

@@ -1,0 +1,24 @@
+/* testutil: helpers the unit tests share (open fds, a child to reap). */
+#ifndef PFMTOP_TESTUTIL_H
+#define PFMTOP_TESTUTIL_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+/* Open fds of this process whose link target makes match() true (the
+ * listing's own fd left out). */
+int testutil_nr_fds(bool (*match)(const char *link, const void *arg), const void *arg);
+
+/* fds whose link is path, or starts with it when it ends in '/'. */
+int testutil_nr_fds_to(const char *path);
+
+/* fds whose link starts with prefix. */
+int testutil_nr_fds_prefix(const char *prefix);
+
+/* fds on some task's /proc files (/proc/PID/...). */
+int testutil_nr_task_fds(void);
+
+/* A child that waits for a byte (or EOF) on *go, then exits. */
+pid_t testutil_child_waiting(int *go);
+
+#endif
