@@ -171,6 +171,7 @@ struct proc {
 	pid_t pid;
 	bool scanned;     /* /proc/PID/maps was read (or tried) since start or exec */
 	bool exited;      /* waiting for symbols_reap() */
+	int reap_in;      /* exited: symbols_reap() calls left before it goes */
 	struct map *maps; /* sorted by start, not overlapping */
 	size_t nr, cap;
 	struct jit jit;
@@ -2555,6 +2556,14 @@ static int proc_scan(struct symbols *s, struct proc *p)
 	}
 	free(line);
 	fclose(f);
+	if (!err && !p->nr && old.nr) {
+		/* An empty maps file is a zombie (or a kernel thread): what we
+		 * knew from before its exit is better than nothing. */
+		free(p->maps);
+		p->maps = old.maps;
+		p->nr = p->cap = old.nr;
+		return -ESRCH;
+	}
 	proc_clear_maps(s, &old);
 	free(old.maps);
 	return err;
@@ -2652,8 +2661,10 @@ void symbols_exit(struct symbols *s, pid_t pid)
 {
 	struct proc *p = proc_find(s, pid);
 
-	if (p)
+	if (p && !p->exited) {
 		p->exited = true;
+		p->reap_in = SYMBOLS_REAP_AFTER;
+	}
 }
 
 void symbols_reap(struct symbols *s)
@@ -2665,7 +2676,7 @@ void symbols_reap(struct symbols *s)
 
 		for (; p; p = next) {
 			next = p->hnext;
-			if (p->exited)
+			if (p->exited && --p->reap_in <= 0)
 				proc_remove(s, p);
 		}
 	}

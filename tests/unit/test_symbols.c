@@ -1,5 +1,6 @@
 /* test_symbols: address resolution against this process, libc, the kernel and fixtures. */
 #include "symbols.h"
+#include "testutil.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -20,6 +21,7 @@
 #include <cmocka.h>
 
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 /* Above PID_MAX_LIMIT (4194304): never a live process. */
 #define FAKE_PID 5000001
@@ -371,10 +373,17 @@ static void test_fork_exec_exit(void **state)
 	resolve(s, a, 0x400010, false, &r); /* the parent is untouched */
 	assert_string_equal(r.name, "a.out+0x10");
 
-	/* exit: still resolvable until reaped */
+	/* exit: still resolvable for SYMBOLS_REAP_AFTER reaps (a refresh may
+	 * come between the exit and the last rows), gone after */
 	symbols_exit(s, a);
 	resolve(s, a, 0x400010, false, &r);
 	assert_string_equal(r.name, "a.out+0x10");
+	for (int k = 1; k < SYMBOLS_REAP_AFTER; k++) {
+		symbols_reap(s);
+		symbols_exit(s, a); /* a second EXIT does not restart the grace */
+		resolve(s, a, 0x400010, false, &r);
+		assert_string_equal(r.name, "a.out+0x10");
+	}
 	symbols_reap(s);
 	resolve(s, a, 0x400010, false, &r);
 	assert_int_equal(r.status, SYMBOLS_UNKNOWN);
@@ -436,6 +445,32 @@ static void find_libc(struct libc_map *m)
 	}
 	fclose(f);
 	assert_true(found);
+}
+
+/* A zombie's /proc/PID/maps is empty: a scan then (a lookup that missed,
+ * say) must keep what was known of it, not forget every mapping. */
+static void test_zombie_keeps_maps(void **state)
+{
+	struct symbols *s = *state;
+	void *addr = libc_sym("qsort");
+	struct symbols_result r;
+	siginfo_t info;
+	int go, status;
+	pid_t pid = testutil_child_waiting(&go);
+
+	assert_int_equal(symbols_process_scan(s, pid), 0); /* a fork: our own maps */
+	resolve(s, pid, (uintptr_t)addr, false, &r);
+	assert_int_equal(r.status, SYMBOLS_FOUND);
+	assert_int_equal(write(go, "x", 1), 1);
+	close(go);
+	memset(&info, 0, sizeof(info));
+	assert_int_equal(waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT), 0); /* a zombie now */
+	assert_int_not_equal(symbols_process_scan(s, pid), 0);
+	resolve(s, pid, (uintptr_t)addr, false, &r);
+	assert_int_equal(r.status, SYMBOLS_FOUND);
+	assert_string_equal(r.module, "libc.so.6");
+	assert_ptr_equal(libc_sym(r.name), addr);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
 }
 
 static void test_shared_binary_read_once(void **state)
@@ -522,7 +557,8 @@ static void test_unused_binaries_bounded(void **state)
 	symbols_stats(s, &st);
 	assert_int_equal(st.binaries, 200);
 	symbols_exit(s, FAKE_PID);
-	symbols_reap(s);
+	for (i = 0; i < SYMBOLS_REAP_AFTER; i++)
+		symbols_reap(s);
 	symbols_stats(s, &st);
 	assert_true(st.binaries > 0 && st.binaries < 200);
 	assert_int_equal(st.processes, 0);
@@ -1301,6 +1337,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_own_static_function, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_libc_functions, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_zombie_keeps_maps, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_live_kernel, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_kallsyms_fixture, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_kallsyms_hidden, setup, teardown),
