@@ -73,3 +73,31 @@ if [ -d /sys/bus/event_source/devices/msr/events ]; then
 else
 	info "no msr PMU events in sysfs: msr/* listing not checked"
 fi
+
+# --- tracepoints: opened once for the lot ---
+# Each tracepoint open and close costs the kernel an RCU grace period (tens
+# of ms), and one rule decides for all of them: --list-events tries one and
+# says so, instead of opening thousands one by one.
+tracefs=
+for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+	[ -d "$d/events/sched" ] && tracefs=$d && break
+done
+if [ -z "$tracefs" ] && [ "$(id -u)" -eq 0 ] && [ -d /sys/kernel/tracing ] &&
+	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null; then
+	cleanup_add "umount /sys/kernel/tracing"
+	[ -d /sys/kernel/tracing/events/sched ] && tracefs=/sys/kernel/tracing
+fi
+if [ -n "$tracefs" ]; then
+	tps=$(find "$tracefs/events/sched" -mindepth 1 -maxdepth 1 -type d | wc -l)
+	run "$out" "$err" "$PFMTOP" --list-events 'sched:*'
+	expect_rc 0 "pfmtop --list-events 'sched:*'" "$out" "$err"
+	listed=$(grep -cE '^  sched:' "$out")
+	[ "$listed" -eq "$tps" ] || fail "--list-events 'sched:*' lists $listed tracepoints, tracefs has $tps" "$out"
+	grep -q 'tracepoints: one opened, taken for all' "$out" ||
+		fail "--list-events 'sched:*' does not say one tracepoint spoke for all" "$out"
+	[ "$(grep -cE '^  sched:[a-z_]+ +opens ' "$out")" -eq "$tps" ] ||
+		fail "not every sched tracepoint is shown as opening" "$out"
+	pass "--list-events 'sched:*': $listed tracepoints, one opened for all"
+else
+	info "tracefs is not mounted: the tracepoint listing was not tried"
+fi
