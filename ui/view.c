@@ -173,6 +173,9 @@ struct view *view_open(const struct view_config *cfg, char *err, size_t errlen)
 	intrflush(stdscr, FALSE);
 	keypad(stdscr, TRUE);
 	nodelay(stdscr, TRUE);
+	/* No typeahead check: ncurses would poll stdin once per line of every
+	 * refresh, and keys are read from the event loop anyway. */
+	typeahead(-1);
 	set_escdelay(25);
 	curs_set(0);
 	v->colors = has_colors() && !(nc && nc[0]);
