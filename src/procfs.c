@@ -261,6 +261,11 @@ int procfs_task_stat_kept(pid_t pid, pid_t tid, int *fd, bool keep, struct procf
 	return stat_of(pid, tid, buf, n, out);
 }
 
+bool procfs_task_dead(const struct procfs_task *t, bool threads)
+{
+	return (t->state == 'Z' || t->state == 'X') && (threads || t->num_threads <= 1);
+}
+
 int procfs_task_uid(pid_t pid, pid_t tid, uid_t *uid)
 {
 	char buf[4096];

@@ -40,6 +40,13 @@ int procfs_task_stat(pid_t pid, pid_t tid, struct procfs_task *out);
  */
 int procfs_task_stat_kept(pid_t pid, pid_t tid, int *fd, bool keep, struct procfs_task *out);
 
+/*
+ * Has the task of these figures exited (state Z or X: a zombie not yet
+ * reaped, or dead)? As a process (threads false), a zombie main thread with
+ * live threads beside it is a live process: only a lone one is dead.
+ */
+bool procfs_task_dead(const struct procfs_task *t, bool threads);
+
 /* The effective uid of a task, from /proc/PID/status (tid 0) or
  * /proc/PID/task/TID/status; 0 or -errno. */
 int procfs_task_uid(pid_t pid, pid_t tid, uid_t *uid);

@@ -1024,6 +1024,11 @@ static void proc_task_rows(struct session *s, double interval_s)
 				continue;
 			} else if (scan_stat(s, old, pids[i], s->cfg.threads ? tids[k] : 0, &cur.fd, &pt)) {
 				continue;
+			} else if (procfs_task_dead(&pt, s->cfg.threads)) {
+				/* Exited, not yet reaped: no live row (a counted
+				 * one was shown exited already). */
+				proc_fd_close(s, &cur.fd);
+				continue;
 			} else {
 				cur.starttime = pt.starttime;
 				cur.ticks = pt.utime + pt.stime;
@@ -1420,7 +1425,7 @@ static void refresh_targets(struct session *s)
 		 * stays with its task, so a recycled PID reads as gone. */
 		int ret = stat_kept(s, t->pid, s->mode == MODEL_COMMAND ? 0 : t->tid, &t->statfd, &pt);
 		if (ret == 0 && (t->starttime == 0 || pt.starttime == t->starttime) &&
-		    pt.state != 'Z' && pt.state != 'X') {
+		    !procfs_task_dead(&pt, s->mode != MODEL_COMMAND)) {
 			t->idle_ticks = pt.utime + pt.stime == t->ticks ? t->idle_ticks + 1 : 0;
 			t->ticks = pt.utime + pt.stime;
 			t->starttime = pt.starttime;

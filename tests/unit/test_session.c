@@ -377,6 +377,105 @@ static void test_stat_skipped_when_not_run(void **state)
 	assert_true(fabs(r->cpu_pct - 3.0 / (double)hz / s.model.interval_s * 100.0) < 1e-6 * r->cpu_pct);
 }
 
+static const struct model_row *thread_row(pid_t tid)
+{
+	for (int i = 0; i < s.model.nr_tasks; i++)
+		if (s.model.tasks[i].tid == tid)
+			return &s.model.tasks[i];
+	return NULL;
+}
+
+/*
+ * A zombie (state Z, or X) is not a live task: no /proc-only row for it, and
+ * its stat file is not kept. A process whose main thread is a zombie while
+ * other threads run is alive.
+ */
+static void test_zombie_not_live(void **state)
+{
+	struct session_config c;
+	char err[256], path[PATH_MAX];
+
+	config(&c, "task-clock");
+	assert_int_equal(session_init(&s, &c, err, sizeof(err)), 0);
+	assert_int_equal(session_start(&s, err, sizeof(err)), 0);
+	assert_int_equal(session_tick(&s, false), 0);
+	assert_non_null(task_row(4242));
+
+	/* The main thread exited, its second thread runs on. */
+	rewrite("4242/stat", ") R 1 4242 ", ") Z 1 4242 ");
+	assert_int_equal(session_tick(&s, false), 0);
+	assert_non_null(task_row(4242));
+
+	/* The last thread exited too: a zombie waiting for its parent. */
+	rewrite("4242/stat", " 20 0 2 0 987654 ", " 20 0 1 0 987654 ");
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(session_tick(&s, false), 0);
+		assert_null(task_row(4242));
+	}
+	snprintf(path, sizeof(path), "%s/proc/4242/stat", proc_copy);
+	assert_int_equal(testutil_nr_fds_to(path), 0);
+	assert_non_null(task_row(2));
+}
+
+/* Per thread: a zombie thread has no row, its live sibling has. */
+static void test_zombie_thread_not_live(void **state)
+{
+	struct session_config c;
+	char err[256];
+
+	config(&c, "task-clock");
+	c.threads = true;
+	assert_int_equal(session_init(&s, &c, err, sizeof(err)), 0);
+	assert_int_equal(session_start(&s, err, sizeof(err)), 0);
+	assert_int_equal(session_tick(&s, false), 0);
+	assert_non_null(thread_row(4243));
+	rewrite("4242/task/4243/stat", ") S 1 4243 ", ") X 1 4243 ");
+	assert_int_equal(session_tick(&s, false), 0);
+	assert_null(thread_row(4243));
+	assert_non_null(thread_row(4242));
+}
+
+/*
+ * A counted process that exits is shown exited once, then dropped; while it
+ * stays a zombie, it does not come back as a /proc-only row.
+ */
+static void test_zombie_after_exited(void **state)
+{
+	struct session_config c;
+	char err[256];
+	const struct model_row *r;
+
+	config(&c, "task-clock");
+	c.cpu_min = 0; /* counters for every task */
+	assert_int_equal(session_init(&s, &c, err, sizeof(err)), 0);
+	assert_int_equal(session_start(&s, err, sizeof(err)), 0);
+	assert_int_equal(session_tick(&s, false), 0);
+	assert_non_null(task_target(4242));
+	assert_true(task_target(4242)->counted);
+	queue_tasks(1000, 1000);
+	assert_int_equal(session_tick(&s, false), 0);
+	r = task_row(4242);
+	assert_non_null(r);
+	assert_true(r->counted);
+	assert_false(r->exited);
+
+	rewrite("4242/stat", ") R 1 4242 ", ") Z 1 4242 ");
+	rewrite("4242/stat", " 20 0 2 0 987654 ", " 20 0 1 0 987654 ");
+	rewrite("4242/task/4242/stat", ") R 1 4242 ", ") Z 1 4242 ");
+	rewrite("4242/task/4243/stat", ") S 1 4243 ", ") Z 1 4243 ");
+	s.tw.lost++; /* no task watcher records here: read every stat */
+	queue_tasks(2000, 2000);
+	assert_int_equal(session_tick(&s, false), 0);
+	r = task_row(4242);
+	assert_non_null(r);
+	assert_true(r->exited);
+	for (int i = 0; i < 3; i++) {
+		queue_tasks(2000, 2000);
+		assert_int_equal(session_tick(&s, false), 0);
+		assert_null(task_row(4242));
+	}
+}
+
 static void test_no_hardware_pmu(void **state)
 {
 	struct session_config c;
@@ -498,6 +597,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_target_fds, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_user_read_once, setup_proc_copy, teardown_proc_copy),
 		cmocka_unit_test_setup_teardown(test_stat_skipped_when_not_run, setup_proc_copy,
+						teardown_proc_copy),
+		cmocka_unit_test_setup_teardown(test_zombie_not_live, setup_proc_copy, teardown_proc_copy),
+		cmocka_unit_test_setup_teardown(test_zombie_thread_not_live, setup_proc_copy,
+						teardown_proc_copy),
+		cmocka_unit_test_setup_teardown(test_zombie_after_exited, setup_proc_copy,
 						teardown_proc_copy),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
