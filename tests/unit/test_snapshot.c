@@ -9,6 +9,7 @@
 #include "snapshot.h"
 #include "util.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,50 +141,68 @@ static char *render(const struct model *m, enum snapshot_format fmt)
 	return buf;
 }
 
-/* Compare with tests/fixtures/golden/NAME, where @VERSION@ stands for the
- * version. PFMTOP_UPDATE_GOLDEN=1 rewrites the file instead. */
+/* The golden text of got: the version stored as @VERSION@. */
+static char *golden_of(const char *got)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	const char *p = got, *v;
+
+	assert_non_null(f);
+	while ((v = strstr(p, PFMTOP_VERSION))) {
+		fwrite(p, 1, (size_t)(v - p), f);
+		fputs("@VERSION@", f);
+		p = v + strlen(PFMTOP_VERSION);
+	}
+	fputs(p, f);
+	fclose(f);
+	return buf;
+}
+
+/*
+ * Compare with tests/fixtures/golden/NAME, where @VERSION@ stands for the
+ * version. A difference fails with both texts. Golden files are reviewed, not
+ * regenerated: PFMTOP_UPDATE_GOLDEN=1 rewrites a file that differs only with
+ * PFMTOP_UPDATE_GOLDEN_CONFIRM=1 as well (then review the diff in git), and
+ * fails without it.
+ */
 static void check_golden(const char *name, const char *got)
 {
-	char path[4096], want[65536], expect[65536];
+	char path[4096], want[65536];
 	const char *dir = getenv("PFMTOP_FIXTURES");
+	char *golden = golden_of(got);
 	FILE *f;
 	size_t n;
 
 	assert_non_null(dir);
 	snprintf(path, sizeof(path), "%s/golden/%s", dir, name);
-	if (getenv("PFMTOP_UPDATE_GOLDEN")) {
-		f = fopen(path, "w");
-		assert_non_null(f);
-		/* Store the version as a placeholder. */
-		const char *p = got, *v;
-		while ((v = strstr(p, PFMTOP_VERSION))) {
-			fwrite(p, 1, (size_t)(v - p), f);
-			fputs("@VERSION@", f);
-			p = v + strlen(PFMTOP_VERSION);
-		}
-		fputs(p, f);
-		fclose(f);
-		return;
-	}
 	f = fopen(path, "r");
-	assert_non_null(f);
+	if (!f)
+		fail_msg("%s: %s", path, strerror(errno));
 	n = fread(want, 1, sizeof(want) - 1, f);
 	fclose(f);
 	want[n] = '\0';
-	char *o = expect;
-	for (const char *p = want; *p;) {
-		if (!strncmp(p, "@VERSION@", 9)) {
-			o += sprintf(o, "%s", PFMTOP_VERSION);
-			p += 9;
-		} else {
-			*o++ = *p++;
-		}
+	if (!strcmp(want, golden)) {
+		free(golden);
+		return;
 	}
-	*o = '\0';
-	if (strcmp(expect, got)) {
-		fprintf(stderr, "--- want %s\n%s--- got\n%s", name, expect, got);
-		fail();
+	if (getenv("PFMTOP_UPDATE_GOLDEN") && getenv("PFMTOP_UPDATE_GOLDEN_CONFIRM")) {
+		f = fopen(path, "w");
+		assert_non_null(f);
+		fputs(golden, f);
+		assert_int_equal(fclose(f), 0);
+		print_message("rewrote %s: review it with git diff\n", path);
+		free(golden);
+		return;
 	}
+	fprintf(stderr, "--- want %s\n%s--- got\n%s", name, want, golden);
+	if (getenv("PFMTOP_UPDATE_GOLDEN"))
+		fprintf(stderr, "PFMTOP_UPDATE_GOLDEN is set, but %s is only rewritten with "
+				"PFMTOP_UPDATE_GOLDEN_CONFIRM=1 as well\n",
+			path);
+	free(golden);
+	fail();
 }
 
 static void test_text_system(void **state)
