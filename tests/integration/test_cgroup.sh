@@ -8,14 +8,14 @@
 need_root
 
 root=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
-[ -n "$root" ] && [ -d "$root" ] || skip "no cgroup2 hierarchy mounted"
+[ -n "$root" ] && [ -d "$root" ] || skip_host "no cgroup2 hierarchy mounted"
 name=pfmtop-test-$$
 cg=$root/$name
 touch_pages=$(helper touch_pages)
 spin=$(helper spin)
 out=$TMP/out err=$TMP/err
 
-mkdir "$cg" 2>"$err" || skip "cannot make a cgroup under $root: $(cat "$err")"
+mkdir "$cg" 2>"$err" || skip_host "cannot make a cgroup under $root: $(cat "$err")"
 # Kill whatever is left in it and remove it; rmdir fails (EBUSY) until its
 # last task is gone for good, so retry for up to 5 s.
 cg_remove() {

@@ -15,9 +15,9 @@ out=$TMP/out err=$TMP/err
 
 # Never touch a pfmtop this test did not install.
 if dpkg-query -W -f='${Status}' pfmtop 2>/dev/null | grep -qv 'not-installed'; then
-	skip "a pfmtop package is already on this machine (dpkg --purge pfmtop to run this test)"
+	skip_host "a pfmtop package is already on this machine (dpkg --purge pfmtop to run this test)"
 fi
-[ ! -e /usr/bin/pfmtop ] || skip "/usr/bin/pfmtop exists (installed by hand?): not overwriting it"
+[ ! -e /usr/bin/pfmtop ] || skip_host "/usr/bin/pfmtop exists (installed by hand?): not overwriting it"
 run "$out" "$err" dpkg-checkbuilddeps -P nocheck "$src/packaging/debian/control"
 [ "$RC" -eq 0 ] || skip "build dependencies missing: $(cat "$err")"
 

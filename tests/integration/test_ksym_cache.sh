@@ -15,7 +15,7 @@
 need_root
 need_cmd strace
 awk 'NR <= 200 && $1 !~ /^0+$/ { found = 1; exit } END { exit !found }' /proc/kallsyms ||
-	skip "/proc/kallsyms hides its addresses (kptr_restrict)"
+	skip_host "/proc/kallsyms hides its addresses (kptr_restrict)"
 
 memburn=$(helper memburn)
 home=$TMP/home

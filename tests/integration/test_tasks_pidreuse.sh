@@ -24,7 +24,7 @@ ln -s "$touch_pages" "$TMP/reuse_first"
 ln -s "$touch_pages" "$TMP/reuse_second"
 
 unshare --pid --fork --mount-proc true 2>"$err" ||
-	skip "cannot make a PID namespace here: $(head -1 "$err")"
+	skip_host "cannot make a PID namespace here: $(head -1 "$err")"
 
 # reuse GAP: one run of pfmtop with the helper started 0.3 s after it, GAP s
 # between the first child's end and the second's fork. Leaves the helper's
@@ -52,7 +52,7 @@ reuse() {
 	wait "$outside"
 	set -e
 	[ "$RC" -ne 137 ] || fail "pfmtop -d 1 -n 3 with pidreuse $gap ... ran over 30 s" "$out" "$err"
-	[ "$(cat "$TMP/reuse.rc")" != 77 ] || skip "$(cat "$TMP/reuse.err")"
+	[ "$(cat "$TMP/reuse.rc")" != 77 ] || skip_host "$(cat "$TMP/reuse.err")"
 	[ "$(cat "$TMP/reuse.rc")" = 0 ] || fail "pidreuse $gap failed (exit $(cat "$TMP/reuse.rc"))" "$TMP/reuse.err"
 	expect_rc 0 "pfmtop -b --format json -N 0 -d 1 -n 3 in a PID namespace" "$out" "$err"
 	json_check "$out" "len(lines) == 3" "-n 3 should give 3 snapshots"

@@ -10,7 +10,7 @@
 
 SYSCTL=/proc/sys/kernel/perf_event_max_sample_rate
 [ "$(id -u)" -eq 0 ] || skip "changing $SYSCTL needs root"
-[ -w "$SYSCTL" ] || skip "$SYSCTL is not writable here"
+[ -w "$SYSCTL" ] || skip_host "$SYSCTL is not writable here"
 
 spin=$(helper spin)
 out=$TMP/out err=$TMP/err

@@ -5,6 +5,7 @@
 #include "events.h"
 #include "pfmlib.h"
 #include "probe.h"
+#include "testutil.h"
 
 #include <errno.h>
 #include <setjmp.h>
@@ -120,13 +121,9 @@ int main(void)
 	    cmocka_unit_test(test_list),
 	    cmocka_unit_test(test_probe),
 	};
-	const char *fixtures = getenv("PFMTOP_FIXTURES");
+	const char *fixtures = testutil_fixtures();
 	char pmu_dir[4096], tracefs_dir[4096];
 
-	if (!fixtures) {
-		fprintf(stderr, "PFMTOP_FIXTURES is not set: run through ctest\n");
-		return 77;
-	}
 	snprintf(pmu_dir, sizeof(pmu_dir), "%s/pmu", fixtures);
 	snprintf(tracefs_dir, sizeof(tracefs_dir), "%s/tracefs", fixtures);
 	events_set_roots(pmu_dir, tracefs_dir);

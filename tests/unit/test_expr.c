@@ -2,6 +2,7 @@
 #include "expr.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <locale.h>
 #include <math.h>
 #include <setjmp.h>
@@ -385,16 +386,49 @@ static void test_format(void **state)
 	assert_string_equal(small, "instruc");
 }
 
-static void test_locale(void **state)
+/*
+ * A locale with a decimal comma: one installed, else de_DE compiled from the
+ * locale sources (package locales) into dir, found through LOCPATH. NULL if
+ * neither can be had.
+ */
+static const char *comma_locale(char *dir, size_t len)
 {
-	/* Numbers never depend on LC_NUMERIC (the TUI sets the locale). */
 	const char *locales[] = {"de_DE.UTF-8", "fr_FR.UTF-8", "de_DE.utf8", "ru_RU.UTF-8"};
 	const char *set = NULL;
+	char cmd[PATH_MAX + 128];
 
 	for (size_t i = 0; i < sizeof(locales) / sizeof(locales[0]) && !set; i++)
 		set = setlocale(LC_NUMERIC, locales[i]);
-	if (!set)
-		skip(); /* no locale with a decimal comma installed */
+	if (set)
+		return set;
+	snprintf(dir, len, "%s/pfmtop-test_expr.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(dir))
+		return NULL;
+	snprintf(cmd, sizeof(cmd), "localedef -i de_DE -f UTF-8 '%s/de_DE.UTF-8' >/dev/null 2>&1",
+		 dir);
+	if (system(cmd) != 0)
+		return NULL;
+	setenv("LOCPATH", dir, 1);
+	return setlocale(LC_NUMERIC, "de_DE.UTF-8");
+}
+
+static void test_locale(void **state)
+{
+	/* Numbers never depend on LC_NUMERIC (the TUI sets the locale). */
+	char dir[PATH_MAX] = "", cmd[PATH_MAX + 16];
+	const char *set = comma_locale(dir, sizeof(dir));
+
+	if (dir[0]) {
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+		if (system(cmd) != 0)
+			print_message("cannot remove %s\n", dir);
+	}
+	if (!set) {
+		print_message("SKIP: no locale with a decimal comma, and localedef cannot make "
+			      "de_DE (apt-get install locales)\n");
+		skip();
+	}
+	assert_string_equal(localeconv()->decimal_point, ",");
 	assert_value("0.5 * 3", 1.5);
 	expect_format("0.25", "0.25");
 	setlocale(LC_NUMERIC, "C");

@@ -241,6 +241,8 @@ static void test_kept_stat_recycled_pid(void **state)
 			if (ns >= 0)
 				close(ns);
 			close(fd);
+			print_message("SKIP(host): cannot write ns_last_pid (needs root in this PID "
+				      "namespace)\n");
 			skip();
 		}
 		close(ns);
@@ -257,6 +259,8 @@ static void test_kept_stat_recycled_pid(void **state)
 	}
 	if (pid != old) {
 		close(fd);
+		print_message("SKIP(host): other forks on the machine took PID %d 20 times\n",
+			      (int)old);
 		skip();
 	}
 	/* The new task holds the PID (a zombie at worst): the old fd does
@@ -348,7 +352,7 @@ static void test_live_self(void **state)
 
 int main(void)
 {
-	const char *fixtures = getenv("PFMTOP_FIXTURES");
+	const char *fixtures = testutil_fixtures();
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup(test_stat_with_odd_comm, use_fixture),
 	    cmocka_unit_test_setup(test_thread, use_fixture),
@@ -364,10 +368,6 @@ int main(void)
 	    cmocka_unit_test_setup(test_close, use_live),
 	};
 
-	if (!fixtures) {
-		fprintf(stderr, "PFMTOP_FIXTURES is not set\n");
-		return 77;
-	}
 	snprintf(fixture_root, sizeof(fixture_root), "%s/proc-root", fixtures);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -139,8 +139,10 @@ static void test_live_kernel(void **state)
 	char line[512], name[256], type;
 	FILE *f = fopen("/proc/kallsyms", "r");
 
-	if (!f)
+	if (!f) {
+		print_message("SKIP(host): no /proc/kallsyms\n");
 		skip();
+	}
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long long a;
 
@@ -152,7 +154,8 @@ static void test_live_kernel(void **state)
 	}
 	fclose(f);
 	if (!addr) {
-		print_message("kallsyms hides addresses (kptr_restrict) or lacks schedule\n");
+		print_message("SKIP(host): kallsyms hides addresses (kptr_restrict) or lacks "
+			      "schedule\n");
 		skip();
 	}
 	assert_int_equal(symbols_load_kernel(s), 0);
@@ -1333,7 +1336,7 @@ static void test_format(void **state)
 
 int main(void)
 {
-	const char *fx = getenv("PFMTOP_FIXTURES");
+	const char *fx = testutil_fixtures();
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_own_static_function, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_libc_functions, setup, teardown),
@@ -1363,10 +1366,6 @@ int main(void)
 	    cmocka_unit_test(test_format),
 	};
 
-	if (!fx) {
-		fprintf(stderr, "PFMTOP_FIXTURES is not set\n");
-		return 77;
-	}
 	/* test_live_kernel reads the real kallsyms: not into ~/.cache
 	 * (test_ksym_cache tests the cache) */
 	setenv("PFMTOP_NO_KSYM_CACHE", "1", 1);

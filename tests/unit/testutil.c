@@ -2,6 +2,7 @@
 #include "testutil.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -89,4 +91,21 @@ pid_t testutil_child_waiting(int *go)
 	close(p[0]);
 	*go = p[1];
 	return pid;
+}
+
+const char *testutil_fixtures(void)
+{
+	const char *dir = getenv("PFMTOP_FIXTURES");
+	struct stat st;
+
+	if (!dir || !dir[0]) {
+		fprintf(stderr, "PFMTOP_FIXTURES is not set: run the unit tests through ctest\n");
+		exit(1);
+	}
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "PFMTOP_FIXTURES=%s: %s\n", dir,
+			errno ? strerror(errno) : "not a directory");
+		exit(1);
+	}
+	return dir;
 }

@@ -18,6 +18,11 @@ int testutil_nr_fds_prefix(const char *prefix);
 /* fds on some task's /proc files (/proc/PID/...). */
 int testutil_nr_task_fds(void);
 
+/* The fixtures directory (PFMTOP_FIXTURES, set by CTest). When it is not
+ * set or not a directory, says so and exits 1: a missing fixture is a
+ * failure, never a skip. */
+const char *testutil_fixtures(void);
+
 /* A child that waits for a byte (or EOF) on *go, then exits. */
 pid_t testutil_child_waiting(int *go);
 

@@ -72,8 +72,10 @@ static void test_shipped_themes(void **state)
 		    theme_load_string(&t, "x", themes_builtin[i].name, themes_builtin[i].text, &e),
 		    0);
 	/* On disk too, every slot set in [colors]. */
-	if (!src)
+	if (!src) {
+		print_message("SKIP: PFMTOP_SRCDIR is not set: run through ctest\n");
 		skip();
+	}
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		snprintf(path, sizeof(path), "%s/themes/%s.ini", src, names[i]);
 		if (theme_load_file(&t, path, &e)) {
