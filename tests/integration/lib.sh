@@ -211,6 +211,37 @@ no_hw_pmu() {
 		perf stat -x, -e cycles true 2>&1 >/dev/null | grep -q '^<not supported>,,cycles'
 }
 
+# nlines FILE: the number of complete lines in FILE (0 if it does not exist).
+nlines() { [ -e "$1" ] && wc -l <"$1" || echo 0; }
+
+# monitor_start OUT ERR PFMTOP_ARGS...: start pfmtop in the background with
+# stdout in OUT (one snapshot a line: use --format json) and stderr in ERR;
+# its PID goes to MON, killed at exit. Returns once the first snapshot is in
+# OUT, so its counters run: what the test starts after that is counted from
+# its first event, however slow the machine.
+monitor_start() {
+	local out=$1 err=$2
+	shift 2
+	: >"$out" # empty before the first look: the background job may not have opened it yet
+	"$PFMTOP" "$@" >"$out" 2>"$err" &
+	MON=$!
+	cleanup_add "kill -KILL $MON"
+	wait_for 30 monitor_has "$out" 1 || fail "pfmtop $* printed no snapshot in 30 s" "$out" "$err"
+}
+monitor_has() { [ "$(nlines "$1")" -ge "$2" ] || ! kill -0 "$MON" 2>/dev/null; }
+
+# monitor_stop OUT ERR: wait for the snapshot that closes the current
+# interval (one more line in OUT, so everything that has happened by now is
+# in OUT), then stop pfmtop. Fails if pfmtop exited before that.
+monitor_stop() {
+	local out=$1 err=$2 want
+	want=$(($(nlines "$out") + 1))
+	wait_for 30 monitor_has "$out" "$want" || fail "pfmtop printed no snapshot in 30 s" "$out" "$err"
+	[ "$(nlines "$out")" -ge "$want" ] || fail "pfmtop exited early" "$out" "$err"
+	kill -KILL "$MON" 2>/dev/null || true
+	wait "$MON" 2>/dev/null || true
+}
+
 # ---- tmux: a private server for the viewer tests ----
 # tmux_setup: a tmux server on its own socket, killed at exit; then tm runs
 # tmux commands on it, pane prints session t's screen, pane_has S... checks

@@ -19,22 +19,15 @@ grep -qE '^host .* mode system-wide \(CPUs 0\)' "$out" || fail "header does not 
 pass "text: rows 0 and all only"
 
 # --- counts: a workload pinned to CPU 0, started once pfmtop runs ---
-"$PFMTOP" -b -C 0 -e page-faults -d 1 -n 2 --format json >"$out" 2>"$err" &
-mon=$!
-cleanup_add "kill -KILL $mon"
-sleep 0.3
+monitor_start "$out" "$err" -b -C 0 -e page-faults -d 0.3 --format json
 taskset -c 0 "$touch_pages" 30000 || fail "taskset -c 0 touch_pages 30000 failed"
-set +e
-wait "$mon"
-RC=$?
-set -e
-expect_rc 0 "pfmtop -b -C 0 -e page-faults -d 1 -n 2" "$out" "$err"
-json_check "$out" "len(lines) == 2" "-n 2 should give 2 JSON lines"
+monitor_stop "$out" "$err"
+json_check "$out" "len(lines) >= 2" "pfmtop -b -C 0 -d 0.3 should give 2 JSON lines or more"
 json_check "$out" "all([c['cpu'] for c in x['cpus']] == [0] for x in lines)" \
 	"with -C 0 the cpus array should hold CPU 0 only"
 sum=$(json "$out" "sum(ctr(c, 'page-faults') for x in lines for c in x['cpus'] if c['cpu'] == 0)")
 tot=$(json "$out" "sum(ctr(x['total'], 'page-faults') for x in lines)")
-info "page-faults on CPU 0 over 2 snapshots: $sum (total row: $tot)"
+info "page-faults on CPU 0 over $(nlines "$out") snapshots: $sum (total row: $tot)"
 check "$sum >= 30000" "CPU 0 counted $sum page-faults while touch_pages 30000 ran pinned there" "$out"
 check "$tot == $sum" "the total row ($tot) should equal the CPU 0 row ($sum) with -C 0" "$out"
 pass "CPU 0 counted $sum >= 30000 page-faults"
