@@ -100,7 +100,9 @@ while time.time() < end: pass'
 python3 -c "$py_spin" &
 spinner=$!
 cleanup_add "kill $spinner 2>/dev/null"
-sleep 0.3
+# Once it has run 10 clock ticks, so the first snapshot samples it.
+ran() { [ "$(awk '{ print $14 + $15 }' "/proc/$spinner/stat" 2>/dev/null || echo 0)" -ge 10 ]; }
+wait_for 10 ran || fail "the python3 spinner $spinner did not run 10 ticks in 10 s"
 run "$out" "$err" "$PFMTOP" -b --format json -F 1000 -d 0.5 -n 8 --hot 50
 expect_rc 0 "pfmtop -b --format json -F 1000 -d 0.5 -n 8 --hot 50 (beside a renaming spinner)" "$out" "$err"
 names=$(json "$out" "sorted({r['comm'] for l in lines for r in l['hotspots']['rows'] if r['pid'] == $spinner})")

@@ -17,11 +17,12 @@ if command -v readelf >/dev/null 2>&1; then
 fi
 
 # maps_while ARGS...: pfmtop ARGS runs for about 1.5 s; print its mappings
-# (taken after 0.7 s) to $out.
+# (taken once its first snapshot is out) to $out.
 maps_while() {
-	"$PFMTOP" "$@" >/dev/null 2>"$err" &
+	: >"$TMP/snap"
+	"$PFMTOP" "$@" >"$TMP/snap" 2>"$err" &
 	local pid=$!
-	sleep 0.7
+	wait_for 10 grep -q . "$TMP/snap" || true
 	cat "/proc/$pid/maps" >"$out" 2>/dev/null || true
 	wait "$pid" || fail "pfmtop $* failed" "$err"
 	grep -q '/' "$out" || fail "could not read /proc/$pid/maps of pfmtop $*"

@@ -20,7 +20,14 @@ for _ in $(seq "$NSPIN"); do
 	cleanup_add "kill -KILL $!"
 done
 sp="{$(IFS=,; echo "${spins[*]}")}"
-sleep 0.2
+# Busy before pfmtop starts: each has run a clock tick.
+all_ran() {
+	local p
+	for p in "${spins[@]}"; do
+		[ "$(awk '{ print $14 + $15 }' "/proc/$p/stat" 2>/dev/null || echo 0)" -ge 1 ] || return 1
+	done
+}
+wait_for 20 all_ran || fail "the $NSPIN spin processes did not all run within 20 s"
 
 note_re='^[0-9]+ busy tasks not counted: out of file descriptors \(limit 64\)'
 

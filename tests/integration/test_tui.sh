@@ -58,14 +58,15 @@ pass "views 1-4 and Tab"
 wait_for 2 pane_has 'sort CPU%' || fail "the Tasks view does not say it sorts by CPU%" "$TMP/pane"
 keys '<' '<'
 wait_for 2 pane_has 'sort PID' || fail "'<' twice did not sort by PID" "$TMP/pane"
-sleep 1.2
-rows | awk '$1 ~ /^[0-9]+$/ { print $1 }' >"$TMP/pids"
-sort -n -c "$TMP/pids" 2>/dev/null || fail "rows sorted by PID are not ascending" "$TMP/pids"
+# pids_sorted [-r]: the rows on screen are in (reverse) PID order.
+pids_sorted() {
+	rows | awk '$1 ~ /^[0-9]+$/ { print $1 }' >"$TMP/pids"
+	[ -s "$TMP/pids" ] && sort -n "$@" -c "$TMP/pids" 2>/dev/null
+}
+wait_for 3 pids_sorted || fail "rows sorted by PID are not ascending" "$TMP/pids"
 keys r
 wait_for 2 pane_has 'sort PID (rev)' || fail "'r' did not reverse" "$TMP/pane"
-sleep 0.3
-rows | awk '$1 ~ /^[0-9]+$/ { print $1 }' >"$TMP/pids"
-sort -n -r -c "$TMP/pids" 2>/dev/null || fail "reversed PID order is not descending" "$TMP/pids"
+wait_for 3 pids_sorted -r || fail "reversed PID order is not descending" "$TMP/pids"
 keys '>' '>'
 wait_for 2 pane_has 'sort CPU%' || fail "'>' twice did not come back to CPU%" "$TMP/pane"
 pass "< > r sort the Tasks view"
@@ -97,7 +98,7 @@ pass "Enter on a task shows its hotspots only; Esc returns"
 keys 1 ' '
 wait_for 2 pane_has PAUSED || fail "space did not pause" "$TMP/pane"
 rows >"$TMP/p1"
-sleep 2.3
+sleep 2.3 # not a wait for a condition: the rows must stay as they are over two refreshes
 rows >"$TMP/p2"
 cmp -s "$TMP/p1" "$TMP/p2" || fail "the rows changed while paused" "$TMP/p1" "$TMP/p2"
 keys ' '
@@ -214,9 +215,8 @@ keys p
 wait_for 2 pane_has 'Preset (Enter, Esc)' || fail "'p' did not open the chooser again" "$TMP/pane"
 keys Up Enter
 wait_for 5 pane_has 'preset default' 'task-clock(ms)' || fail "choosing default again failed" "$TMP/pane"
-sleep 1.2
-after=$(fds_besides_tasks "$pid")
-[ "$after" -eq "$before" ] ||
+fds_back() { after=$(fds_besides_tasks "$pid") && [ "$after" -eq "$before" ]; }
+wait_for 5 fds_back ||
 	fail "open fds (/proc stat files aside) went from $before to $after after default -> $next -> default ($during with $next)"
 ntasks=$(find /proc -maxdepth 1 -name '[0-9]*' | wc -l)
 stat_fds=$(task_fds "$pid")

@@ -18,7 +18,6 @@ tm send-keys -t t "stty -g >'$TMP/stty.before'; '$PFMTOP'; echo rc=\$?; stty -g 
 # --- it draws ---
 wait_for 6 pane_has pfmtop CPU task-clock ||
 	fail "after 6 s the screen lacks 'pfmtop', 'CPU' or 'task-clock'" "$TMP/pane"
-sleep 0.3
 shell_idle && fail "pfmtop is no longer running in the pane" "$TMP/pane"
 pass "the view shows pfmtop, CPU and task-clock"
 

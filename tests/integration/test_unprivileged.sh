@@ -65,9 +65,8 @@ setpriv --reuid=nobody --regid="$group" --clear-groups "$TMP/bin/spin" 3 &
 spid=$!
 disown "$spid"
 cleanup_add "kill -KILL $spid"
-sleep 0.2
-[ "$(stat -c %U "/proc/$spid")" = nobody ] && [ "$(cat "/proc/$spid/comm")" = spin ] ||
-	fail "could not start spin as nobody (pid $spid)"
+spin_as_nobody() { [ "$(stat -c %U "/proc/$spid")" = nobody ] && [ "$(cat "/proc/$spid/comm")" = spin ]; }
+wait_for 10 spin_as_nobody 2>/dev/null || fail "could not start spin as nobody (pid $spid)"
 run "$out" "$err" as_nobody "$TMP/bin/pfmtop" -b -n 2 -d 0.3 --format json
 expect_rc 0 "pfmtop -b -n 2 -d 0.3 --format json as nobody" "$out" "$err"
 json_check "$out" "all(x['mode'] == 'tasks' and 'own processes' in x['target'] and x['privilege'] == 'unprivileged' for x in lines)" \
