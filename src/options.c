@@ -25,6 +25,7 @@ enum {
 	OPT_PRESET,
 	OPT_LIST_PRESETS,
 	OPT_CHECK_PRESET,
+	OPT_CHECK_PRESETS,
 	OPT_THEME,
 	OPT_VIEW,
 };
@@ -57,6 +58,7 @@ static const struct option long_opts[] = {
 	{"preset", required_argument, NULL, OPT_PRESET},
 	{"list-presets", no_argument, NULL, OPT_LIST_PRESETS},
 	{"check-preset", required_argument, NULL, OPT_CHECK_PRESET},
+	{"check-presets", no_argument, NULL, OPT_CHECK_PRESETS},
 	{"theme", required_argument, NULL, OPT_THEME},
 	{"view", required_argument, NULL, OPT_VIEW},
 	{"probe", no_argument, NULL, OPT_PROBE},
@@ -93,6 +95,8 @@ void options_usage(FILE *out)
 	      "                           opens fully here\n"
 	      "      --check-preset NAME|FILE  validate a preset against this machine; exit 0 all\n"
 	      "                           good, 1 valid but events unavailable, 2 invalid\n"
+	      "      --check-presets      check every preset file of the search path; exit 2 if\n"
+	      "                           one is broken or skipped\n"
 	      "      --list-events [GLOB] list the events this machine offers, and whether each opens\n"
 	      "      --probe              print what this machine allows and why, then exit\n"
 	      "\n"
@@ -352,6 +356,9 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 		case OPT_CHECK_PRESET:
 			o->action = OPTIONS_CHECK_PRESET;
 			o->check = optarg;
+			break;
+		case OPT_CHECK_PRESETS:
+			o->action = OPTIONS_CHECK_PRESETS;
 			break;
 		case OPT_NO_HOT:
 			c->profile.enabled = false;

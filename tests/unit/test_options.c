@@ -149,12 +149,25 @@ static void test_errors(void **state)
 	EXPECT_ERROR("CPU%", "--cpu-min", "abc");
 }
 
+static void test_check_presets(void **state)
+{
+	struct options o;
+	char err[256];
+
+	assert_int_equal(PARSE(&o, err, "--check-presets"), 0);
+	assert_int_equal(o.action, OPTIONS_CHECK_PRESETS);
+	assert_int_equal(PARSE(&o, err, "--check-preset", "ipc"), 0);
+	assert_int_equal(o.action, OPTIONS_CHECK_PRESET);
+	assert_string_equal(o.check, "ipc");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),    cmocka_unit_test(test_batch_options),
 		cmocka_unit_test(test_events_accumulate), cmocka_unit_test(test_targets),
 		cmocka_unit_test(test_actions),     cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_check_presets),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
