@@ -68,6 +68,13 @@ static void die_usage(const char *msg)
 	exit(2);
 }
 
+/* Is a session_init() error the user's to fix (exit 2): a bad value, an
+ * unknown event, PMU or process? Else it is a runtime error (exit 1). */
+static bool usage_class(int err)
+{
+	return err == -EINVAL || err == -ENOENT || err == -ESRCH || err == -ENODEV;
+}
+
 /* ---- output files: written beside the target, renamed into place whole ---- */
 
 static FILE *output_open(const char *path, char *tmp, size_t len)
@@ -915,7 +922,7 @@ static int run(struct app *a)
 		fprintf(stderr, "pfmtop: %s\n", err[0] ? err : strerror(-ret));
 		session_fini(&a->s);
 		loop_free(a->loop);
-		return ret == -EINVAL || ret == -ENOENT || ret == -ESRCH ? 2 : 1;
+		return usage_class(ret) ? 2 : 1;
 	}
 	if (a->opt.output) {
 		a->out = output_open(a->opt.output, a->out_tmp, sizeof(a->out_tmp));

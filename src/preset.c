@@ -33,6 +33,10 @@ _Static_assert(PRESET_UNIT_MAX <= sizeof(((struct model_metric *)0)->unit),
 #define SEGS_MAX 64         /* lines of one value */
 #define FILE_MAX (1 << 20)  /* larger preset files are refused */
 #define DEFAULT_FORMAT "%.2f"
+#define FORMAT_WIDTH_MAX 32 /* a metric's cell: wider ones print nothing useful */
+#define FORMAT_PREC_MAX 17  /* digits a double holds */
+#define STR_(x) #x
+#define STR(x) STR_(x)
 #define KEYS_HINT "description, events, sort, fallback.EVENT or metric.NAME[.format|.unit|.title]"
 
 /* ---- small helpers ---- */
@@ -610,16 +614,30 @@ static bool valid_metric_name(const char *s)
 	return true;
 }
 
-/* One double conversion (%f %e %g %a, any case, optional l), flags, width
- * and precision; %% allowed. NULL when fine, else why not. */
+/* Digits at *p as a number (capped), *p moved past them. */
+static long digits_value(const char **p)
+{
+	long v = 0;
+
+	for (; isdigit((unsigned char)**p); (*p)++)
+		if (v < 100000)
+			v = v * 10 + (**p - '0');
+	return v;
+}
+
+/* One double conversion (%f %e %g, any case, optional l), flags, a width
+ * up to FORMAT_WIDTH_MAX and a precision up to FORMAT_PREC_MAX; %% allowed.
+ * NULL when fine, else why not, with *where at the offending part. */
 static const char *format_problem(const char *f, size_t *where)
 {
 	int convs = 0;
 
 	for (const char *p = f; *p; p++) {
+		size_t start = (size_t)(p - f);
+
 		if (*p != '%')
 			continue;
-		*where = (size_t)(p - f);
+		*where = start;
 		if (p[1] == '%') {
 			p++;
 			continue;
@@ -627,17 +645,21 @@ static const char *format_problem(const char *f, size_t *where)
 		p++;
 		while (*p && strchr("-+ #0", *p))
 			p++;
-		while (isdigit((unsigned char)*p))
-			p++;
+		*where = (size_t)(p - f);
+		if (digits_value(&p) > FORMAT_WIDTH_MAX)
+			return "format width too large (at most " STR(FORMAT_WIDTH_MAX) ")";
 		if (*p == '.') {
 			p++;
-			while (isdigit((unsigned char)*p))
-				p++;
+			*where = (size_t)(p - f);
+			if (digits_value(&p) > FORMAT_PREC_MAX)
+				return "format precision too large (at most " STR(
+					FORMAT_PREC_MAX) ")";
 		}
 		if (*p == 'l')
 			p++;
-		if (!*p || !strchr("fFeEgGaA", *p))
-			return "only %f, %e, %g or %a conversions (with flags, width and "
+		*where = start;
+		if (!*p || !strchr("fFeEgG", *p))
+			return "only %f, %e or %g conversions (with flags, width and "
 			       "precision) format a metric";
 		convs++;
 	}

@@ -169,7 +169,12 @@ static const struct {
 	{"fallback-too-many.ini", 3, 35, "too many fallbacks (at most 4)"},
 	{"attr-alone.ini", 3, 1, "metric.x.unit without metric.x in this section"},
 	{"bad-format.ini", 4, 24,
-	 "only %f, %e, %g or %a conversions (with flags, width and precision) format a metric"},
+	 "only %f, %e or %g conversions (with flags, width and precision) format a metric"},
+	{"format-hex.ini", 4, 19,
+	 "only %f, %e or %g conversions (with flags, width and precision) format a metric"},
+	{"format-width.ini", 4, 20, "format width too large (at most 32)"},
+	{"format-width-flags.ini", 4, 22, "format width too large (at most 32)"},
+	{"format-precision.ini", 4, 21, "format precision too large (at most 17)"},
 	{"no-conversion.ini", 4, 19, "format has no conversion (e.g. %.2f)"},
 	{"bad-sort.ini", 4, 8, "sort: 'y' is not a metric or event of this preset"},
 	{"inherited-metric.ini", 3, 29,
@@ -616,6 +621,21 @@ static void test_skip_unselected(void **state)
 
 	snprintf(p, sizeof(p), "rm -rf '%s'", dir);
 	assert_int_equal(system(p), 0);
+}
+
+/* Widths and precisions a cell can show are fine, up to the limits. */
+static void test_format_limits(void **state)
+{
+	static const char ok[] = "[preset a]\nevents = cycles\nmetric.x = cycles\n"
+				 "metric.x.format = %-32.17f\nmetric.y = cycles\n"
+				 "metric.y.format = %+ 8.3e%%\nmetric.z = cycles\n"
+				 "metric.z.format = %lg\n";
+	struct preset_set set;
+
+	preset_set_init(&set);
+	assert_int_equal(preset_parse(&set, ok, strlen(ok), "ok.ini", PRESET_ORIGIN_USER, &err), 0);
+	assert_string_equal(metric(find(&set, "a"), "x")->format, "%-32.17f");
+	preset_set_free(&set);
 }
 
 static void test_paths_default(void **state)
@@ -1072,6 +1092,7 @@ int main(void)
 		cmocka_unit_test(test_variants),
 		cmocka_unit_test(test_search_path),
 		cmocka_unit_test(test_skip_unselected),
+		cmocka_unit_test(test_format_limits),
 		cmocka_unit_test(test_paths_default),
 		cmocka_unit_test(test_choose),
 		cmocka_unit_test(test_shipped),
