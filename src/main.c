@@ -69,10 +69,12 @@ static void die_usage(const char *msg)
 }
 
 /* Is a session_init() error the user's to fix (exit 2): a bad value, an
- * unknown event, PMU or process? Else it is a runtime error (exit 1). */
+ * unknown event, PMU or process, or nothing requested that this user may
+ * count? Else it is a runtime error (exit 1). */
 static bool usage_class(int err)
 {
-	return err == -EINVAL || err == -ENOENT || err == -ESRCH || err == -ENODEV;
+	return err == -EINVAL || err == -ENOENT || err == -ESRCH || err == -ENODEV ||
+	       err == -EACCES || err == -EPERM;
 }
 
 /* ---- output files: written beside the target, renamed into place whole ---- */
@@ -506,10 +508,12 @@ static int list_one(const char *name, const char *desc, enum events_source src, 
 static int list_events(const struct options *o)
 {
 	struct list_ctx c = {0};
-	char err[320];
+	char err[320], tfs[320], tfs_note[360] = "";
 	int n;
 
 	probe_collect(&c.probe);
+	if (!c.probe.tracefs[0] && events_tracefs_denied(tfs, sizeof(tfs)))
+		snprintf(tfs_note, sizeof(tfs_note), "; tracepoints not listed: %s", tfs);
 	n = events_list(o->list_glob, list_one, &c);
 	if (n < 0) {
 		fprintf(stderr, "pfmtop: cannot list events: %s\n", strerror(-n));
@@ -517,8 +521,9 @@ static int list_events(const struct options *o)
 	}
 	printf("%d events%s%s%s, %d open here%s", c.nr, o->list_glob ? " matching '" : "",
 	       o->list_glob ? o->list_glob : "", o->list_glob ? "'" : "", c.nr_open,
-	       !c.probe.tracefs[0] ? "; tracepoints not listed: tracefs is not mounted (mount -t "
-				     "tracefs nodev /sys/kernel/tracing)"
+	       tfs_note[0]	   ? tfs_note
+	       : !c.probe.tracefs[0] ? "; tracepoints not listed: tracefs is not mounted (mount -t "
+				       "tracefs nodev /sys/kernel/tracing)"
 	       : !c.tp_decided ? ""
 	       : c.tp_err      ? "; tracepoints: " STR(LIST_TP_TRIES) " failed to open, taken for all"
 			       : "; tracepoints: one opened, taken for all (one rule covers them)");
