@@ -82,6 +82,37 @@ const char *events_tracefs(void)
 	return NULL;
 }
 
+int events_tracefs_denied(char *buf, size_t len)
+{
+	static const char *const defaults[] = { "/sys/kernel/tracing",
+						"/sys/kernel/debug/tracing" };
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (tracefs_root[0])
+		return 0;
+	for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++) {
+		snprintf(path, sizeof(path), "%s/events", defaults[i]);
+		if (stat(path, &st) == 0 || errno != EACCES)
+			continue;
+		/* The mount point itself can be looked at: say what it is. */
+		if (stat(defaults[i], &st) == 0)
+			snprintf(buf, len,
+				 "tracefs at %s is mode %04o, owner uid %u, and you (uid %u) may "
+				 "not read it: tracepoints are named there; run as root, or make "
+				 "it readable (mount -o remount,mode=0755 %s)",
+				 defaults[i], (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid,
+				 (unsigned)getuid(), defaults[i]);
+		else
+			snprintf(buf, len,
+				 "tracefs under %s cannot be read by you (uid %u): tracepoints "
+				 "are named there; run as root",
+				 defaults[i], (unsigned)getuid());
+		return -EACCES;
+	}
+	return 0;
+}
+
 /* Read a small text file into buf without its trailing whitespace. */
 static int read_text(const char *path, char *buf, size_t len)
 {
@@ -743,6 +774,8 @@ int events_resolve(const char *spec, struct event_desc *out, char *err, size_t e
 		return 0;
 	ret = resolve_libpfm(base, mod, out, err, errlen);
 	if (ret == -ENOENT && tp_shape(base)) {
+		if (!events_tracefs() && events_tracefs_denied(err, errlen))
+			return -EACCES;
 		if (!events_tracefs()) {
 			snprintf(err, errlen,
 				 "tracefs is not mounted: run 'mount -t tracefs nodev "

@@ -51,6 +51,10 @@ void events_set_roots(const char *pmu_devices, const char *tracefs);
  * mounted at any known place. */
 const char *events_tracefs(void);
 
+/* When tracefs is mounted at a default place but this user may not read it
+ * (mode 0700): -EACCES with one sentence in buf naming its mode; else 0. */
+int events_tracefs_denied(char *buf, size_t len);
+
 /*
  * Resolve one event name (no braces, no commas) into *out. Accepted forms:
  *   libpfm4 names: cycles, task-clock, INST_RETIRED:ANY_P, pmu::EVENT:UMASK

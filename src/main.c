@@ -8,6 +8,7 @@
 #include "probe.h"
 #include "session.h"
 #include "snapshot.h"
+#include "theme.h"
 #include "util.h"
 #include "view.h"
 
@@ -54,6 +55,7 @@ struct app {
 
 static bool is_file(const char *arg);
 static void load_presets(struct preset_set *set, const char *file);
+static const char *skipped_line(const struct preset_file *f, char *buf, size_t len);
 static int try_load_presets(struct preset_set *set, const char *file, char *err, size_t errlen);
 static const struct preset *preset_find_for(const struct preset_set *set, const char *name,
 					    struct probe *probe);
@@ -64,6 +66,15 @@ static void die_usage(const char *msg)
 {
 	fprintf(stderr, "pfmtop: %s\n", msg);
 	exit(2);
+}
+
+/* Is a session_init() error the user's to fix (exit 2): a bad value, an
+ * unknown event, PMU or process, or nothing requested that this user may
+ * count? Else it is a runtime error (exit 1). */
+static bool usage_class(int err)
+{
+	return err == -EINVAL || err == -ENOENT || err == -ESRCH || err == -ENODEV ||
+	       err == -EACCES || err == -EPERM;
 }
 
 /* ---- output files: written beside the target, renamed into place whole ---- */
@@ -320,13 +331,14 @@ static void watch_session(struct app *a)
  */
 static void reopen(struct app *a, const char *preset, bool threads)
 {
-	char err[512], old_preset[sizeof(a->opt.session.preset)];
+	char err[512], msg[1024], old_preset[sizeof(a->opt.session.preset)];
 	bool old_threads = a->opt.session.threads;
 	const char *file = a->opt.preset && is_file(a->opt.preset) ? a->opt.preset : NULL;
 	const struct preset *chosen[2];
+	const struct preset_file *skipped = NULL;
 	struct preset_set set;
 	struct probe probe;
-	int ret;
+	int ret, nr_skipped = 0;
 
 	util_strlcpy(old_preset, a->opt.session.preset, sizeof(old_preset));
 	/* The preset files may have changed since the start: check before
@@ -337,6 +349,18 @@ static void reopen(struct app *a, const char *preset, bool threads)
 		return;
 	}
 	probe_collect(&probe);
+	if (preset_broken_file(&set, preset)) {
+		/* the viewer owns the screen: the status line says it */
+		snprintf(err, sizeof(err), "preset %s: %.400s", preset,
+			 skipped_line(preset_broken_file(&set, preset), msg, sizeof(msg)));
+		view_status(a->view, err);
+		view_draw(a->view, a->s.seq ? &a->s.model : NULL);
+		preset_set_free(&set);
+		return;
+	}
+	for (int i = 0; i < set.nr_files; i++)
+		if (set.files[i].ret && !nr_skipped++)
+			skipped = &set.files[i];
 	chosen[0] = preset_find_for(&set, preset, &probe);
 	chosen[1] = preset_find_for(&set, old_preset, &probe);
 	if (!chosen[0] || !chosen[1]) {
@@ -360,7 +384,14 @@ static void reopen(struct app *a, const char *preset, bool threads)
 			watch_session(a);
 			if (attempt)
 				view_status(a->view, "cannot reopen with that preset; kept the old one");
-			else {
+			else if (skipped) {
+				/* warnings go to the status line, not over the screen */
+				snprintf(err, sizeof(err), "skipped %.300s%s (preset %s, a row per %s)",
+					 skipped_line(skipped, msg, sizeof(msg)),
+					 nr_skipped > 1 ? " and more: see --check-presets" : "",
+					 a->s.cfg.preset, threads ? "thread" : "process");
+				view_status(a->view, err);
+			} else {
 				snprintf(err, sizeof(err), "preset %s, a row per %s", a->s.cfg.preset,
 					 threads ? "thread" : "process");
 				view_status(a->view, err);
@@ -477,10 +508,12 @@ static int list_one(const char *name, const char *desc, enum events_source src, 
 static int list_events(const struct options *o)
 {
 	struct list_ctx c = {0};
-	char err[320];
+	char err[320], tfs[320], tfs_note[360] = "";
 	int n;
 
 	probe_collect(&c.probe);
+	if (!c.probe.tracefs[0] && events_tracefs_denied(tfs, sizeof(tfs)))
+		snprintf(tfs_note, sizeof(tfs_note), "; tracepoints not listed: %s", tfs);
 	n = events_list(o->list_glob, list_one, &c);
 	if (n < 0) {
 		fprintf(stderr, "pfmtop: cannot list events: %s\n", strerror(-n));
@@ -488,8 +521,9 @@ static int list_events(const struct options *o)
 	}
 	printf("%d events%s%s%s, %d open here%s", c.nr, o->list_glob ? " matching '" : "",
 	       o->list_glob ? o->list_glob : "", o->list_glob ? "'" : "", c.nr_open,
-	       !c.probe.tracefs[0] ? "; tracepoints not listed: tracefs is not mounted (mount -t "
-				     "tracefs nodev /sys/kernel/tracing)"
+	       tfs_note[0]	   ? tfs_note
+	       : !c.probe.tracefs[0] ? "; tracepoints not listed: tracefs is not mounted (mount -t "
+				       "tracefs nodev /sys/kernel/tracing)"
 	       : !c.tp_decided ? ""
 	       : c.tp_err      ? "; tracepoints: " STR(LIST_TP_TRIES) " failed to open, taken for all"
 			       : "; tracepoints: one opened, taken for all (one rule covers them)");
@@ -597,33 +631,63 @@ static int preset_pmus(const struct preset_set *set, const char *name, struct pr
 	return n;
 }
 
-/* Load every preset (built-in, share dir, /etc, ~/.config, file); exits 2
- * with file:line:col on a broken one. */
+/* Load every preset (built-in, share dir, /etc, ~/.config, file). A file of
+ * the search path that does not load is skipped (set->files says why); the
+ * explicit file's error is -errno with file:line:col in err. */
 static int try_load_presets(struct preset_set *set, const char *file, char *err, size_t errlen)
 {
 	struct preset_paths paths;
 	struct preset_error perr;
+	int ret;
 
 	preset_set_init(set);
 	preset_paths_default(&paths);
 	if (file)
 		util_strlcpy(paths.file, file, sizeof(paths.file));
-	if (preset_load_all(set, &paths, &perr)) {
-		preset_error_format(&perr, err, errlen);
+	ret = preset_load_all(set, &paths, &perr);
+	if (ret) {
+		if (ret == -ENOMEM)
+			snprintf(err, errlen, "cannot load the presets: %s", strerror(-ret));
+		else
+			preset_error_format(&perr, err, errlen);
 		preset_set_free(set);
-		return -EINVAL;
+		return ret;
 	}
 	return 0;
 }
 
+/* try_load_presets(), exiting 2 on an error. */
 static void load_presets(struct preset_set *set, const char *file)
 {
 	char buf[1024];
 
 	if (try_load_presets(set, file, buf, sizeof(buf))) {
-		fprintf(stderr, "pfmtop: %s\n", buf);
+		fprintf(stderr, "pfmtop: %s", buf);
+		if (!buf[0] || buf[strlen(buf) - 1] != '\n')
+			fputc('\n', stderr);
 		exit(2);
 	}
+}
+
+/* The one-line message for a skipped file of the search path: the first
+ * line of its error. */
+static const char *skipped_line(const struct preset_file *f, char *buf, size_t len)
+{
+	preset_error_format(&f->err, buf, len);
+	buf[strcspn(buf, "\n")] = '\0';
+	return buf;
+}
+
+/* One line per skipped file, to stderr: before the viewer starts, so they
+ * stay on the terminal it gives back. */
+static void warn_skipped(const struct preset_set *set)
+{
+	char buf[1024];
+
+	for (int i = 0; i < set->nr_files; i++)
+		if (set->files[i].ret)
+			fprintf(stderr, "pfmtop: %s (skipped)\n",
+				skipped_line(&set->files[i], buf, sizeof(buf)));
 }
 
 /* The preset called name (with its variant for this machine's PMUs), or NULL. */
@@ -636,11 +700,15 @@ static const struct preset *preset_find_for(const struct preset_set *set, const 
 	return preset_find(set, name, pmus, nr);
 }
 
-/* The preset an argument names: by name, or the first one in a file. */
+/* The preset an argument names: by name, or the first one in a file. A
+ * skipped file that declares it stops the run with its error (exit 2); the
+ * other skipped files get a warning line each. */
 static const struct preset *pick_preset(const struct preset_set *set, const char *arg,
 					struct probe *probe)
 {
+	const struct preset_file *broken;
 	const char *name = arg;
+	char buf[1024];
 
 	if (is_file(arg)) {
 		name = NULL;
@@ -652,6 +720,16 @@ static const struct preset *pick_preset(const struct preset_set *set, const char
 			exit(2);
 		}
 	}
+	broken = preset_broken_file(set, name);
+	if (broken) {
+		preset_error_format(&broken->err, buf, sizeof(buf));
+		fprintf(stderr, "pfmtop: %s", buf);
+		fprintf(stderr, "pfmtop: preset %s is selected, and %s declares it: fix the file "
+				"(pfmtop --check-presets lists every file)\n",
+			name, broken->path);
+		exit(2);
+	}
+	warn_skipped(set);
 	const struct preset *p = preset_find_for(set, name, probe);
 	if (!p) {
 		fprintf(stderr, "pfmtop: unknown preset '%s': see 'pfmtop --list-presets'\n", name);
@@ -667,6 +745,7 @@ static int list_presets(void)
 
 	probe_collect(&probe);
 	load_presets(&set, NULL);
+	warn_skipped(&set);
 	printf("%-12s %-10s %-34s %s\n", "PRESET", "ORIGIN", "HERE", "DESCRIPTION");
 	for (int i = 0; i < set.nr; i++) {
 		const struct preset *p = &set.p[i];
@@ -675,7 +754,7 @@ static int list_presets(void)
 
 		if (p->pmu[0])
 			continue; /* variants are chosen for the machine below */
-		const struct preset *use = pick_preset(&set, p->name, &probe);
+		const struct preset *use = preset_find_for(&set, p->name, &probe);
 		preset_choose(use, session_can_open, &probe, &r);
 		if (!r.nr_fallbacks && !r.nr_dropped)
 			snprintf(here, sizeof(here), "opens fully");
@@ -698,14 +777,79 @@ static int check_preset(const char *arg)
 	int ret;
 
 	probe_collect(&probe);
-	if (is_file(arg)) /* read by preset_check_file(): its variants are not known here */
+	if (is_file(arg)) { /* read by preset_check_file(): its variants are not known here */
+		char why[160];
+		struct stat st;
+		int fd = util_open_config(AT_FDCWD, arg, true, &st, why, sizeof(why));
+
+		if (fd < 0) {
+			fprintf(stderr, "pfmtop: %s: %s\n", arg, why[0] ? why : strerror(-fd));
+			return 2;
+		}
+		close(fd);
 		return preset_check_file(arg, pmus,
 					 preset_pmus(NULL, NULL, &probe, pmus, PROBE_MAX_PMUS),
 					 session_can_open_desc, &probe, stdout);
+	}
 	load_presets(&set, NULL);
 	ret = preset_check(pick_preset(&set, arg, &probe), session_can_open_desc, &probe, stdout);
 	preset_set_free(&set);
 	return ret;
+}
+
+/* --check-presets: every file of the search path, OK or its error; 2 when
+ * one is broken or was skipped. */
+static int check_presets(void)
+{
+	struct preset_paths paths;
+	struct preset_set set;
+	char buf[1024];
+	int bad = 0;
+
+	preset_paths_default(&paths);
+	load_presets(&set, NULL);
+	printf("search path: built-in, %s, %s, %s\n", paths.datadir[0] ? paths.datadir : "-",
+	       paths.sysconfdir[0] ? paths.sysconfdir : "-",
+	       paths.userdir[0] ? paths.userdir : "-");
+	for (int i = 0; i < set.nr_files; i++) {
+		const struct preset_file *f = &set.files[i];
+
+		if (!f->ret) {
+			printf("%-9s %s: OK\n", preset_origin_name(f->origin), f->path);
+			continue;
+		}
+		bad++;
+		preset_error_format(&f->err, buf, sizeof(buf));
+		printf("%-9s %s", preset_origin_name(f->origin), buf);
+		if (!buf[0] || buf[strlen(buf) - 1] != '\n')
+			putchar('\n');
+	}
+	printf("%d preset files: %d OK, %d broken or skipped\n", set.nr_files,
+	       set.nr_files - bad, bad);
+	preset_set_free(&set);
+	return bad ? 2 : 0;
+}
+
+/* --theme FILE: read before the viewer takes the screen, so that a file
+ * that cannot be used (a FIFO, another user's, a syntax error) is one line
+ * and exit 2, not a hang or a garbled screen. */
+static void check_theme(const char *arg)
+{
+	struct theme *t;
+	struct theme_error e;
+	char buf[PATH_MAX + 320];
+
+	if (!is_file(arg))
+		return; /* a name: the viewer says when there is no such theme */
+	t = malloc(sizeof(*t));
+	if (!t)
+		return;
+	if (theme_load_file(t, arg, &e)) {
+		theme_error_format(&e, buf, sizeof(buf));
+		fprintf(stderr, "pfmtop: %s\n", buf);
+		exit(2);
+	}
+	free(t);
 }
 
 /* Turn the chosen preset into the session's events: fallbacks where they
@@ -783,7 +927,7 @@ static int run(struct app *a)
 		fprintf(stderr, "pfmtop: %s\n", err[0] ? err : strerror(-ret));
 		session_fini(&a->s);
 		loop_free(a->loop);
-		return ret == -EINVAL || ret == -ENOENT || ret == -ESRCH ? 2 : 1;
+		return usage_class(ret) ? 2 : 1;
 	}
 	if (a->opt.output) {
 		a->out = output_open(a->opt.output, a->out_tmp, sizeof(a->out_tmp));
@@ -891,8 +1035,12 @@ int main(int argc, char **argv)
 		return list_presets();
 	case OPTIONS_CHECK_PRESET:
 		return check_preset(app.opt.check);
+	case OPTIONS_CHECK_PRESETS:
+		return check_presets();
 	case OPTIONS_RUN:
 		break;
 	}
+	if (!app.opt.batch && app.opt.theme)
+		check_theme(app.opt.theme);
 	return run(&app);
 }

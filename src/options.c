@@ -25,6 +25,7 @@ enum {
 	OPT_PRESET,
 	OPT_LIST_PRESETS,
 	OPT_CHECK_PRESET,
+	OPT_CHECK_PRESETS,
 	OPT_THEME,
 	OPT_VIEW,
 };
@@ -57,6 +58,7 @@ static const struct option long_opts[] = {
 	{"preset", required_argument, NULL, OPT_PRESET},
 	{"list-presets", no_argument, NULL, OPT_LIST_PRESETS},
 	{"check-preset", required_argument, NULL, OPT_CHECK_PRESET},
+	{"check-presets", no_argument, NULL, OPT_CHECK_PRESETS},
 	{"theme", required_argument, NULL, OPT_THEME},
 	{"view", required_argument, NULL, OPT_VIEW},
 	{"probe", no_argument, NULL, OPT_PROBE},
@@ -93,6 +95,8 @@ void options_usage(FILE *out)
 	      "                           opens fully here\n"
 	      "      --check-preset NAME|FILE  validate a preset against this machine; exit 0 all\n"
 	      "                           good, 1 valid but events unavailable, 2 invalid\n"
+	      "      --check-presets      check every preset file of the search path; exit 2 if\n"
+	      "                           one is broken or skipped\n"
 	      "      --list-events [GLOB] list the events this machine offers, and whether each opens\n"
 	      "      --probe              print what this machine allows and why, then exit\n"
 	      "\n"
@@ -131,43 +135,129 @@ void options_usage(FILE *out)
 	      out);
 }
 
-static int parse_int(const char *s, long min, long max, long *out)
-{
-	char *end;
+/* An argument for a message: quoted, a long one cut short (see util_quote_elided). */
+#define ARG_SHOWN 48
+#define QUOTED_MAX (ARG_SHOWN + 32)
 
-	errno = 0;
-	*out = strtol(s, &end, 10);
-	return errno || end == s || *end || *out < min || *out > max ? -EINVAL : 0;
+static const char *quoted(char *buf, const char *arg)
+{
+	return util_quote_elided(buf, QUOTED_MAX, arg, ARG_SHOWN, NULL);
+}
+
+/* The items of a comma list, each passed to fn; an empty item ("1,",
+ * ",1", "1,,2") is refused. 0, -EINVAL (empty item), or fn's error. */
+static int for_each_item(const char *arg, int (*fn)(const char *item, void *ctx), void *ctx)
+{
+	char buf[4096];
+	const char *p = arg;
+
+	for (;;) {
+		size_t n = strcspn(p, ",");
+
+		if (!n || n >= sizeof(buf))
+			return -EINVAL;
+		memcpy(buf, p, n);
+		buf[n] = '\0';
+		int ret = fn(buf, ctx);
+		if (ret)
+			return ret;
+		if (!p[n])
+			return 0;
+		p += n + 1;
+	}
+}
+
+struct pid_ctx {
+	struct session_config *c;
+	char *err;
+	size_t errlen;
+};
+
+static int add_pid(const char *tok, void *arg)
+{
+	struct pid_ctx *x = arg;
+	struct session_config *c = x->c;
+	char q[QUOTED_MAX];
+	long pid;
+
+	if (util_parse_long(tok, 1, INT_MAX, &pid)) {
+		snprintf(x->err, x->errlen, "-p: %s is not a process ID; give PID[,PID...]",
+			 quoted(q, tok));
+		return -EINVAL;
+	}
+	for (int i = 0; i < c->nr_pids; i++)
+		if (c->pids[i] == (pid_t)pid)
+			return 0; /* counted once */
+	if (c->nr_pids == (int)ARRAY_SIZE(c->pids)) {
+		snprintf(x->err, x->errlen, "-p: at most %zu processes", ARRAY_SIZE(c->pids));
+		return -EINVAL;
+	}
+	c->pids[c->nr_pids++] = (pid_t)pid;
+	return 0;
 }
 
 static int parse_pids(struct session_config *c, const char *arg, char *err, size_t errlen)
 {
-	char buf[4096], *save = NULL;
+	struct pid_ctx x = {c, err, errlen};
+	char q[QUOTED_MAX];
 
-	util_strlcpy(buf, arg, sizeof(buf));
-	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		long pid;
-		if (parse_int(tok, 1, INT_MAX, &pid)) {
-			snprintf(err, errlen, "-p: '%s' is not a process ID; give PID[,PID...]", tok);
-			return -EINVAL;
-		}
-		if (c->nr_pids == (int)ARRAY_SIZE(c->pids)) {
-			snprintf(err, errlen, "-p: at most %zu processes", ARRAY_SIZE(c->pids));
-			return -EINVAL;
-		}
-		c->pids[c->nr_pids++] = (pid_t)pid;
-	}
-	if (!c->nr_pids) {
+	if (!*arg) {
 		snprintf(err, errlen, "-p needs PID[,PID...]");
 		return -EINVAL;
 	}
+	err[0] = '\0';
+	if (for_each_item(arg, add_pid, &x)) {
+		if (!err[0])
+			snprintf(err, errlen, "-p: an empty item in %s; give PID[,PID...]",
+				 quoted(q, arg));
+		return -EINVAL;
+	}
 	return 0;
+}
+
+static int add_cgroup(const char *tok, void *arg)
+{
+	struct pid_ctx *x = arg;
+	struct session_config *c = x->c;
+
+	if (!strcmp(tok, "auto")) {
+		c->cgroup_auto = true;
+		return 0;
+	}
+	for (int i = 0; i < c->nr_cgroups; i++)
+		if (!strcmp(c->cgroups[i], tok))
+			return 0;
+	if (strlen(tok) >= sizeof(c->cgroups[0])) {
+		snprintf(x->err, x->errlen, "--cgroup: a path longer than %zu characters",
+			 sizeof(c->cgroups[0]) - 1);
+		return -EINVAL;
+	}
+	if (c->nr_cgroups == (int)ARRAY_SIZE(c->cgroups)) {
+		snprintf(x->err, x->errlen, "--cgroup: at most %zu cgroups", ARRAY_SIZE(c->cgroups));
+		return -EINVAL;
+	}
+	util_strlcpy(c->cgroups[c->nr_cgroups++], tok, sizeof(c->cgroups[0]));
+	return 0;
+}
+
+/* -e: the reason first, then where, then the list (cut short when long). */
+static void events_error(const char *arg, const char *perr, char *err, size_t errlen)
+{
+	char q[QUOTED_MAX + 32];
+	int col = 0, used = 0;
+
+	util_quote_elided(q, sizeof(q), arg, ARG_SHOWN, "events");
+	if (sscanf(perr, "column %d: %n", &col, &used) >= 1 && used > 0)
+		snprintf(err, errlen, "-e: %s (column %d of %s)", perr + used, col, q);
+	else
+		snprintf(err, errlen, "-e: %s (in %s)", perr, q);
 }
 
 int options_parse(struct options *o, int argc, char **argv, char *err, size_t errlen)
 {
 	struct session_config *c = &o->session;
 	bool freq_given = false, period_given = false;
+	char q[QUOTED_MAX];
 	long v;
 	int opt;
 
@@ -191,15 +281,16 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 		case 'd':
 			if (util_parse_seconds(optarg, &c->interval_ns)) {
 				snprintf(err, errlen,
-					 "-d: '%s' is not a delay; give seconds between 0.01 and "
+					 "-d: %s is not a delay; give seconds between 0.01 and "
 					 "86400, e.g. -d 0.5",
-					 optarg);
+					 quoted(q, optarg));
 				return -EINVAL;
 			}
 			break;
 		case 'n':
-			if (parse_int(optarg, 1, INT_MAX, &v)) {
-				snprintf(err, errlen, "-n: '%s' is not a positive count", optarg);
+			if (util_parse_long(optarg, 1, INT_MAX, &v)) {
+				snprintf(err, errlen, "-n: %s is not a positive count",
+					 quoted(q, optarg));
 				return -EINVAL;
 			}
 			o->iterations = (int)v;
@@ -209,15 +300,15 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 			break;
 		case OPT_FORMAT:
 			if (snapshot_parse_format(optarg, &o->format)) {
-				snprintf(err, errlen, "--format: '%s' is unknown; use text or json",
-					 optarg);
+				snprintf(err, errlen, "--format: %s is unknown; use text or json",
+					 quoted(q, optarg));
 				return -EINVAL;
 			}
 			break;
 		case 'e': {
 			char perr[256];
 			if (events_parse_list(optarg, &c->events, perr, sizeof(perr))) {
-				snprintf(err, errlen, "-e '%s': %s", optarg, perr);
+				events_error(optarg, perr, err, errlen);
 				return -EINVAL;
 			}
 			o->events_given = true;
@@ -236,26 +327,27 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 			int n = util_cpulist_parse(optarg, c->cpus, SESSION_MAX_CPUS);
 			if (n <= 0) {
 				snprintf(err, errlen,
-					 "-C: '%s' is not a CPU list; give e.g. 0-3,8 (online CPUs "
+					 "-C: %s is not a CPU list; give e.g. 0-3,8 (online CPUs "
 					 "are in /sys/devices/system/cpu/online)",
-					 optarg);
+					 quoted(q, optarg));
 				return -EINVAL;
 			}
 			c->nr_cpus = n;
 			break;
 		}
 		case 'N':
-			if (parse_int(optarg, 0, INT_MAX, &v)) {
-				snprintf(err, errlen, "-N: '%s' is not a row count (0 = all)", optarg);
+			if (util_parse_long(optarg, 0, INT_MAX, &v)) {
+				snprintf(err, errlen, "-N: %s is not a row count (0 = all)",
+					 quoted(q, optarg));
 				return -EINVAL;
 			}
 			c->top_n = (int)v;
 			break;
 		case 'F':
-			if (parse_int(optarg, 1, 1000000, &v)) {
-				snprintf(err, errlen, "-F: '%s' is not a frequency; give samples per "
+			if (util_parse_long(optarg, 1, 1000000, &v)) {
+				snprintf(err, errlen, "-F: %s is not a frequency; give samples per "
 						      "second, e.g. -F 999",
-					 optarg);
+					 quoted(q, optarg));
 				return -EINVAL;
 			}
 			c->profile.freq = (uint64_t)v;
@@ -263,10 +355,10 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 			freq_given = true;
 			break;
 		case 'c':
-			if (parse_int(optarg, 1, LONG_MAX, &v)) {
-				snprintf(err, errlen, "-c: '%s' is not a sample period (events between "
+			if (util_parse_long(optarg, 1, LONG_MAX, &v)) {
+				snprintf(err, errlen, "-c: %s is not a sample period (events between "
 						      "samples, e.g. -c 100000)",
-					 optarg);
+					 quoted(q, optarg));
 				return -EINVAL;
 			}
 			c->profile.period = (uint64_t)v;
@@ -277,17 +369,18 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 			c->profile.event = optarg;
 			break;
 		case OPT_MMAP_PAGES:
-			if (parse_int(optarg, 1, 1 << 20, &v) || (v & (v - 1))) {
-				snprintf(err, errlen, "--mmap-pages: '%s' is not a power of two (1, 2, "
+			if (util_parse_long(optarg, 1, 1 << 20, &v) || (v & (v - 1))) {
+				snprintf(err, errlen, "--mmap-pages: %s is not a power of two (1, 2, "
 						      "4, ... pages)",
-					 optarg);
+					 quoted(q, optarg));
 				return -EINVAL;
 			}
 			c->profile.mmap_pages = (unsigned)v;
 			break;
 		case OPT_HOT:
-			if (parse_int(optarg, 0, 100000, &v)) {
-				snprintf(err, errlen, "--hot: '%s' is not a row count", optarg);
+			if (util_parse_long(optarg, 0, 100000, &v)) {
+				snprintf(err, errlen, "--hot: %s is not a row count",
+					 quoted(q, optarg));
 				return -EINVAL;
 			}
 			c->profile.top = (int)v;
@@ -296,32 +389,24 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 		case OPT_HOT_TOTAL:
 			c->profile.accumulated = true;
 			break;
-		case OPT_CPU_MIN: {
-			char *end;
-			errno = 0;
-			c->cpu_min = strtod(optarg, &end);
-			if (errno || end == optarg || *end || c->cpu_min > 100 ||
+		case OPT_CPU_MIN:
+			if (util_parse_decimal(optarg, -1, 100, &c->cpu_min) ||
 			    (c->cpu_min < 0 && c->cpu_min != -1)) {
-				snprintf(err, errlen, "--cpu-min: '%s' is not a CPU%% from 0 to 100 (or -1)",
-					 optarg);
+				snprintf(err, errlen, "--cpu-min: %s is not a CPU%% from 0 to 100 (or -1)",
+					 quoted(q, optarg));
 				return -EINVAL;
 			}
 			break;
-		}
 		case OPT_CGROUP: {
-			char buf[4096], *save = NULL;
-			util_strlcpy(buf, optarg, sizeof(buf));
-			for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-				if (!strcmp(tok, "auto")) {
-					c->cgroup_auto = true;
-					continue;
-				}
-				if (c->nr_cgroups == (int)ARRAY_SIZE(c->cgroups)) {
-					snprintf(err, errlen, "--cgroup: at most %zu cgroups",
-						 ARRAY_SIZE(c->cgroups));
-					return -EINVAL;
-				}
-				util_strlcpy(c->cgroups[c->nr_cgroups++], tok, sizeof(c->cgroups[0]));
+			struct pid_ctx x = {c, err, errlen};
+
+			err[0] = '\0';
+			if (for_each_item(optarg, add_cgroup, &x)) {
+				if (!err[0])
+					snprintf(err, errlen,
+						 "--cgroup: an empty item in %s; give PATH[,PATH]",
+						 quoted(q, optarg));
+				return -EINVAL;
 			}
 			break;
 		}
@@ -341,8 +426,8 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 					o->view = i;
 			if (o->view < 0) {
 				snprintf(err, errlen,
-					 "--view: '%s' is not a view; use cpus, tasks, hotspots or events",
-					 optarg);
+					 "--view: %s is not a view; use cpus, tasks, hotspots or events",
+					 quoted(q, optarg));
 				return -EINVAL;
 			}
 			break;
@@ -352,6 +437,9 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 		case OPT_CHECK_PRESET:
 			o->action = OPTIONS_CHECK_PRESET;
 			o->check = optarg;
+			break;
+		case OPT_CHECK_PRESETS:
+			o->action = OPTIONS_CHECK_PRESETS;
 			break;
 		case OPT_NO_HOT:
 			c->profile.enabled = false;
@@ -386,17 +474,19 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 				snprintf(err, errlen, "unknown option -%c; see 'pfmtop --help'",
 					 optopt);
 			else
-				snprintf(err, errlen, "unknown option '%s'; see 'pfmtop --help'",
-					 argv[optind - 1]);
+				snprintf(err, errlen, "unknown option %s; see 'pfmtop --help'",
+					 quoted(q, argv[optind - 1]));
 			return -EINVAL;
 		}
 	}
 	if (optind < argc) {
 		if (strcmp(argv[optind - 1], "--") != 0) {
+			char q2[QUOTED_MAX];
+
 			snprintf(err, errlen,
-				 "unexpected argument '%s'; to run a command put it after --, e.g. "
+				 "unexpected argument %s; to run a command put it after --, e.g. "
 				 "pfmtop -b -- %s",
-				 argv[optind], argv[optind]);
+				 quoted(q, argv[optind]), quoted(q2, argv[optind]));
 			return -EINVAL;
 		}
 		if (c->mode == MODEL_TASKS) {

@@ -16,6 +16,7 @@ enum options_action {
 	OPTIONS_LIST_EVENTS,
 	OPTIONS_LIST_PRESETS,
 	OPTIONS_CHECK_PRESET,
+	OPTIONS_CHECK_PRESETS,
 };
 
 /* The viewer's views, in the order of the keys 1-4 (--view NAME). */

@@ -3,6 +3,7 @@
 
 #include "model.h"
 #include "presets_builtin.h"
+#include "util.h"
 
 #include <ini.h>
 
@@ -32,6 +33,10 @@ _Static_assert(PRESET_UNIT_MAX <= sizeof(((struct model_metric *)0)->unit),
 #define SEGS_MAX 64         /* lines of one value */
 #define FILE_MAX (1 << 20)  /* larger preset files are refused */
 #define DEFAULT_FORMAT "%.2f"
+#define FORMAT_WIDTH_MAX 32 /* a metric's cell: wider ones print nothing useful */
+#define FORMAT_PREC_MAX 17  /* digits a double holds */
+#define STR_(x) #x
+#define STR(x) STR_(x)
 #define KEYS_HINT "description, events, sort, fallback.EVENT or metric.NAME[.format|.unit|.title]"
 
 /* ---- small helpers ---- */
@@ -84,6 +89,7 @@ void preset_set_init(struct preset_set *set)
 void preset_set_free(struct preset_set *set)
 {
 	free(set->p);
+	free(set->files);
 	memset(set, 0, sizeof(*set));
 }
 
@@ -608,16 +614,30 @@ static bool valid_metric_name(const char *s)
 	return true;
 }
 
-/* One double conversion (%f %e %g %a, any case, optional l), flags, width
- * and precision; %% allowed. NULL when fine, else why not. */
+/* Digits at *p as a number (capped), *p moved past them. */
+static long digits_value(const char **p)
+{
+	long v = 0;
+
+	for (; isdigit((unsigned char)**p); (*p)++)
+		if (v < 100000)
+			v = v * 10 + (**p - '0');
+	return v;
+}
+
+/* One double conversion (%f %e %g, any case, optional l), flags, a width
+ * up to FORMAT_WIDTH_MAX and a precision up to FORMAT_PREC_MAX; %% allowed.
+ * NULL when fine, else why not, with *where at the offending part. */
 static const char *format_problem(const char *f, size_t *where)
 {
 	int convs = 0;
 
 	for (const char *p = f; *p; p++) {
+		size_t start = (size_t)(p - f);
+
 		if (*p != '%')
 			continue;
-		*where = (size_t)(p - f);
+		*where = start;
 		if (p[1] == '%') {
 			p++;
 			continue;
@@ -625,17 +645,21 @@ static const char *format_problem(const char *f, size_t *where)
 		p++;
 		while (*p && strchr("-+ #0", *p))
 			p++;
-		while (isdigit((unsigned char)*p))
-			p++;
+		*where = (size_t)(p - f);
+		if (digits_value(&p) > FORMAT_WIDTH_MAX)
+			return "format width too large (at most " STR(FORMAT_WIDTH_MAX) ")";
 		if (*p == '.') {
 			p++;
-			while (isdigit((unsigned char)*p))
-				p++;
+			*where = (size_t)(p - f);
+			if (digits_value(&p) > FORMAT_PREC_MAX)
+				return "format precision too large (at most " STR(
+					FORMAT_PREC_MAX) ")";
 		}
 		if (*p == 'l')
 			p++;
-		if (!*p || !strchr("fFeEgGaA", *p))
-			return "only %f, %e, %g or %a conversions (with flags, width and "
+		*where = start;
+		if (!*p || !strchr("fFeEgG", *p))
+			return "only %f, %e or %g conversions (with flags, width and "
 			       "precision) format a metric";
 		convs++;
 	}
@@ -1195,54 +1219,109 @@ static int file_error(struct preset_error *err, const char *path, int e, const c
 	return -e;
 }
 
+/* A file's own complaint ("not a regular file"), without an errno text. */
+static int file_why(struct preset_error *err, const char *path, int ret, const char *why)
+{
+	memset(err, 0, sizeof(*err));
+	util_strlcpy(err->file, path, sizeof(err->file));
+	util_strlcpy(err->msg, why, sizeof(err->msg));
+	return ret;
+}
+
+/* The names of the [preset NAME...] headers in text, as far as a tolerant
+ * look can tell (the file did not parse): what it means to declare. */
+static void scan_names(struct preset_file *f, const char *text, size_t len)
+{
+	size_t off = 0;
+
+	while (off < len) {
+		const char *l = text + off, *nl = memchr(l, '\n', len - off);
+		size_t n = nl ? (size_t)(nl - l) : len - off, i = 0, a;
+
+		off += n + 1;
+		while (i < n && (is_blank(l[i]) || (unsigned char)l[i] >= 0x80))
+			i++; /* blanks, a BOM */
+		if (i == n || l[i] != '[')
+			continue;
+		for (i++; i < n && is_blank(l[i]); i++)
+			;
+		if (n - i < 7 || strncmp(l + i, "preset", 6) || !is_blank(l[i + 6]))
+			continue;
+		for (i += 6; i < n && is_blank(l[i]); i++)
+			;
+		for (a = i; i < n && name_char(l[i]); i++)
+			;
+		if (i == a || i - a >= PRESET_NAME_MAX)
+			continue;
+		bool seen = false;
+		for (int k = 0; k < f->nr_names && !seen; k++)
+			seen = strlen(f->names[k]) == i - a && !strncmp(f->names[k], l + a, i - a);
+		if (seen)
+			continue;
+		if (f->nr_names == PRESET_FILE_NAMES) {
+			f->more_names = true;
+			return;
+		}
+		memcpy(f->names[f->nr_names], l + a, i - a);
+		f->names[f->nr_names++][i - a] = '\0';
+	}
+}
+
+/* Note in set->files what became of path. 0 or -ENOMEM. */
+static int record_file(struct preset_set *set, const char *path, enum preset_origin origin,
+		       int ret, const struct preset_error *err, const char *text, size_t len)
+{
+	struct preset_file *f;
+
+	if (set->nr_files == set->cap_files) {
+		int cap = set->cap_files ? 2 * set->cap_files : 16;
+		struct preset_file *nf = realloc(set->files, (size_t)cap * sizeof(*nf));
+
+		if (!nf)
+			return -ENOMEM;
+		set->files = nf;
+		set->cap_files = cap;
+	}
+	f = &set->files[set->nr_files++];
+	memset(f, 0, sizeof(*f));
+	snprintf(f->path, sizeof(f->path), "%s", path);
+	f->origin = origin;
+	f->ret = ret;
+	if (ret && err)
+		f->err = *err;
+	if (ret && text)
+		scan_names(f, text, len);
+	return 0;
+}
+
+/* Read name (relative to dfd) called path in messages, and parse it; with
+ * record, note the outcome in set->files. */
+static int load_at(struct preset_set *set, int dfd, const char *name, const char *path,
+		   enum preset_origin origin, struct preset_error *err, bool record)
+{
+	char why[160], *text = NULL;
+	size_t len = 0;
+	int ret;
+
+	ret = util_read_config(dfd, name, true, FILE_MAX, &text, &len, why, sizeof(why));
+	if (ret == -EFBIG)
+		file_error(err, path, EFBIG, "preset file too large");
+	else if (ret && why[0])
+		file_why(err, path, ret, why);
+	else if (ret && ret != -ENOMEM)
+		file_error(err, path, -ret, "cannot open preset file");
+	else if (!ret)
+		ret = preset_parse(set, text, len, path, origin, err);
+	if (record && ret != -ENOMEM && record_file(set, path, origin, ret, err, text, len))
+		ret = -ENOMEM;
+	free(text);
+	return ret;
+}
+
 int preset_load_file(struct preset_set *set, const char *path, enum preset_origin origin,
 		     struct preset_error *err)
 {
-	struct stat st;
-	char *buf;
-	ssize_t n;
-	size_t len = 0;
-	int fd, ret;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return file_error(err, path, errno, "cannot open preset file");
-	errno = 0;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		if (!errno)
-			errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
-		ret = file_error(err, path, errno, "cannot read preset file");
-		close(fd);
-		return ret;
-	}
-	if (st.st_size > FILE_MAX) {
-		close(fd);
-		return file_error(err, path, EFBIG, "preset file too large");
-	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf) {
-		close(fd);
-		return -ENOMEM;
-	}
-	while (len < (size_t)st.st_size) {
-		n = read(fd, buf + len, (size_t)st.st_size - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			ret = file_error(err, path, errno, "cannot read preset file");
-			free(buf);
-			close(fd);
-			return ret;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	buf[len] = '\0';
-	ret = preset_parse(set, buf, len, path, origin, err);
-	free(buf);
-	return ret;
+	return load_at(set, AT_FDCWD, path, path, origin, err, false);
 }
 
 static int ini_file(const struct dirent *d)
@@ -1261,28 +1340,48 @@ int preset_load_dir(struct preset_set *set, const char *dir, enum preset_origin 
 		    struct preset_error *err)
 {
 	struct dirent **ents;
-	char path[PATH_MAX];
+	char path[PATH_MAX], why[160];
 	struct stat st;
-	int n, ret = 0;
+	int n, dfd, ret = 0;
 
-	n = scandir(dir, &ents, ini_file, by_name);
+	dfd = util_open_config_dir(dir, why, sizeof(why));
+	/* A search-path directory that is not there, or not ours to read
+	 * (HOME of another user under su/setpriv), holds no presets. */
+	if (dfd == -ENOENT || dfd == -ENOTDIR || dfd == -EACCES)
+		return 0;
+	if (dfd < 0) {
+		if (why[0]) {
+			file_why(err, dir, dfd, why);
+		} else {
+			file_error(err, dir, -dfd, "cannot read preset directory");
+		}
+		return record_file(set, dir, origin, dfd, err, NULL, 0);
+	}
+	n = scandirat(dfd, ".", &ents, ini_file, by_name);
 	if (n < 0) {
-		/* A search-path directory that is not there, or not ours to read
-		 * (HOME of another user under su/setpriv), holds no presets. */
-		if (errno == ENOENT || errno == ENOTDIR || errno == EACCES)
-			return 0;
-		return file_error(err, dir, errno, "cannot read preset directory");
+		ret = file_error(err, dir, errno, "cannot read preset directory");
+		ret = record_file(set, dir, origin, ret, err, NULL, 0);
+		close(dfd);
+		return ret;
 	}
 	for (int i = 0; i < n; i++) {
-		if (!ret) {
-			snprintf(path, sizeof(path), "%s/%s", dir, ents[i]->d_name);
-			if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
-				ret = preset_load_file(set, path, origin, err);
+		const char *name = ents[i]->d_name;
+
+		if (ret != -ENOMEM &&
+		    (size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) < sizeof(path) &&
+		    fstatat(dfd, name, &st, 0) == 0 && !S_ISDIR(st.st_mode)) {
+			if (!S_ISREG(st.st_mode)) /* not even opened */
+				ret = record_file(set, path, origin,
+						  file_why(err, path, -EINVAL, "not a regular file"),
+						  err, NULL, 0);
+			else
+				ret = load_at(set, dfd, name, path, origin, err, true);
 		}
 		free(ents[i]);
 	}
 	free(ents);
-	return ret;
+	close(dfd);
+	return ret == -ENOMEM ? ret : 0;
 }
 
 int preset_load_builtin(struct preset_set *set, struct preset_error *err)
@@ -1294,6 +1393,8 @@ int preset_load_builtin(struct preset_set *set, struct preset_error *err)
 		snprintf(file, sizeof(file), "builtin:%s", presets_builtin[i].name);
 		ret = preset_parse(set, presets_builtin[i].text, strlen(presets_builtin[i].text),
 				   file, PRESET_ORIGIN_BUILTIN, err);
+		if (!ret)
+			ret = record_file(set, file, PRESET_ORIGIN_BUILTIN, 0, NULL, NULL, 0);
 		if (ret)
 			return ret;
 	}
@@ -1368,8 +1469,31 @@ int preset_load_all(struct preset_set *set, const struct preset_paths *paths,
 			return ret;
 	}
 	if (paths->file[0])
-		return preset_load_file(set, paths->file, PRESET_ORIGIN_FILE, err);
+		return load_at(set, AT_FDCWD, paths->file, paths->file, PRESET_ORIGIN_FILE, err, true);
 	return 0;
+}
+
+const struct preset_file *preset_broken_file(const struct preset_set *set, const char *name)
+{
+	int at = group_find(set, name), from = 0;
+
+	/* A broken file before the one that defines name would have been
+	 * overridden by it anyway. */
+	for (int i = 0; at >= 0 && i < set->nr_files; i++)
+		if (!set->files[i].ret && !strcmp(set->files[i].path, set->p[at].file))
+			from = i + 1;
+	for (int i = from; i < set->nr_files; i++) {
+		const struct preset_file *f = &set->files[i];
+
+		if (!f->ret)
+			continue;
+		if (f->more_names)
+			return f;
+		for (int k = 0; k < f->nr_names; k++)
+			if (!strcmp(f->names[k], name))
+				return f;
+	}
+	return NULL;
 }
 
 /* ---- lookup ---- */

@@ -119,19 +119,39 @@ struct preset {
 	enum preset_origin overridden; /* that place, when overrides */
 };
 
-/* Presets by name. p holds each base preset followed by its variants, in
- * load order (an overriding preset takes the place of the one it replaces). */
-struct preset_set {
-	int nr, cap;
-	struct preset *p;
-};
-
 /* Where a file was rejected. file:line:col, 0 when unknown. */
 struct preset_error {
 	char file[PRESET_PATH_MAX];
 	int line, col;
 	char msg[256];
 	char src[256]; /* the source line (without newline), "" when none */
+};
+
+#define PRESET_FILE_NAMES 64
+
+/* One file of the search path as preset_load_all() found it: loaded, or
+ * skipped with its error. A directory that was not read (not owned by root
+ * or the user, writable by others) is one too. */
+struct preset_file {
+	char path[PRESET_PATH_MAX];
+	enum preset_origin origin;
+	int ret;                 /* 0 loaded; else -errno (-EINVAL: malformed) */
+	struct preset_error err; /* ret != 0: where and why */
+	/* ret != 0: the [preset NAME] sections the text seems to declare (the
+	 * file was read but did not load), and whether there were more. */
+	int nr_names;
+	bool more_names;
+	char names[PRESET_FILE_NAMES][PRESET_NAME_MAX];
+};
+
+/* Presets by name. p holds each base preset followed by its variants, in
+ * load order (an overriding preset takes the place of the one it replaces).
+ * files lists what preset_load_all() read, in order. */
+struct preset_set {
+	int nr, cap;
+	struct preset *p;
+	int nr_files, cap_files;
+	struct preset_file *files;
 };
 
 /* Search path for preset_load_all; an empty string skips that place. */
@@ -164,13 +184,18 @@ int preset_parse(struct preset_set *set, const char *text, size_t len, const cha
 		 enum preset_origin origin, struct preset_error *err);
 
 /* preset_parse() on the contents of path. A file that cannot be read is an
- * error too (-errno, message in err). */
+ * error too (-errno, message in err): one that is not a regular file (it is
+ * opened without blocking: a FIFO cannot hang the caller), or one not owned
+ * by root or the real user, or writable by group or others (-EPERM). */
 int preset_load_file(struct preset_set *set, const char *path, enum preset_origin origin,
 		     struct preset_error *err);
 
 /* preset_load_file() on every *.ini in dir (not hidden), in byte order of
- * their names, so a later file overrides an earlier one. A missing directory
- * is not an error (returns 0). Stops at the first bad file. */
+ * their names, so a later file overrides an earlier one; each is recorded
+ * in set->files. A bad file is skipped, and so is the whole directory when
+ * it is not owned by root or the real user or others may write it (one
+ * entry in set->files). A missing or unreadable directory is no error.
+ * Returns 0, or -ENOMEM (err unused but for that). */
 int preset_load_dir(struct preset_set *set, const char *dir, enum preset_origin origin,
 		    struct preset_error *err);
 
@@ -184,11 +209,20 @@ int preset_load_builtin(struct preset_set *set, struct preset_error *err);
  * explicit file. */
 void preset_paths_default(struct preset_paths *paths);
 
-/* Load every place of paths in order into set (later wins by name). 0 or the
- * first error (set then holds what was loaded before the bad file; free it
- * either way). */
+/* Load every place of paths in order into set (later wins by name). Files
+ * of the directories that do not load are skipped (see preset_load_dir and
+ * set->files); only the explicit file and the built-in presets can fail it.
+ * 0 or that error (set then holds what was loaded before; free it either
+ * way). */
 int preset_load_all(struct preset_set *set, const struct preset_paths *paths,
 		    struct preset_error *err);
+
+/* The first file of set->files that did not load and seems to declare a
+ * preset called name (or declares too many to tell), after the file the
+ * preset of that name in set came from (an earlier one would have been
+ * overridden anyway); NULL when none. A run that selects name must not go
+ * on without it. */
+const struct preset_file *preset_broken_file(const struct preset_set *set, const char *name);
 
 /* The preset called name for a machine whose libpfm4 PMUs are pmus[0..nr):
  * the best matching variant, else the base preset. NULL when there is no

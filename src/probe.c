@@ -1,6 +1,7 @@
 /* probe: collects the machine facts that decide what pfmtop can count. */
 #include "probe.h"
 
+#include "events.h"
 #include "pfmlib.h"
 #include "util.h"
 
@@ -572,7 +573,7 @@ static const char *join(const char *names, size_t stride, int nr, char *buf, siz
 
 void probe_print(const struct probe *p, FILE *out)
 {
-	char a[32], b[32], text[4096];
+	char a[32], b[32], text[4096], why[320];
 	const char *hv = p->hypervisor_name;
 	bool libpfm_core = false;
 
@@ -633,10 +634,13 @@ void probe_print(const struct probe *p, FILE *out)
 		line(out, "nmi_watchdog", "not present");
 	else
 		sysctl_line(out, "nmi_watchdog", p->nmi_watchdog, nmi_meaning(p->nmi_watchdog));
-	line(out, "tracefs", "%s",
-	     p->tracefs[0] ? p->tracefs
-	                   : "not mounted (no tracepoints; mount -t tracefs nodev "
-	                     "/sys/kernel/tracing)");
+	if (!p->tracefs[0] && events_tracefs_denied(why, sizeof(why)))
+		line(out, "tracefs", "not readable (no tracepoints): %s", why);
+	else
+		line(out, "tracefs", "%s",
+		     p->tracefs[0] ? p->tracefs
+		                   : "not mounted (no tracepoints; mount -t tracefs nodev "
+		                     "/sys/kernel/tracing)");
 	line(out, "RLIMIT_NOFILE", "%s (hard %s; one file per event per CPU system-wide)",
 	     util_limit_text(p->nofile_soft, a, sizeof(a)), util_limit_text(p->nofile_hard, b, sizeof(b)));
 }

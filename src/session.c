@@ -215,6 +215,42 @@ static int online_cpus(struct session *s, char *err, size_t errlen)
 	return 0;
 }
 
+/* Did the kernel refuse cs for permission (another user's task, without
+ * CAP_PERFMON or ptrace rights over it)? Only asked when nothing opened. */
+static bool denied(const struct counter_set *cs)
+{
+	for (int i = 0; i < cs->nr; i++)
+		if ((cs->c[i].err == EACCES || cs->c[i].err == EPERM) &&
+		    !cs->cfg->ev[i].skip_err)
+			return true;
+	return false;
+}
+
+/* -p: when no process given can be watched, and the kernel refused one for
+ * permission, one sentence for it (-EACCES); else 0 (the rows say which
+ * were refused). */
+static int pids_denied(struct session *s, char *err, size_t errlen)
+{
+	const struct session_target *first = NULL;
+
+	for (int i = 0; i < s->nr_targets; i++) {
+		if (s->targets[i].counted)
+			return 0;
+		if (s->targets[i].denied && !first)
+			first = &s->targets[i];
+	}
+	if (!first)
+		return 0;
+	snprintf(err, errlen,
+		 "-p: you (uid %u) may not watch process %d (uid %u)%s: counting another "
+		 "user's process needs CAP_PERFMON or ptrace rights over it "
+		 "(CAP_SYS_PTRACE); run pfmtop as root or as that user, or grant "
+		 "CAP_PERFMON (setcap cap_perfmon+ep pfmtop)",
+		 (unsigned)getuid(), (int)first->pid, (unsigned)first->uid,
+		 s->cfg.nr_pids > 1 ? ", and no other process given could be counted" : "");
+	return -EACCES;
+}
+
 /* Open the counters of target t; an fd shortage leaves it uncounted. */
 static void open_target(struct session *s, struct session_target *t, pid_t pid, int cpu)
 {
@@ -235,6 +271,8 @@ static void open_target(struct session *s, struct session_target *t, pid_t pid, 
 			ret = counters_open(&t->cs, &s->ccfg, pid, cpu);
 		}
 	}
+	if (ret == 0 && t->cs.nr_open == 0 && t->tid >= 0 && denied(&t->cs))
+		ret = -EACCES; /* not this user's to watch: say so, not "n/s" */
 	if (ret == 0 && s->started)
 		ret = counters_enable(&t->cs); /* a task found after the start */
 	if (ret == 0) {
@@ -263,6 +301,7 @@ static void open_target(struct session *s, struct session_target *t, pid_t pid, 
 		t->exited = true;
 		util_strlcpy(t->note, "exited", sizeof(t->note));
 	} else {
+		t->denied = ret == -EACCES || ret == -EPERM;
 		snprintf(t->note, sizeof(t->note), "not counted: %s", explain_short(-ret));
 	}
 }
@@ -645,8 +684,19 @@ int session_init(struct session *s, const struct session_config *cfg, char *err,
 	ret = online_cpus(s, err, errlen);
 	if (ret)
 		return ret;
-	if (s->mode == MODEL_SYSTEM && !probe_system_wide_ok(&s->probe))
+	if (s->mode == MODEL_SYSTEM && !probe_system_wide_ok(&s->probe)) {
+		if (cfg->nr_cpus) {
+			/* -C asks for whole CPUs: no quiet change to own processes */
+			snprintf(err, errlen,
+				 "-C counts whole CPUs, which needs CAP_PERFMON (or root) or "
+				 "kernel.perf_event_paranoid <= 0, and it is %d without "
+				 "CAP_PERFMON here; run as root, grant CAP_PERFMON (setcap "
+				 "cap_perfmon+ep pfmtop), or drop -C to count your own processes",
+				 s->probe.paranoid);
+			return -EACCES;
+		}
 		s->mode = MODEL_TASKS; /* own processes; the header says why */
+	}
 
 	for (int i = 0; i < s->nr_ev; i++) {
 		if (s->user_only && kernel_context_only(&s->cev[i].attr)) {
@@ -688,6 +738,9 @@ int session_init(struct session *s, const struct session_config *cfg, char *err,
 				 * /proc check at each tick still notices. */
 				s->pidfd[i] = (int)syscall(SYS_pidfd_open, cfg->pids[i], 0);
 			}
+			ret = pids_denied(s, err, errlen);
+			if (ret)
+				return ret;
 		} else {
 			ret = own_processes(s, err, errlen);
 			if (ret)

@@ -66,6 +66,7 @@ struct session_target {
 	struct counter_set cs;
 	bool counted;         /* counters open */
 	char note[48];        /* why not counted */
+	bool denied;          /* not counted: the kernel refused it for permission */
 	bool exited;          /* gone: shown once more, then dropped */
 	bool shown_exited;    /* that once has been */
 	int idle_ticks;       /* ticks in a row without CPU time */

@@ -1046,8 +1046,9 @@ static const char *kcache_dir_path(const struct symbols *s, char *dir, size_t le
 /* A directory of ours that nobody else can write (nor rename things in). */
 static bool dir_ours(const struct stat *st)
 {
-	return S_ISDIR(st->st_mode) && st->st_uid == geteuid() &&
-	       !(st->st_mode & (S_IWGRP | S_IWOTH));
+	char why[96];
+
+	return S_ISDIR(st->st_mode) && !util_untrusted(st, geteuid(), false, why, sizeof(why));
 }
 
 /* mkdir path, mode 0700, when its parent is a directory we own; a missing
@@ -1222,6 +1223,7 @@ static const char *kcache_load(const struct symbols *s, const struct kenv *e, st
 	char name[sizeof(KCACHE_PREFIX) + BOOT_ID_LEN];
 	const struct kcache_hdr *h;
 	const char *why = NULL;
+	char phrase[96];
 	struct ktab c;
 	struct stat st;
 	void *map = MAP_FAILED;
@@ -1240,10 +1242,8 @@ static const char *kcache_load(const struct symbols *s, const struct kenv *e, st
 		return errno == ENOENT ? "missing" : "type";
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
 		why = "type";
-	else if (st.st_uid != geteuid())
-		why = "owner";
-	else if (st.st_mode & (S_IWGRP | S_IWOTH))
-		why = "mode";
+	else if (util_untrusted(&st, geteuid(), false, phrase, sizeof(phrase)))
+		why = st.st_uid != geteuid() ? "owner" : "mode";
 	else if (st.st_size < (off_t)sizeof(*h) || (uint64_t)st.st_size > KCACHE_MAX)
 		why = "size";
 	else

@@ -49,9 +49,11 @@ int util_cpulist_parse(const char *s, int *cpus, int max)
 				return -E2BIG;
 			cpus[n++] = (int)c;
 		}
-		if (*p == ',')
+		if (*p == ',') {
 			p++;
-		else if (*p == '\n' || *p == ' ')
+			if (*p < '0' || *p > '9')
+				return -EINVAL; /* an empty item: "0,", "0,,1" */
+		} else if (*p == '\n' || *p == ' ')
 			break;
 		else if (*p)
 			return -EINVAL;
@@ -128,15 +130,201 @@ int util_read_int(const char *path, long long *out)
 
 int util_parse_seconds(const char *s, uint64_t *ns)
 {
-	char *end;
 	double d;
 
-	errno = 0;
-	d = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(d) || d < 0.01 || d > 86400)
+	if (util_parse_decimal(s, 0.01, 86400, &d))
 		return -EINVAL;
 	*ns = (uint64_t)llround(d * 1e9);
 	return 0;
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+int util_parse_long(const char *s, long min, long max, long *out)
+{
+	const char *p = s;
+	char *end;
+	long v;
+
+	if (*p == '-' && min < 0)
+		p++;
+	if (!is_digit(*p))
+		return -EINVAL;
+	for (const char *q = p; *q; q++)
+		if (!is_digit(*q))
+			return -EINVAL;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int util_parse_decimal(const char *s, double min, double max, double *out)
+{
+	const char *p = s;
+	size_t digits = 0;
+	char *end;
+	double v;
+
+	if (*p == '-' && min < 0)
+		p++;
+	for (; is_digit(*p); p++)
+		digits++;
+	if (*p == '.') {
+		if (!is_digit(p[1]))
+			return -EINVAL; /* "5." */
+		for (p++; is_digit(*p); p++)
+			digits++;
+	}
+	if (!digits || *p || digits > 40)
+		return -EINVAL;
+	/* Only digits and one '.' are left: strtod cannot see hex, nan or an
+	 * exponent, and a decimal point it does not take ends it early. */
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || !isfinite(v) || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+const char *util_quote_elided(char *buf, size_t len, const char *s, size_t max, const char *noun)
+{
+	size_t n = strlen(s), cut = max, items = 1;
+	int slashes = 0;
+
+	if (n <= max) {
+		snprintf(buf, len, "'%s'", s);
+		return buf;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '/')
+			slashes++;
+		else if (s[i] == ',' && !(slashes % 2)) {
+			items++;
+			if (noun && i < max)
+				cut = i + 1;
+		}
+	}
+	if (noun)
+		snprintf(buf, len, "'%.*s...(%zu %s)'", (int)cut, s, items, noun);
+	else
+		snprintf(buf, len, "'%.*s...'", (int)cut, s);
+	return buf;
+}
+
+const char *util_untrusted(const struct stat *st, uid_t uid, bool root_ok, char *buf, size_t len)
+{
+	if (st->st_uid != uid && !(root_ok && st->st_uid == 0)) {
+		if (uid == 0)
+			snprintf(buf, len, "owned by uid %u, not by root", (unsigned)st->st_uid);
+		else
+			snprintf(buf, len, "owned by uid %u, not by %s (uid %u)",
+				 (unsigned)st->st_uid, root_ok ? "root or you" : "you",
+				 (unsigned)uid);
+		return buf;
+	}
+	if (st->st_mode & (S_IWGRP | S_IWOTH)) {
+		snprintf(buf, len, "writable by %s (mode %04o)",
+			 st->st_mode & S_IWOTH ? "others" : "its group",
+			 (unsigned)(st->st_mode & 07777));
+		return buf;
+	}
+	return NULL;
+}
+
+int util_open_config(int dirfd, const char *path, bool trust, struct stat *st, char *why,
+		     size_t whylen)
+{
+	int fd = openat(dirfd, path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	int err = 0;
+
+	why[0] = '\0';
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, st)) {
+		err = -errno;
+	} else if (!S_ISREG(st->st_mode)) {
+		snprintf(why, whylen, "not a regular file");
+		err = S_ISDIR(st->st_mode) ? -EISDIR : -EINVAL;
+	} else if (trust && util_untrusted(st, getuid(), true, why, whylen)) {
+		err = -EPERM;
+	}
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+int util_read_config(int dirfd, const char *path, bool trust, size_t max, char **text,
+		     size_t *len, char *why, size_t whylen)
+{
+	struct stat st;
+	size_t got = 0;
+	char *buf;
+	int fd = util_open_config(dirfd, path, trust, &st, why, whylen);
+
+	*text = NULL;
+	*len = 0;
+	if (fd < 0)
+		return fd;
+	if ((uint64_t)st.st_size > max) {
+		close(fd);
+		return -EFBIG;
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while (got < (size_t)st.st_size) {
+		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int err = -errno;
+
+			free(buf);
+			close(fd);
+			return err;
+		}
+		if (n == 0)
+			break; /* it shrank: what is there */
+		got += (size_t)n;
+	}
+	close(fd);
+	buf[got] = '\0';
+	*text = buf;
+	*len = got;
+	return 0;
+}
+
+int util_open_config_dir(const char *path, char *why, size_t whylen)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct stat st;
+
+	why[0] = '\0';
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	if (util_untrusted(&st, getuid(), true, why, whylen)) {
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
 }
 
 void util_set_root(char *root, size_t len, const char *dir)

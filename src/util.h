@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -27,8 +29,55 @@ int util_read_file(const char *path, char *buf, size_t len);
 int util_read_int(const char *path, long long *out);
 
 /* Parse a duration in seconds with an optional fraction ("0.5", "2") into
- * nanoseconds; -EINVAL unless 0.01 s <= d <= 1 day. */
+ * nanoseconds (util_parse_decimal() rules); -EINVAL unless 0.01 s <= d <= 1 day. */
 int util_parse_seconds(const char *s, uint64_t *ns);
+
+/* Strict numbers for the command line: decimal digits only, with a leading
+ * '-' when min < 0; no blanks, '+', hex, octal or exponents. 0 with *out
+ * set, or -EINVAL when s is not such a number or lies outside [min, max]. */
+int util_parse_long(const char *s, long min, long max, long *out);
+
+/* The same with an optional fraction ("2", "0.5", ".5", "-1"): never "nan",
+ * "inf", "0x10" or "1e3". 0 or -EINVAL. */
+int util_parse_decimal(const char *s, double min, double max, double *out);
+
+/* s for a message, in single quotes: whole when at most max characters,
+ * else cut (after a comma when s is a comma list) and ended with
+ * "...(N noun)" counting the list's items (commas inside pmu/.../ do not
+ * split), or "..." alone when noun is NULL. Returns buf. */
+const char *util_quote_elided(char *buf, size_t len, const char *s, size_t max, const char *noun);
+
+/*
+ * Why a settings file or directory (a preset, a theme, a cache) described
+ * by st must not be used: NULL when it is owned by uid (or by root, when
+ * root_ok) and neither its group nor others may write it; else a phrase for
+ * a message in buf, e.g. "owned by uid 65534, not by root or you (uid 0)"
+ * or "writable by group or others (mode 0777)".
+ */
+const char *util_untrusted(const struct stat *st, uid_t uid, bool root_ok, char *buf, size_t len);
+
+/*
+ * Open a settings file to read it: O_RDONLY|O_NONBLOCK|O_CLOEXEC|O_NOCTTY,
+ * so that a FIFO or a terminal put in its place cannot hang pfmtop, at path
+ * relative to dirfd (AT_FDCWD: a plain path). fstat() must show a regular
+ * file (else -EISDIR or -EINVAL, "not a regular file"), and when trust is
+ * true one that util_untrusted() accepts for the real uid, root allowed
+ * (else -EPERM with its phrase). Returns the fd with *st filled, or -errno
+ * with a phrase in why ("" for open's own errors: strerror says it).
+ */
+int util_open_config(int dirfd, const char *path, bool trust, struct stat *st, char *why,
+		     size_t whylen);
+
+/* util_open_config() and read the whole file, at most max bytes (else
+ * -EFBIG), into *text (malloc'd, NUL-terminated; the caller frees it) of
+ * *len bytes. 0 or -errno with why as util_open_config() fills it. */
+int util_read_config(int dirfd, const char *path, bool trust, size_t max, char **text,
+		     size_t *len, char *why, size_t whylen);
+
+/* Open a settings directory (O_DIRECTORY|O_CLOEXEC) that util_untrusted()
+ * accepts for the real uid, root allowed. The fd, or -errno (-EPERM with
+ * the phrase in why, "" otherwise). */
+int util_open_config_dir(const char *path, char *why, size_t whylen);
 
 /* Store dir as a root prefix in root (size len): "" for "/" or NULL, no
  * trailing slash. Test hooks use it to read /proc and /sys from fixtures. */

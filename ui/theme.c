@@ -5,6 +5,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ini.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -275,19 +276,51 @@ int theme_load_string(struct theme *t, const char *name, const char *origin, con
 	return finish(&c, ini_parse_string(text, on_entry, &c), origin, e);
 }
 
-int theme_load_file(struct theme *t, const char *path, struct theme_error *e)
+#define THEME_FILE_MAX (1 << 20)
+
+/* Read file (relative to dfd), called path, as theme_load_file() does. */
+static int load_at(struct theme *t, int dfd, const char *file, const char *path,
+                   struct theme_error *e)
 {
 	struct parse_ctx c;
-	char name[THEME_NAME_MAX];
+	char name[THEME_NAME_MAX], why[160], *text;
 	const char *base = strrchr(path, '/');
-	size_t n;
+	size_t n, len;
+	int ret;
 
 	util_strlcpy(name, base ? base + 1 : path, sizeof(name));
 	n = strlen(name);
 	if (n > 4 && !strcmp(name + n - 4, ".ini"))
 		name[n - 4] = '\0';
 	start(&c, t, name, path);
-	return finish(&c, ini_parse(path, on_entry, &c), path, e);
+	/* Not blocking on a FIFO, not from a file others can change. */
+	ret = util_read_config(dfd, file, true, THEME_FILE_MAX, &text, &len, why, sizeof(why));
+	if (ret) {
+		memset(e, 0, sizeof(*e));
+		util_strlcpy(e->file, path, sizeof(e->file));
+		if (why[0])
+			util_strlcpy(e->msg, why, sizeof(e->msg));
+		else
+			snprintf(e->msg, sizeof(e->msg), "cannot read: %s", strerror(-ret));
+		theme_builtin(t);
+		return ret;
+	}
+	if (strlen(text) != len) {
+		memset(e, 0, sizeof(*e));
+		util_strlcpy(e->file, path, sizeof(e->file));
+		util_strlcpy(e->msg, "NUL byte in theme file", sizeof(e->msg));
+		free(text);
+		theme_builtin(t);
+		return -EINVAL;
+	}
+	ret = finish(&c, ini_parse_string(text, on_entry, &c), path, e);
+	free(text);
+	return ret;
+}
+
+int theme_load_file(struct theme *t, const char *path, struct theme_error *e)
+{
+	return load_at(t, AT_FDCWD, path, path, e);
 }
 
 void theme_paths_default(struct theme_paths *p)
@@ -354,11 +387,28 @@ static void load_dir(struct theme_set *set, const char *dir)
 	char *names[THEME_MAX], path[PATH_MAX];
 	struct theme_error e;
 	struct dirent *d;
-	int nr = 0;
+	int nr = 0, dfd, fd;
 	DIR *dh;
 
-	if (!dir[0] || !(dh = opendir(dir)))
+	if (!dir[0])
 		return;
+	dfd = util_open_config_dir(dir, e.msg, sizeof(e.msg));
+	if (dfd == -EPERM) {
+		/* Not ours: nobody else may choose our colours (or stall us). */
+		util_strlcpy(e.file, dir, sizeof(e.file));
+		e.line = 0;
+		set_error(set, &e);
+		return;
+	}
+	if (dfd < 0)
+		return;
+	fd = dup(dfd);
+	if (fd < 0 || !(dh = fdopendir(fd))) {
+		if (fd >= 0)
+			close(fd);
+		close(dfd);
+		return;
+	}
 	while ((d = readdir(dh)) && nr < THEME_MAX) {
 		size_t n = strlen(d->d_name);
 		if (d->d_name[0] == '.' || n < 5 || strcmp(d->d_name + n - 4, ".ini"))
@@ -373,7 +423,7 @@ static void load_dir(struct theme_set *set, const char *dir)
 		struct theme *t = malloc(sizeof(*t));
 		if (t &&
 		    (size_t)snprintf(path, sizeof(path), "%s/%s", dir, names[i]) < sizeof(path)) {
-			if (theme_load_file(t, path, &e))
+			if (load_at(t, dfd, names[i], path, &e))
 				set_error(set, &e);
 			else
 				set_add(set, t);
@@ -381,6 +431,7 @@ static void load_dir(struct theme_set *set, const char *dir)
 		free(t);
 		free(names[i]);
 	}
+	close(dfd);
 }
 
 void theme_set_load(struct theme_set *set, const struct theme_paths *p)

@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <string.h>
 
-static int parse(struct options *o, char *err, const char *const *args)
+static int parse_len(struct options *o, char *err, size_t errlen, const char *const *args)
 {
 	char *argv[32];
 	int argc = 0;
@@ -18,7 +18,12 @@ static int parse(struct options *o, char *err, const char *const *args)
 	for (; *args; args++)
 		argv[argc++] = (char *)*args;
 	argv[argc] = NULL;
-	return options_parse(o, argc, argv, err, 256);
+	return options_parse(o, argc, argv, err, errlen);
+}
+
+static int parse(struct options *o, char *err, const char *const *args)
+{
+	return parse_len(o, err, 256, args);
 }
 
 #define PARSE(o, err, ...) parse(o, err, (const char *const[]){__VA_ARGS__, NULL})
@@ -132,7 +137,8 @@ static void test_errors(void **state)
 	EXPECT_ERROR("-d 0.5", "-d", "0");
 	EXPECT_ERROR("positive count", "-n", "0");
 	EXPECT_ERROR("not a process ID", "-p", "abc");
-	EXPECT_ERROR("not a process ID", "-p", "12,,x");
+	EXPECT_ERROR("not a process ID", "-p", "12,x");
+	EXPECT_ERROR("empty item", "-p", "12,,x");
 	EXPECT_ERROR("CPU list", "-C", "x");
 	EXPECT_ERROR("text or json", "--format", "xml");
 	EXPECT_ERROR("column", "-e", "{cycles");
@@ -149,12 +155,134 @@ static void test_errors(void **state)
 	EXPECT_ERROR("CPU%", "--cpu-min", "abc");
 }
 
+/* Numbers are decimal and nothing else: no hex, nan, inf, exponents,
+ * signs or blanks, for every numeric option. */
+static void test_strict_numbers(void **state)
+{
+	static const char *const bad[][2] = {
+		{"-d", "0x10"},	       {"-d", "nan"},	     {"-d", "inf"},
+		{"-d", "1e1"},	       {"-d", "+1"},	     {"-d", " 1"},
+		{"-d", "1 "},	       {"-d", "5."},	     {"-d", "0,5"},
+		{"--cpu-min", "nan"},  {"--cpu-min", "inf"}, {"--cpu-min", "-nan"},
+		{"--cpu-min", "0x1"},  {"--cpu-min", "1e1"}, {"--cpu-min", "-0.5"},
+		{"--cpu-min", "100.5"}, {"-F", "0x10"},	     {"-F", "1e3"},
+		{"-F", "+99"},	       {"-c", "nan"},	     {"-c", "010x"},
+		{"-n", "+3"},	       {"-n", " 3"},	     {"-n", "0x3"},
+		{"-N", "3 "},	       {"-N", "-0"},	     {"--hot", "1e2"},
+		{"--hot", "-1"},       {"--mmap-pages", "0x10"}, {"--mmap-pages", "16.0"},
+	};
+	struct options o;
+	char err[256];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (PARSE(&o, err, bad[i][0], bad[i][1]) != -EINVAL) {
+			fprintf(stderr, "%s '%s' was accepted\n", bad[i][0], bad[i][1]);
+			fail();
+		}
+		assert_non_null(strstr(err, bad[i][0]));
+	}
+	assert_int_equal(PARSE(&o, err, "-d", ".5"), 0);
+	assert_int_equal(o.session.interval_ns, 500000000ull);
+	assert_int_equal(PARSE(&o, err, "-d", "2"), 0);
+	assert_int_equal(o.session.interval_ns, 2000000000ull);
+	assert_int_equal(PARSE(&o, err, "-d", "0.01"), 0);
+	assert_int_equal(o.session.interval_ns, 10000000ull);
+	assert_int_equal(PARSE(&o, err, "--cpu-min", "-1"), 0);
+	assert_true(o.session.cpu_min == -1);
+	assert_int_equal(PARSE(&o, err, "--cpu-min", "2.5"), 0);
+	assert_true(o.session.cpu_min == 2.5);
+	assert_int_equal(PARSE(&o, err, "--cpu-min", "0"), 0);
+	assert_int_equal(PARSE(&o, err, "-F", "999", "-n", "010", "-N", "0", "--hot", "5",
+			       "--mmap-pages", "16"),
+			 0);
+	assert_int_equal(o.session.profile.freq, 999);
+	assert_int_equal(o.iterations, 10); /* decimal, not octal */
+	assert_int_equal(o.session.profile.mmap_pages, 16);
+}
+
+/* Lists: duplicates count once, empty items are refused. */
+static void test_lists(void **state)
+{
+	struct options o;
+	char err[256];
+
+	assert_int_equal(PARSE(&o, err, "-p", "5,5,5"), 0);
+	assert_int_equal(o.session.nr_pids, 1);
+	assert_int_equal(o.session.pids[0], 5);
+	assert_int_equal(PARSE(&o, err, "-p", "7,5,7,5"), 0);
+	assert_int_equal(o.session.nr_pids, 2);
+	assert_int_equal(o.session.pids[0], 7);
+	assert_int_equal(o.session.pids[1], 5);
+	assert_int_equal(PARSE(&o, err, "-C", "0,0,0-1,1"), 0);
+	assert_int_equal(o.session.nr_cpus, 2);
+	assert_int_equal(PARSE(&o, err, "--cgroup", "a,a,auto"), 0);
+	assert_int_equal(o.session.nr_cgroups, 1);
+	assert_true(o.session.cgroup_auto);
+
+	EXPECT_ERROR("empty item", "-p", "1,");
+	EXPECT_ERROR("empty item", "-p", ",1");
+	EXPECT_ERROR("empty item", "-p", "1,,2");
+	EXPECT_ERROR("empty item", "-p", ",");
+	EXPECT_ERROR("-p needs", "-p", "");
+	EXPECT_ERROR("not a CPU list", "-C", "0,");
+	EXPECT_ERROR("not a CPU list", "-C", ",0");
+	EXPECT_ERROR("not a CPU list", "-C", "0,,1");
+	EXPECT_ERROR("empty item", "--cgroup", "a,,b");
+	EXPECT_ERROR("empty item", "--cgroup", "a,");
+}
+
+/* A long list in a message: the reason first, the list cut short, never
+ * the reason. */
+static void test_long_list_message(void **state)
+{
+	char list[2048] = "", err[512], want[64];
+	struct options o;
+	size_t n = 0;
+
+	for (int i = 0; i < 70; i++)
+		n += (size_t)snprintf(list + n, sizeof(list) - n, "%sev%d", i ? "," : "", i);
+	assert_int_equal(parse_len(&o, err, sizeof(err), (const char *const[]){"-e", list, NULL}),
+			 -EINVAL);
+	assert_non_null(strstr(err, "-e: too many events (at most 64)"));
+	assert_ptr_equal(strstr(err, "-e: "), err);
+	snprintf(want, sizeof(want), "...(70 events)'");
+	assert_non_null(strstr(err, want));
+	assert_true(strlen(err) < 200);
+	assert_null(strchr(err, '\n'));
+	/* cut after a comma, so every name shown is whole */
+	assert_non_null(strstr(err, "'ev0,ev1,"));
+
+	/* one long word: cut short too */
+	memset(list, '9', 1000);
+	list[1000] = 'x';
+	list[1001] = '\0';
+	assert_int_equal(parse_len(&o, err, sizeof(err), (const char *const[]){"-p", list, NULL}),
+			 -EINVAL);
+	assert_non_null(strstr(err, "not a process ID"));
+	assert_non_null(strstr(err, "...'"));
+	assert_true(strlen(err) < 200);
+}
+
+static void test_check_presets(void **state)
+{
+	struct options o;
+	char err[256];
+
+	assert_int_equal(PARSE(&o, err, "--check-presets"), 0);
+	assert_int_equal(o.action, OPTIONS_CHECK_PRESETS);
+	assert_int_equal(PARSE(&o, err, "--check-preset", "ipc"), 0);
+	assert_int_equal(o.action, OPTIONS_CHECK_PRESET);
+	assert_string_equal(o.check, "ipc");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),    cmocka_unit_test(test_batch_options),
 		cmocka_unit_test(test_events_accumulate), cmocka_unit_test(test_targets),
 		cmocka_unit_test(test_actions),     cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_strict_numbers), cmocka_unit_test(test_lists),
+		cmocka_unit_test(test_long_list_message), cmocka_unit_test(test_check_presets),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -167,7 +169,12 @@ static const struct {
 	{"fallback-too-many.ini", 3, 35, "too many fallbacks (at most 4)"},
 	{"attr-alone.ini", 3, 1, "metric.x.unit without metric.x in this section"},
 	{"bad-format.ini", 4, 24,
-	 "only %f, %e, %g or %a conversions (with flags, width and precision) format a metric"},
+	 "only %f, %e or %g conversions (with flags, width and precision) format a metric"},
+	{"format-hex.ini", 4, 19,
+	 "only %f, %e or %g conversions (with flags, width and precision) format a metric"},
+	{"format-width.ini", 4, 20, "format width too large (at most 32)"},
+	{"format-width-flags.ini", 4, 22, "format width too large (at most 32)"},
+	{"format-precision.ini", 4, 21, "format precision too large (at most 17)"},
 	{"no-conversion.ini", 4, 19, "format has no conversion (e.g. %.2f)"},
 	{"bad-sort.ini", 4, 8, "sort: 'y' is not a metric or event of this preset"},
 	{"inherited-metric.ini", 3, 29,
@@ -500,16 +507,134 @@ static void test_search_path(void **state)
 	free(out);
 	preset_set_free(&set);
 
-	/* no built-ins, one bad file in a directory: its error, and the set keeps
-	 * what came before it */
+	/* no built-ins, one bad file in a directory: skipped, with its error
+	 * kept; the rest loads */
 	memset(&paths, 0, sizeof(paths));
 	snprintf(paths.datadir, sizeof(paths.datadir), "%s", fx("badpath"));
-	assert_int_equal(preset_load_all(&set, &paths, &err), -EINVAL);
-	assert_string_equal(err.file, fx("badpath/b.ini"));
-	assert_int_equal(err.line, 3);
-	assert_int_equal(err.col, 24);
+	assert_int_equal(preset_load_all(&set, &paths, &err), 0);
+	assert_int_equal(set.nr_files, 2);
+	assert_string_equal(set.files[0].path, fx("badpath/a.ini"));
+	assert_int_equal(set.files[0].ret, 0);
+	assert_string_equal(set.files[1].path, fx("badpath/b.ini"));
+	assert_int_equal(set.files[1].ret, -EINVAL);
+	assert_int_equal(set.files[1].origin, PRESET_ORIGIN_DATADIR);
+	assert_string_equal(set.files[1].err.file, fx("badpath/b.ini"));
+	assert_int_equal(set.files[1].err.line, 3);
+	assert_int_equal(set.files[1].err.col, 24);
+	assert_int_equal(set.files[1].nr_names, 1);
+	assert_string_equal(set.files[1].names[0], "broken");
 	assert_non_null(preset_find(&set, "fine", NULL, 0));
+	assert_null(preset_find(&set, "broken", NULL, 0));
 	assert_null(preset_find(&set, "default", NULL, 0));
+	/* selecting what the bad file declares must not go on without it */
+	assert_ptr_equal(preset_broken_file(&set, "broken"), &set.files[1]);
+	assert_null(preset_broken_file(&set, "fine"));
+	preset_set_free(&set);
+}
+
+/* Write text to dir/name. */
+static void spit(const char *dir, const char *name, const char *text)
+{
+	char p[4096];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	f = fopen(p, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* A broken file nobody selects is skipped; one that declares the selected
+ * preset after the file that defines it stops the run; a FIFO or a
+ * directory named *.ini never blocks the loader. */
+static void test_skip_unselected(void **state)
+{
+	char dir[] = "/tmp/pfmtop-preset-XXXXXX", user[256], p[4300], buf[2048];
+	struct preset_paths paths;
+	struct preset_set set;
+	const struct preset_file *f;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(user, sizeof(user), "%s/user", dir);
+	assert_int_equal(mkdir(user, 0755), 0);
+	spit(user, "10-good.ini", "[preset mine]\nevents = task-clock\n");
+	spit(user, "20-bad.ini",
+	     "; two presets, one broken key\n[preset other]\nevents = task-clock\nbogus = 1\n\n"
+	     "[ preset  ipc ] ; comment\nevents = task-clock\n");
+	snprintf(p, sizeof(p), "%s/30-fifo.ini", user);
+	assert_int_equal(mkfifo(p, 0644), 0);
+	snprintf(p, sizeof(p), "%s/40-dir.ini", user);
+	assert_int_equal(mkdir(p, 0755), 0);
+
+	memset(&paths, 0, sizeof(paths));
+	paths.builtin = true;
+	snprintf(paths.userdir, sizeof(paths.userdir), "%s", user);
+	preset_set_init(&set);
+	assert_int_equal(preset_load_all(&set, &paths, &err), 0);
+	assert_non_null(preset_find(&set, "mine", NULL, 0));
+	assert_non_null(preset_find(&set, "default", NULL, 0));
+	assert_null(preset_find(&set, "other", NULL, 0));
+	/* built-ins, the good file, the bad one, the FIFO; not the directory */
+	f = &set.files[set.nr_files - 3];
+	assert_int_equal(f->ret, 0);
+	f++;
+	assert_int_equal(f->ret, -EINVAL);
+	assert_int_equal(f->origin, PRESET_ORIGIN_USER);
+	assert_int_equal(f->err.line, 4);
+	assert_int_equal(f->err.col, 1);
+	assert_non_null(strstr(f->err.msg, "unknown key 'bogus'"));
+	assert_int_equal(f->nr_names, 2);
+	assert_string_equal(f->names[0], "other");
+	assert_string_equal(f->names[1], "ipc");
+	f++;
+	snprintf(p, sizeof(p), "%s/30-fifo.ini", user);
+	assert_string_equal(f->path, p);
+	assert_int_equal(f->ret, -EINVAL);
+	preset_error_format(&f->err, buf, sizeof(buf));
+	snprintf(p, sizeof(p), "%s/30-fifo.ini: not a regular file\n", user);
+	assert_string_equal(buf, p);
+
+	/* "ipc" is built in, and the broken file would have overridden it */
+	assert_ptr_equal(preset_broken_file(&set, "ipc"), &set.files[set.nr_files - 2]);
+	assert_ptr_equal(preset_broken_file(&set, "other"), &set.files[set.nr_files - 2]);
+	assert_null(preset_broken_file(&set, "default"));
+	assert_null(preset_broken_file(&set, "mine"));
+	preset_set_free(&set);
+
+	/* a later good file that defines it wins over the broken one */
+	spit(user, "50-ipc.ini", "[preset ipc]\nevents = task-clock\n");
+	preset_set_init(&set);
+	assert_int_equal(preset_load_all(&set, &paths, &err), 0);
+	assert_null(preset_broken_file(&set, "ipc"));
+	assert_non_null(preset_broken_file(&set, "other"));
+	preset_set_free(&set);
+
+	/* the FIFO as the explicit file: an error at once, not a hang */
+	snprintf(paths.file, sizeof(paths.file), "%s/30-fifo.ini", user);
+	preset_set_init(&set);
+	assert_int_equal(preset_load_all(&set, &paths, &err), -EINVAL);
+	assert_string_equal(err.msg, "not a regular file");
+	preset_set_free(&set);
+	assert_int_equal(preset_load_file(&set, paths.file, PRESET_ORIGIN_FILE, &err), -EINVAL);
+	preset_set_free(&set);
+
+	snprintf(p, sizeof(p), "rm -rf '%s'", dir);
+	assert_int_equal(system(p), 0);
+}
+
+/* Widths and precisions a cell can show are fine, up to the limits. */
+static void test_format_limits(void **state)
+{
+	static const char ok[] = "[preset a]\nevents = cycles\nmetric.x = cycles\n"
+				 "metric.x.format = %-32.17f\nmetric.y = cycles\n"
+				 "metric.y.format = %+ 8.3e%%\nmetric.z = cycles\n"
+				 "metric.z.format = %lg\n";
+	struct preset_set set;
+
+	preset_set_init(&set);
+	assert_int_equal(preset_parse(&set, ok, strlen(ok), "ok.ini", PRESET_ORIGIN_USER, &err), 0);
+	assert_string_equal(metric(find(&set, "a"), "x")->format, "%-32.17f");
 	preset_set_free(&set);
 }
 
@@ -966,6 +1091,8 @@ int main(void)
 		cmocka_unit_test(test_text_edge_cases),
 		cmocka_unit_test(test_variants),
 		cmocka_unit_test(test_search_path),
+		cmocka_unit_test(test_skip_unselected),
+		cmocka_unit_test(test_format_limits),
 		cmocka_unit_test(test_paths_default),
 		cmocka_unit_test(test_choose),
 		cmocka_unit_test(test_shipped),

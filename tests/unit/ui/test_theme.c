@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -145,6 +146,62 @@ static void test_broken(void **state)
 	assert_int_equal(e.line, 0);
 }
 
+static void spit(const char *path, const char *text, mode_t mode)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(chmod(path, mode), 0);
+}
+
+/* A FIFO is refused at once (no writer: a blocking open would hang); a
+ * theme file or directory others may write is skipped and said so. */
+static void test_files_not_trusted(void **state)
+{
+	char dir[] = "/tmp/pfmtop-theme-XXXXXX", p[256], buf[600];
+	static struct theme_set set;
+	struct theme_paths paths;
+
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(chmod(dir, 0755), 0);
+	snprintf(p, sizeof(p), "%s/fifo.ini", dir);
+	assert_int_equal(mkfifo(p, 0644), 0);
+	assert_int_equal(theme_load_file(&t, p, &e), -EINVAL);
+	theme_error_format(&e, buf, sizeof(buf));
+	snprintf(p, sizeof(p), "%s/fifo.ini: not a regular file", dir);
+	assert_string_equal(buf, p);
+
+	memset(&paths, 0, sizeof(paths));
+	snprintf(paths.userdir, sizeof(paths.userdir), "%s", dir);
+	snprintf(p, sizeof(p), "%s/zz-mine.ini", dir);
+	spit(p, "[theme]\ndescription = mine\n", 0644);
+	theme_set_load(&set, &paths);
+	assert_true(theme_set_find(&set, "zz-mine") >= 0);
+	assert_int_equal(set.nr_errors, 1); /* the FIFO */
+
+	snprintf(p, sizeof(p), "%s/aa-open.ini", dir);
+	spit(p, "[theme]\ndescription = anyone's\n", 0666);
+	theme_set_load(&set, &paths);
+	assert_int_equal(theme_set_find(&set, "aa-open"), -1);
+	assert_int_equal(set.nr_errors, 2);
+	theme_error_format(&set.error, buf, sizeof(buf));
+	snprintf(p, sizeof(p), "%s/aa-open.ini: writable by others (mode 0666)", dir);
+	assert_string_equal(buf, p);
+
+	assert_int_equal(chmod(dir, 0777), 0);
+	theme_set_load(&set, &paths);
+	assert_int_equal(theme_set_find(&set, "zz-mine"), -1);
+	assert_int_equal(set.nr_errors, 1);
+	theme_error_format(&set.error, buf, sizeof(buf));
+	snprintf(p, sizeof(p), "%s: writable by others (mode 0777)", dir);
+	assert_string_equal(buf, p);
+
+	snprintf(p, sizeof(p), "rm -rf '%s'", dir);
+	assert_int_equal(system(p), 0);
+}
+
 static void test_choose(void **state)
 {
 	static struct theme_set set;
@@ -176,7 +233,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_styles),         cmocka_unit_test(test_slot_table),
 	    cmocka_unit_test(test_shipped_themes), cmocka_unit_test(test_broken),
-	    cmocka_unit_test(test_choose),
+	    cmocka_unit_test(test_choose),         cmocka_unit_test(test_files_not_trusted),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
