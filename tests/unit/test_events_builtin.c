@@ -2,6 +2,7 @@
  * encodes without libpfm4 come out exactly as libpfm4 encodes them. */
 #include "events.h"
 #include "pfmlib.h"
+#include "testutil.h"
 
 #include <perfmon/pfmlib_perf_event.h>
 
@@ -174,5 +175,7 @@ int main(void)
 	    cmocka_unit_test(test_other_names_go_to_libpfm),
 	};
 
+	/* Compared with libpfm4's generic "perf" PMU, on every host. */
+	testutil_libpfm_unforced();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,7 @@
 /* test_preset: presets: parsing, error positions, variants, search path, fallbacks, shipped. */
 #include "preset.h"
 #include "session.h"
+#include "testutil.h"
 
 #include <perfmon/pfmlib.h>
 
@@ -1099,13 +1100,15 @@ int main(void)
 		cmocka_unit_test(test_check),
 	};
 
-	fixtures = getenv("PFMTOP_FIXTURES");
-	if (!fixtures || !getenv("PFMTOP_SRCDIR")) {
-		fprintf(stderr, "PFMTOP_FIXTURES and PFMTOP_SRCDIR must be set\n");
-		return 77;
+	fixtures = testutil_fixtures();
+	if (!getenv("PFMTOP_SRCDIR")) {
+		fprintf(stderr, "PFMTOP_SRCDIR is not set: run the unit tests through ctest\n");
+		return 1;
 	}
 	/* PMU-specific names of the shipped variants resolve here even though
-	 * this machine has other PMUs; must precede pfm_initialize(). */
+	 * this machine has other PMUs; must precede pfm_initialize(). A forced
+	 * PMU would leave the others (and "perf") uninitialised. */
 	setenv("LIBPFM_ENCODE_INACTIVE", "1", 1);
+	testutil_libpfm_unforced();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -109,3 +109,8 @@ const char *testutil_fixtures(void)
 	}
 	return dir;
 }
+
+void testutil_libpfm_unforced(void)
+{
+	unsetenv("LIBPFM_FORCE_PMU");
+}

@@ -23,6 +23,14 @@ int testutil_nr_task_fds(void);
  * failure, never a skip. */
 const char *testutil_fixtures(void);
 
+/*
+ * For a test whose libpfm4 expectations hold on every real host: undo a
+ * LIBPFM_FORCE_PMU from the environment (tests/run forces other CPU models'
+ * PMUs on the suite), since a forced PMU leaves libpfm4 without its generic
+ * "perf" PMU, which every real host has. Call before libpfm4 is loaded.
+ */
+void testutil_libpfm_unforced(void);
+
 /* A child that waits for a byte (or EOF) on *go, then exits. */
 pid_t testutil_child_waiting(int *go);
 
