@@ -3,6 +3,7 @@
 #include "explain.h"
 #include "loop.h"
 #include "options.h"
+#include "output.h"
 #include "pfmlib.h"
 #include "preset.h"
 #include "probe.h"
@@ -14,7 +15,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -36,11 +36,10 @@ struct app {
 	struct session s;
 	struct loop *loop;
 	struct view *view;
-	FILE *out;
-	char out_tmp[PATH_MAX];
+	struct output out; /* batch snapshots: -o FILE or standard output */
 	int snapshots;
 	bool stopping; /* a signal asked us to stop: waiting for the command */
-	bool write_failed;
+	bool finished; /* finish() was called: the loop ends with its status */
 	int hot_rows_saved;          /* hotspot rows a saved snapshot shows (as batch) */
 	struct preset_resolved resolved;
 	/* The viewer's p lists these; the presets themselves are read again
@@ -77,71 +76,77 @@ static bool usage_class(int err)
 	       err == -EACCES || err == -EPERM;
 }
 
-/* ---- output files: written beside the target, renamed into place whole ---- */
-
-static FILE *output_open(const char *path, char *tmp, size_t len)
-{
-	char dir[PATH_MAX], base[PATH_MAX];
-	mode_t mask = umask(0);
-	int fd;
-
-	umask(mask);
-	util_strlcpy(dir, path, sizeof(dir));
-	util_strlcpy(base, path, sizeof(base));
-	snprintf(tmp, len, "%s/.%s.XXXXXX", dirname(dir), basename(base));
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	fchmod(fd, 0666 & ~mask);
-	return fdopen(fd, "w");
-}
-
-/* Flush, sync and rename the temporary file over path; 0 or -errno. */
-static int output_commit(FILE *f, const char *tmp, const char *path)
-{
-	int err = 0;
-
-	if (fflush(f) || fsync(fileno(f)))
-		err = -errno;
-	if (fclose(f) && !err)
-		err = -errno;
-	if (!err && rename(tmp, path))
-		err = -errno;
-	if (err)
-		unlink(tmp);
-	return err;
-}
-
-static void output_abort(FILE *f, const char *tmp)
-{
-	fclose(f);
-	unlink(tmp);
-}
-
 /* ---- snapshots ---- */
 
+/* Stop the loop with exit status code; the first reason to stop wins. */
+static void finish(struct app *a, int code)
+{
+	if (a->finished)
+		return;
+	a->finished = true;
+	loop_stop(a->loop, code);
+}
+
+/* The model rendered as one snapshot in format, in a malloc'd buffer of
+ * *len bytes (the caller frees it); NULL with errno set. */
+static char *render(const struct model *m, enum snapshot_format format, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+	int ret;
+
+	if (!f)
+		return NULL;
+	ret = snapshot_write(f, m, format);
+	if (fclose(f) || ret) {
+		free(buf);
+		errno = ret ? -ret : errno;
+		return NULL;
+	}
+	return buf;
+}
+
+/*
+ * Print the model: the viewer draws it, batch mode writes one whole
+ * snapshot. When no one reads any more (EPIPE), printing stops: a run
+ * without a command ends (status 0), one with a command counts on to its
+ * end. Any other write error ends the run with status 1.
+ */
 static void emit(struct app *a)
 {
+	size_t len = 0;
+	char *buf;
+	int ret;
+
 	if (a->view) {
 		view_draw(a->view, &a->s.model);
 		return;
 	}
-	if (snapshot_write(a->out, &a->s.model, a->opt.format) || fflush(a->out)) {
-		fprintf(stderr, "pfmtop: cannot write %s: %s\n",
-			a->opt.output ? a->opt.output : "standard output", strerror(errno));
-		a->write_failed = true;
-		loop_stop(a->loop, 1);
-	}
 	a->snapshots++;
+	if (a->out.fd < 0)
+		return; /* its reader has gone */
+	buf = render(&a->s.model, a->opt.format, &len);
+	ret = buf ? output_write(&a->out, buf, len) : -errno;
+	free(buf);
+	if (ret == -EPIPE) {
+		if (a->s.mode != MODEL_COMMAND)
+			finish(a, 0);
+	} else if (ret) {
+		fprintf(stderr, "pfmtop: cannot write %s: %s%s\n", a->out.name, strerror(-ret),
+			a->out.regular ? " (it holds the snapshots before this one)" : "");
+		output_close(&a->out);
+		finish(a, 1);
+	}
 }
 
 /* Write the current screen to pfmtop-YYYYmmdd-HHMMSS.txt in the current directory. */
 static void save_snapshot(struct app *a)
 {
-	char path[64], tmp[PATH_MAX], msg[PATH_MAX + 64];
+	char path[64], msg[PATH_MAX + 64], *buf;
 	time_t now = time(NULL);
 	struct tm tm;
-	FILE *f;
+	size_t len = 0;
+	int ret;
 
 	/* The batch renderer over the same model; only the hotspot rows kept
 	 * for scrolling are cut back to what batch mode shows. */
@@ -151,21 +156,14 @@ static void save_snapshot(struct app *a)
 		shown.nr_hot = a->hot_rows_saved;
 	localtime_r(&now, &tm);
 	strftime(path, sizeof(path), "pfmtop-%Y%m%d-%H%M%S.txt", &tm);
-	f = output_open(path, tmp, sizeof(tmp));
-	if (!f || snapshot_write(f, &shown, SNAPSHOT_TEXT) ||
-	    output_commit(f, tmp, path)) {
-		snprintf(msg, sizeof(msg), "cannot save %s: %s", path, strerror(errno));
-		if (f)
-			unlink(tmp);
-	} else {
+	buf = render(&shown, SNAPSHOT_TEXT, &len);
+	ret = buf ? output_new_file(path, buf, len) : -errno;
+	free(buf);
+	if (ret)
+		snprintf(msg, sizeof(msg), "cannot save %s: %s", path, strerror(-ret));
+	else
 		snprintf(msg, sizeof(msg), "saved %s", path);
-	}
 	view_status(a->view, msg);
-}
-
-static void finish(struct app *a, int code)
-{
-	loop_stop(a->loop, code);
 }
 
 static void on_tick(struct loop *l, uint64_t expirations, void *arg)
@@ -291,7 +289,12 @@ static void on_signal(struct loop *l, int sig, pid_t sender, void *arg)
 			a->stopping = true;
 			break;
 		}
-		finish(a, 0);
+		/* Interrupted: the totals so far, and a status that says so. */
+		if (!a->view && a->s.mode != MODEL_COMMAND) {
+			session_tick(&a->s, true);
+			emit(a);
+		}
+		finish(a, 128 + sig);
 		break;
 	}
 }
@@ -408,7 +411,7 @@ static void reopen(struct app *a, const char *preset, bool threads)
 	view_close(a->view);
 	a->view = NULL;
 	fprintf(stderr, "pfmtop: cannot reopen the counters: %s\n", err[0] ? err : strerror(-ret));
-	loop_stop(a->loop, 1);
+	finish(a, 1);
 }
 
 static void on_key(struct loop *l, int fd, uint32_t events, void *arg)
@@ -929,17 +932,13 @@ static int run(struct app *a)
 		loop_free(a->loop);
 		return usage_class(ret) ? 2 : 1;
 	}
-	if (a->opt.output) {
-		a->out = output_open(a->opt.output, a->out_tmp, sizeof(a->out_tmp));
-		if (!a->out) {
-			fprintf(stderr, "pfmtop: cannot write %s: %s\n", a->opt.output,
-				strerror(errno));
-			session_fini(&a->s);
-			loop_free(a->loop);
-			return 1;
-		}
-	} else {
-		a->out = stdout;
+	/* Before the command is launched or anything counted. */
+	ret = output_open(&a->out, a->opt.output, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "pfmtop: %s\n", err);
+		session_fini(&a->s);
+		loop_free(a->loop);
+		return 2;
 	}
 	if (!a->opt.batch) {
 		struct view_config vc = {
@@ -1000,24 +999,36 @@ static int run(struct app *a)
 out:
 	view_close(a->view);
 	a->view = NULL;
-	if (a->opt.output && a->out) {
-		if (a->write_failed) {
-			output_abort(a->out, a->out_tmp);
-		} else if (output_commit(a->out, a->out_tmp, a->opt.output)) {
-			fprintf(stderr, "pfmtop: cannot write %s: %s\n", a->opt.output,
-				strerror(errno));
-			ret = ret ? ret : 1;
-		}
+	int cret = output_close(&a->out);
+
+	if (cret && !ret) {
+		fprintf(stderr, "pfmtop: cannot write %s: %s\n", a->out.name, strerror(-cret));
+		ret = 1;
 	}
 	session_fini(&a->s);
 	loop_free(a->loop);
 	return ret;
 }
 
+/* Standard input, output and error that are closed are opened on /dev/null:
+ * else the first fd pfmtop opens would take their place, and snapshots or
+ * messages would go into it. */
+static void std_fds(void)
+{
+	for (int fd = 0; fd <= 2; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF &&
+		    open("/dev/null", fd ? O_WRONLY : O_RDONLY) != fd)
+			_exit(1);
+}
+
 int main(int argc, char **argv)
 {
 	static struct app app;
 	char err[512];
+
+	std_fds();
+	/* A reader that goes away is an EPIPE from write() (see emit()). */
+	signal(SIGPIPE, SIG_IGN);
 
 	if (options_parse(&app.opt, argc, argv, err, sizeof(err)))
 		die_usage(err);

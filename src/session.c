@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -404,6 +405,7 @@ static int launch(struct session *s, char *err, size_t errlen)
 		close(go[1]);
 		return e;
 	}
+	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid < 0) {
 		int e = -errno;
@@ -420,6 +422,12 @@ static int launch(struct session *s, char *err, size_t errlen)
 
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
+		/* pfmtop ignores SIGPIPE; the command gets the default back. */
+		signal(SIGPIPE, SIG_DFL);
+		/* Never outlive pfmtop, however it ends (kill -9 included):
+		 * and if it is gone already, so is the command. */
+		if (prctl(PR_SET_PDEATHSIG, SIGTERM) || getppid() != parent)
+			_exit(127);
 		close(go[1]);
 		close(ex[0]);
 		/* Wait until the counters are open; EOF means pfmtop gave up. */

@@ -1,6 +1,8 @@
 #!/bin/bash
-# -o FILE: the file appears whole (written beside it, renamed into place),
-# never as a half-written file or a leftover temporary, even on SIGTERM.
+# -o FILE: each snapshot is written whole as soon as it is made (one write,
+# appended), so the file always holds complete snapshots and nothing hidden
+# is left beside it, even on SIGTERM. (What -o must never destroy:
+# test_output_safety.)
 . "$(dirname "$0")/lib.sh"
 
 need_root # system-wide target (the default)
@@ -23,41 +25,45 @@ n=$(grep -cE '^pfmtop .* snapshot [0-9]+ ' "$dir/snap.txt" || true)
 	fail "-o FILE has mode $(stat -c %a "$dir/snap.txt"), expected 0666 & ~umask"
 pass "-o FILE: 2 snapshots, no temporary left"
 
-# Replacing an existing file replaces it whole.
+# An existing file is written in place: its content replaced, its inode kept.
 echo "old content" >"$dir/old.txt"
+ino=$(stat -c %i "$dir/old.txt")
 run "$out" "$err" "$PFMTOP" -b -n 1 -d 0.2 -e task-clock -o "$dir/old.txt"
 expect_rc 0 "pfmtop -b -n 1 -o EXISTING" "$out" "$err"
+[ "$(stat -c %i "$dir/old.txt")" = "$ino" ] || fail "-o over an existing file replaced it (inode $ino -> $(stat -c %i "$dir/old.txt"))"
 ! grep -q "old content" "$dir/old.txt" || fail "-o over an existing file kept its old content" "$dir/old.txt"
 grep -qE '^pfmtop .* snapshot 1 ' "$dir/old.txt" || fail "-o over an existing file: no snapshot in it" "$dir/old.txt"
 
 # --- a directory that does not exist ---
 run "$out" "$err" "$PFMTOP" -b -n 1 -d 0.2 -e task-clock -o "$dir/missing/snap.txt"
-expect_rc 1 "pfmtop -o DIR_THAT_DOES_NOT_EXIST/FILE" "$out" "$err"
+expect_rc 2 "pfmtop -o DIR_THAT_DOES_NOT_EXIST/FILE" "$out" "$err"
 [ "$(wc -l <"$err")" -eq 1 ] && grep -q "^pfmtop: .*$dir/missing/snap.txt" "$err" ||
 	fail "-o into a missing directory: expected one 'pfmtop: ...' line naming the file" "$err"
 [ ! -e "$dir/missing" ] || fail "-o into a missing directory created $dir/missing"
 [ -z "$(leftovers "$dir")" ] || fail "files left behind: $(leftovers "$dir" | tr '\n' ' ')"
-pass "-o into a missing directory: exit 1, one line, nothing created"
+pass "-o into a missing directory: exit 2, one line, nothing created"
 
-# --- SIGTERM while running ---
+# --- while running, then SIGTERM ---
 rm -f "$dir"/*
 "$PFMTOP" -b -d 0.2 -e task-clock --format json -o "$dir/live.json" >"$out" 2>"$err" &
 mon=$!
 cleanup_add "kill -KILL $mon"
-sleep 1.1
-[ ! -e "$dir/live.json" ] || fail "-o FILE exists before pfmtop finished (it should appear whole at exit)"
-[ -n "$(leftovers "$dir")" ] || info "(no temporary file seen while running)"
+three() { [ "$(nlines "$dir/live.json")" -ge 3 ]; }
+wait_for 20 three || fail "-o FILE: no 3 snapshots in it after 20 s (they should appear as they are made)" "$err"
+json_check "$dir/live.json" "len(lines) >= 3" "-o FILE, while running: its lines are not all whole JSON snapshots"
 kill -TERM "$mon"
 set +e
 timeout 10 tail --pid="$mon" -f /dev/null
 wait "$mon"
 RC=$?
 set -e
-expect_rc 0 "pfmtop -b -o FILE stopped by SIGTERM" "$out" "$err"
+expect_rc 143 "pfmtop -b -o FILE stopped by SIGTERM (128 + 15)" "$out" "$err"
 [ -s "$dir/live.json" ] || fail "after SIGTERM, $dir/live.json is missing or empty" "$err"
 [ "$(tail -c1 "$dir/live.json" | od -An -c | tr -d ' ')" = '\n' ] ||
 	fail "after SIGTERM the file does not end with a complete line" "$dir/live.json"
-json_check "$dir/live.json" "len(lines) >= 3 and [x['seq'] for x in lines] == list(range(1, len(lines) + 1))" \
-	"after SIGTERM at ~1.1 s with -d 0.2 the file should hold >= 3 complete snapshots numbered 1..N"
+json_check "$dir/live.json" "len(lines) >= 4 and [x['seq'] for x in lines] == list(range(1, len(lines) + 1))" \
+	"after SIGTERM the file should hold >= 4 complete snapshots numbered 1..N"
+json_check "$dir/live.json" "lines[-1]['final'] is True and not any(x['final'] for x in lines[:-1])" \
+	"after SIGTERM the last snapshot should be the final totals (\"final\": true), and only it"
 [ -z "$(leftovers "$dir")" ] || fail "temporary files left after SIGTERM: $(leftovers "$dir" | tr '\n' ' ')"
 pass "SIGTERM: $(wc -l <"$dir/live.json") complete JSON snapshots, no temporary left"

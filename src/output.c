@@ -1,0 +1,144 @@
+/* output: where batch snapshots go (-o FILE or standard output), a whole snapshot per write. */
+#include "output.h"
+
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* write() all of buf, through short writes and EINTR; 0 or -errno. */
+static int write_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EIO;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int refuse(char *err, size_t errlen, int ret, const char *path, const char *why)
+{
+	snprintf(err, errlen, "-o %s: %s", path, why);
+	return ret;
+}
+
+int output_open(struct output *o, const char *path, char *err, size_t errlen)
+{
+	const int flags = O_WRONLY | O_APPEND | O_NOCTTY | O_CLOEXEC | O_NONBLOCK;
+	struct stat st;
+	int fd;
+
+	memset(o, 0, sizeof(*o));
+	o->fd = -1;
+	if (!path || !strcmp(path, "-")) {
+		o->fd = STDOUT_FILENO;
+		util_strlcpy(o->name, "standard output", sizeof(o->name));
+		return 0;
+	}
+	util_strlcpy(o->name, path, sizeof(o->name));
+	/* O_NONBLOCK: a FIFO nobody reads is refused (ENXIO), not waited for. */
+	fd = open(path, flags);
+	if (fd < 0 && errno == ENOENT) {
+		if (!lstat(path, &st))
+			return refuse(err, errlen, -ENOENT, path,
+				      "a symbolic link to nothing: pfmtop makes no file through a "
+				      "link; remove it or name the file it should make");
+		fd = open(path, flags | O_CREAT | O_EXCL | O_NOFOLLOW, 0666);
+	}
+	if (fd < 0) {
+		int e = errno;
+
+		switch (e) {
+		case EISDIR:
+			return refuse(err, errlen, -e, path, "a directory: name a file in it");
+		case ENXIO:
+			return refuse(err, errlen, -e, path,
+				      "a FIFO that no one reads: start its reader first");
+		case ENOENT:
+			return refuse(err, errlen, -e, path,
+				      "its directory does not exist: create it first");
+		case EACCES:
+		case EPERM:
+		case EROFS:
+			return refuse(err, errlen, -e, path,
+				      e == EROFS ? "on a read-only file system"
+						 : "permission denied: choose a file you may write");
+		default:
+			return refuse(err, errlen, -e, path, strerror(e));
+		}
+	}
+	if (fstat(fd, &st) || fcntl(fd, F_SETFL, (fcntl(fd, F_GETFL) & ~O_NONBLOCK)) < 0) {
+		int e = -errno;
+
+		close(fd);
+		return refuse(err, errlen, e, path, strerror(-e));
+	}
+	o->fd = fd;
+	o->own = true;
+	o->regular = S_ISREG(st.st_mode);
+	if (o->regular && ftruncate(fd, 0)) {
+		int e = -errno;
+
+		output_close(o);
+		return refuse(err, errlen, e, path, strerror(-e));
+	}
+	return 0;
+}
+
+int output_write(struct output *o, const char *buf, size_t len)
+{
+	int ret;
+
+	if (o->fd < 0)
+		return -EPIPE;
+	ret = write_all(o->fd, buf, len);
+	if (!ret) {
+		o->size += (off_t)len;
+		return 0;
+	}
+	if (ret == -EPIPE) {
+		output_close(o);
+		return ret;
+	}
+	/* Never half a snapshot: what was written of this one goes. */
+	if (o->regular && ftruncate(o->fd, o->size))
+		ret = ret ? ret : -errno;
+	return ret;
+}
+
+int output_close(struct output *o)
+{
+	int ret = 0;
+
+	if (o->fd >= 0 && o->own && close(o->fd))
+		ret = -errno;
+	o->fd = -1;
+	return ret;
+}
+
+int output_new_file(const char *path, const char *buf, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0666);
+	int ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = write_all(fd, buf, len);
+	if (close(fd) && !ret)
+		ret = -errno;
+	if (ret)
+		unlink(path);
+	return ret;
+}

@@ -1,0 +1,47 @@
+/* output: where batch snapshots go (-o FILE or standard output), a whole snapshot per write. */
+#ifndef PFMTOP_OUTPUT_H
+#define PFMTOP_OUTPUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+struct output {
+	int fd;           /* -1 once closed: nothing more is written */
+	bool own;         /* fd was opened here (not standard output) */
+	bool regular;     /* a regular file: a failed write is cut back */
+	off_t size;       /* regular files: bytes of whole snapshots written */
+	char name[4096];  /* for messages: the path, or "standard output" */
+};
+
+/*
+ * Open -o's target, written in place: path NULL or "-" is standard output.
+ * Symbolic links are followed; a regular file keeps its inode, owner and
+ * mode and is emptied; anything else (a terminal, a device, a FIFO with a
+ * reader, a socket) is written as it is. Refused, with one sentence in err:
+ * a directory, a target this user may not write, a missing parent, a
+ * dangling symbolic link (the file would be made where the link points),
+ * a FIFO nobody reads. A new file is made with O_EXCL, never through a link.
+ * 0 or -errno.
+ */
+int output_open(struct output *o, const char *path, char *err, size_t errlen);
+
+/*
+ * Write one snapshot of len bytes: whole, or (regular files) not at all, the
+ * file cut back to the snapshots before it. 0, -EPIPE when no one reads any
+ * more (the output is closed then), or another -errno.
+ */
+int output_write(struct output *o, const char *buf, size_t len);
+
+/* Close it (standard output is left open); 0 or -errno from close(). */
+int output_close(struct output *o);
+
+/*
+ * Make a new file at path (relative to the current directory) holding the
+ * len bytes of buf, mode 0666 less the umask: never over an existing file or
+ * through a link (O_EXCL), and removed again if it cannot be written whole.
+ * 0 or -errno.
+ */
+int output_new_file(const char *path, const char *buf, size_t len);
+
+#endif

@@ -1,0 +1,103 @@
+#!/bin/bash
+# -o writes where it is told and destroys nothing: a device node stays a
+# device, a symbolic link stays a link (its target is written), another
+# user's file keeps its inode, owner and mode; what cannot be written is
+# refused (exit 2, one line) before the command is launched.
+. "$(dirname "$0")/lib.sh"
+
+need_root # mknod, chown, the system-wide default target
+need_cmd setpriv
+
+out=$TMP/out err=$TMP/err
+d=$TMP/o
+mkdir -m 755 "$d"
+marker=$TMP/ran
+# snap ARGS...: one quick run of pfmtop with a command that leaves a marker.
+snap() { run "$out" "$err" timeout 20 "$PFMTOP" -b -n 1 -d 0.1 -e task-clock --no-hotspots "$@" -- touch "$marker"; }
+snaps_in() { grep -cE '^pfmtop .* (snapshot|final) [0-9]+ ' "$1" || true; }
+
+# --- a character device (a twin of /dev/full, made here): written in place ---
+mknod "$d/full" c 1 7
+snap -o "$d/full"
+expect_rc 1 "pfmtop -o FULL_DEVICE (every write fails with ENOSPC)" "$out" "$err"
+grep -q "No space left on device" "$err" || fail "-o FULL_DEVICE: the message does not name ENOSPC" "$err"
+[ -c "$d/full" ] || fail "-o FULL_DEVICE turned the device node into a $(stat -c %F "$d/full")"
+pass "-o device: still a character device, exit 1: $(cat "$err")"
+
+# --- a symbolic link: the link stays, its target is written ---
+echo old >"$d/target"
+ln -s target "$d/link.txt"
+snap -o "$d/link.txt"
+expect_rc 0 "pfmtop -o SYMLINK" "$out" "$err"
+[ -L "$d/link.txt" ] || fail "-o SYMLINK replaced the link with a $(stat -c %F "$d/link.txt")"
+[ "$(snaps_in "$d/target")" -ge 1 ] || fail "-o SYMLINK: the link's target holds no snapshot" "$d/target"
+pass "-o symlink: link kept, target written"
+
+# --- another user's 0600 file: inode, owner and mode kept ---
+echo old >"$d/theirs"
+chmod 600 "$d/theirs"
+chown nobody "$d/theirs"
+before=$(stat -c '%i %U %a' "$d/theirs")
+snap -o "$d/theirs"
+expect_rc 0 "pfmtop -o OTHER_USERS_0600_FILE" "$out" "$err"
+after=$(stat -c '%i %U %a' "$d/theirs")
+[ "$after" = "$before" ] || fail "-o FILE changed its inode, owner or mode: '$before' -> '$after'"
+[ "$(snaps_in "$d/theirs")" -eq 1 ] || fail "-o FILE does not hold the one snapshot" "$d/theirs"
+pass "-o existing file: inode, owner and mode kept ($after)"
+
+# --- standard output, by '-' and through a link to /proc/self/fd/1 ---
+snap -o -
+expect_rc 0 "pfmtop -o -" "$out" "$err"
+[ "$(snaps_in "$out")" -eq 1 ] || fail "-o - did not print the snapshot on standard output" "$out"
+ln -s /proc/self/fd/1 "$d/stdout"
+snap -o "$d/stdout"
+expect_rc 0 "pfmtop -o LINK_TO_STDOUT" "$out" "$err"
+[ "$(snaps_in "$out")" -eq 1 ] || fail "-o LINK_TO_STDOUT did not print on standard output" "$out"
+[ -L "$d/stdout" ] || fail "-o LINK_TO_STDOUT replaced the link"
+pass "-o - and -o LINK_TO_STDOUT print on standard output"
+
+# --- a FIFO with a reader gets the snapshots; one without is refused ---
+mkfifo "$d/fifo"
+cat "$d/fifo" >"$TMP/fifo.out" &
+reader=$!
+snap -o "$d/fifo"
+expect_rc 0 "pfmtop -o FIFO (with a reader)" "$out" "$err"
+wait "$reader"
+[ "$(snaps_in "$TMP/fifo.out")" -eq 1 ] || fail "-o FIFO: its reader got no snapshot" "$TMP/fifo.out"
+[ -p "$d/fifo" ] || fail "-o FIFO replaced the FIFO"
+pass "-o FIFO with a reader: the snapshot went through"
+
+# refused NAME WHAT ARGS...: pfmtop -o ... exits 2 with one line and the
+# command never runs.
+refused() {
+	local what=$1
+	shift
+	rm -f "$marker"
+	run "$out" "$err" timeout 20 "$@"
+	[ "$RC" -ne 124 ] || fail "$what: pfmtop hung (killed after 20 s)" "$err"
+	expect_rc 2 "$what" "$out" "$err"
+	[ "$(wc -l <"$err")" -eq 1 ] || fail "$what: expected one line on stderr" "$err"
+	[ ! -e "$marker" ] || fail "$what: the command ran (the output should be refused before it starts)" "$err"
+	pass "$what: exit 2, command not run: $(cat "$err")"
+}
+mkdir "$d/adir"
+refused "-o DIRECTORY" "$PFMTOP" -b -n 1 -d 0.1 -o "$d/adir" -- touch "$marker"
+ln -s nowhere "$d/dangling"
+refused "-o DANGLING_SYMLINK" "$PFMTOP" -b -n 1 -d 0.1 -o "$d/dangling" -- touch "$marker"
+[ ! -e "$d/nowhere" ] || fail "-o DANGLING_SYMLINK created the file it points at"
+mkfifo "$d/noreader"
+refused "-o FIFO_WITHOUT_READER" "$PFMTOP" -b -n 1 -d 0.1 -o "$d/noreader" -- touch "$marker"
+refused "-o MISSING_DIR/FILE" "$PFMTOP" -b -n 1 -d 0.1 -o "$d/missing/x" -- touch "$marker"
+
+# As an ordinary user: a read-only file, a directory not theirs.
+mkdir -m 755 "$TMP/bin"
+install -m 755 "$PFMTOP" "$TMP/bin/pfmtop"
+chmod 777 "$TMP"
+echo ro >"$d/readonly"
+chmod 444 "$d/readonly"
+chown nobody "$d/readonly"
+as_nobody=(setpriv --reuid=nobody --regid="$(id -gn nobody)" --clear-groups)
+refused "-o READ_ONLY_FILE (as nobody)" "${as_nobody[@]}" "$TMP/bin/pfmtop" -b -n 1 -d 0.1 -o "$d/readonly" -- touch "$marker"
+[ "$(cat "$d/readonly")" = ro ] || fail "-o READ_ONLY_FILE changed it" "$d/readonly"
+refused "-o FILE_IN_ROOTS_DIR (as nobody)" "${as_nobody[@]}" "$TMP/bin/pfmtop" -b -n 1 -d 0.1 -o "$d/new.txt" -- touch "$marker"
+[ ! -e "$d/new.txt" ] || fail "-o FILE_IN_ROOTS_DIR created it"
