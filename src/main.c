@@ -10,6 +10,7 @@
 #include "session.h"
 #include "snapshot.h"
 #include "theme.h"
+#include "untrusted.h"
 #include "util.h"
 #include "view.h"
 
@@ -17,6 +18,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,9 +63,26 @@ static const struct preset *preset_find_for(const struct preset_set *set, const 
 static const struct preset *pick_preset(const struct preset_set *set, const char *arg,
 					struct probe *probe);
 
+/*
+ * Every message to stderr: "pfmtop: " and the text, through the terminal
+ * sink of untrusted.h, since messages quote what users typed and names
+ * from outside (newlines kept: some messages have a caret line).
+ */
+static void __attribute__((format(printf, 1, 2))) complain(const char *fmt, ...)
+{
+	char buf[4096];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	fputs("pfmtop: ", stderr);
+	untrusted_fputs(stderr, buf, true);
+}
+
 static void die_usage(const char *msg)
 {
-	fprintf(stderr, "pfmtop: %s\n", msg);
+	complain("%s\n", msg);
 	exit(2);
 }
 
@@ -132,7 +151,7 @@ static void emit(struct app *a)
 		if (a->s.mode != MODEL_COMMAND)
 			finish(a, 0);
 	} else if (ret) {
-		fprintf(stderr, "pfmtop: cannot write %s: %s%s\n", a->out.name, strerror(-ret),
+		complain("cannot write %s: %s%s\n", a->out.name, strerror(-ret),
 			a->out.regular ? " (it holds the snapshots before this one)" : "");
 		output_close(&a->out);
 		finish(a, 1);
@@ -410,7 +429,7 @@ static void reopen(struct app *a, const char *preset, bool threads)
 	preset_set_free(&set);
 	view_close(a->view);
 	a->view = NULL;
-	fprintf(stderr, "pfmtop: cannot reopen the counters: %s\n", err[0] ? err : strerror(-ret));
+	complain("cannot reopen the counters: %s\n", err[0] ? err : strerror(-ret));
 	finish(a, 1);
 }
 
@@ -519,7 +538,7 @@ static int list_events(const struct options *o)
 		snprintf(tfs_note, sizeof(tfs_note), "; tracepoints not listed: %s", tfs);
 	n = events_list(o->list_glob, list_one, &c);
 	if (n < 0) {
-		fprintf(stderr, "pfmtop: cannot list events: %s\n", strerror(-n));
+		complain("cannot list events: %s\n", strerror(-n));
 		return 1;
 	}
 	printf("%d events%s%s%s, %d open here%s", c.nr, o->list_glob ? " matching '" : "",
@@ -665,7 +684,7 @@ static void load_presets(struct preset_set *set, const char *file)
 	char buf[1024];
 
 	if (try_load_presets(set, file, buf, sizeof(buf))) {
-		fprintf(stderr, "pfmtop: %s", buf);
+		complain("%s", buf);
 		if (!buf[0] || buf[strlen(buf) - 1] != '\n')
 			fputc('\n', stderr);
 		exit(2);
@@ -689,7 +708,7 @@ static void warn_skipped(const struct preset_set *set)
 
 	for (int i = 0; i < set->nr_files; i++)
 		if (set->files[i].ret)
-			fprintf(stderr, "pfmtop: %s (skipped)\n",
+			complain("%s (skipped)\n",
 				skipped_line(&set->files[i], buf, sizeof(buf)));
 }
 
@@ -719,15 +738,15 @@ static const struct preset *pick_preset(const struct preset_set *set, const char
 			if (set->p[i].origin == PRESET_ORIGIN_FILE)
 				name = set->p[i].name;
 		if (!name) {
-			fprintf(stderr, "pfmtop: %s holds no [preset NAME] section\n", arg);
+			complain("%s holds no [preset NAME] section\n", arg);
 			exit(2);
 		}
 	}
 	broken = preset_broken_file(set, name);
 	if (broken) {
 		preset_error_format(&broken->err, buf, sizeof(buf));
-		fprintf(stderr, "pfmtop: %s", buf);
-		fprintf(stderr, "pfmtop: preset %s is selected, and %s declares it: fix the file "
+		complain("%s", buf);
+		complain("preset %s is selected, and %s declares it: fix the file "
 				"(pfmtop --check-presets lists every file)\n",
 			name, broken->path);
 		exit(2);
@@ -735,7 +754,7 @@ static const struct preset *pick_preset(const struct preset_set *set, const char
 	warn_skipped(set);
 	const struct preset *p = preset_find_for(set, name, probe);
 	if (!p) {
-		fprintf(stderr, "pfmtop: unknown preset '%s': see 'pfmtop --list-presets'\n", name);
+		complain("unknown preset '%s': see 'pfmtop --list-presets'\n", name);
 		exit(2);
 	}
 	return p;
@@ -786,7 +805,7 @@ static int check_preset(const char *arg)
 		int fd = util_open_config(AT_FDCWD, arg, true, &st, why, sizeof(why));
 
 		if (fd < 0) {
-			fprintf(stderr, "pfmtop: %s: %s\n", arg, why[0] ? why : strerror(-fd));
+			complain("%s: %s\n", arg, why[0] ? why : strerror(-fd));
 			return 2;
 		}
 		close(fd);
@@ -849,7 +868,7 @@ static void check_theme(const char *arg)
 		return;
 	if (theme_load_file(t, arg, &e)) {
 		theme_error_format(&e, buf, sizeof(buf));
-		fprintf(stderr, "pfmtop: %s\n", buf);
+		complain("%s\n", buf);
 		exit(2);
 	}
 	free(t);
@@ -922,12 +941,12 @@ static int run(struct app *a)
 	/* Signals are blocked before the command is forked, so none is lost. */
 	a->loop = loop_new();
 	if (!a->loop || loop_watch_signals(a->loop, sigs, (int)ARRAY_SIZE(sigs), on_signal, a)) {
-		fprintf(stderr, "pfmtop: cannot set up the event loop: %s\n", strerror(errno));
+		complain("cannot set up the event loop: %s\n", strerror(errno));
 		return 1;
 	}
 	ret = session_init(&a->s, &a->opt.session, err, sizeof(err));
 	if (ret) {
-		fprintf(stderr, "pfmtop: %s\n", err[0] ? err : strerror(-ret));
+		complain("%s\n", err[0] ? err : strerror(-ret));
 		session_fini(&a->s);
 		loop_free(a->loop);
 		return usage_class(ret) ? 2 : 1;
@@ -935,7 +954,7 @@ static int run(struct app *a)
 	/* Before the command is launched or anything counted. */
 	ret = output_open(&a->out, a->opt.output, err, sizeof(err));
 	if (ret) {
-		fprintf(stderr, "pfmtop: %s\n", err);
+		complain("%s\n", err);
 		session_fini(&a->s);
 		loop_free(a->loop);
 		return 2;
@@ -965,7 +984,7 @@ static int run(struct app *a)
 		util_strlcpy(vc.settings.preset, a->opt.session.preset, sizeof(vc.settings.preset));
 		a->view = view_open(&vc, err, sizeof(err));
 		if (!a->view) {
-			fprintf(stderr, "pfmtop: %s\n", err);
+			complain("%s\n", err);
 			session_fini(&a->s);
 			loop_free(a->loop);
 			return 1;
@@ -976,7 +995,7 @@ static int run(struct app *a)
 	if (ret) {
 		view_close(a->view);
 		a->view = NULL;
-		fprintf(stderr, "pfmtop: %s\n", err[0] ? err : strerror(-ret));
+		complain("%s\n", err[0] ? err : strerror(-ret));
 		ret = a->s.mode == MODEL_COMMAND ? 127 : 1;
 		goto out;
 	}
@@ -993,7 +1012,7 @@ static int run(struct app *a)
 	/* A command may already be gone (SIGCHLD then arrives through the loop). */
 	ret = loop_run(a->loop);
 	if (ret < 0) {
-		fprintf(stderr, "pfmtop: event loop failed: %s\n", strerror(-ret));
+		complain("event loop failed: %s\n", strerror(-ret));
 		ret = 1;
 	}
 out:
@@ -1002,7 +1021,7 @@ out:
 	int cret = output_close(&a->out);
 
 	if (cret && !ret) {
-		fprintf(stderr, "pfmtop: cannot write %s: %s\n", a->out.name, strerror(-cret));
+		complain("cannot write %s: %s\n", a->out.name, strerror(-cret));
 		ret = 1;
 	}
 	session_fini(&a->s);

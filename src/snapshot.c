@@ -1,6 +1,7 @@
 /* snapshot: the model rendered as text (for people) or JSON Lines (for scripts). */
 #include "snapshot.h"
 
+#include "untrusted.h"
 #include "util.h"
 
 #include <errno.h>
@@ -164,19 +165,28 @@ static void table_print(FILE *out, struct table *t)
 	char *line;
 
 	for (int c = 0; c < t->nr_cols; c++) {
+		size_t bytes = 0;
 		for (int r = 0; r < t->nr_rows; r++) {
-			int w = (int)strlen(cell_at(t, r, c));
+			int w = untrusted_width(cell_at(t, r, c));
 			if (w > t->width[c])
 				t->width[c] = w;
+			if (strlen(cell_at(t, r, c)) > bytes)
+				bytes = strlen(cell_at(t, r, c));
 		}
-		linelen += (size_t)t->width[c] + 2;
+		linelen += (size_t)t->width[c] + bytes + 2;
 	}
 	line = malloc(linelen);
 	for (int r = 0; line && r < t->nr_rows; r++) {
 		int n = 0;
-		for (int c = 0; c < t->nr_cols; c++)
-			n += sprintf(line + n, t->left[c] ? "%s%-*s" : "%s%*s", c ? "  " : "",
-				     t->width[c], cell_at(t, r, c));
+		/* Padded by columns, not bytes: a UTF-8 name lines up too. */
+		for (int c = 0; c < t->nr_cols; c++) {
+			const char *cell = cell_at(t, r, c);
+			int pad = t->width[c] - untrusted_width(cell);
+			if (t->left[c])
+				n += sprintf(line + n, "%s%s%*s", c ? "  " : "", cell, pad, "");
+			else
+				n += sprintf(line + n, "%s%*s%s", c ? "  " : "", pad, "", cell);
+		}
 		while (n > 0 && line[n - 1] == ' ')
 			n--;
 		fprintf(out, "%.*s\n", n, line);
@@ -192,7 +202,7 @@ static void event_title(const struct model_event *e, char *buf, size_t len)
 	char tmp[sizeof(e->name) + sizeof(e->unit) + 2];
 
 	snprintf(tmp, sizeof(tmp), e->unit[0] ? "%s(%s)" : "%s", e->name, e->unit);
-	util_strlcpy(buf, tmp, len);
+	untrusted_text(buf, len, tmp);
 }
 
 static void counter_cells(struct table *t, int row, int col, const struct model *m,
@@ -209,19 +219,24 @@ static void counter_titles(struct table *t, int col, const struct model *m)
 {
 	for (int i = 0; i < m->nr_events; i++)
 		event_title(&m->events[i], cell_at(t, 0, col + i), CELL_MAX);
-	for (int k = 0; k < m->nr_metrics; k++)
-		snprintf(cell_at(t, 0, col + m->nr_events + k), CELL_MAX, "%s%s",
+	for (int k = 0; k < m->nr_metrics; k++) {
+		char tmp[CELL_MAX * 2];
+
+		snprintf(tmp, sizeof(tmp), "%s%s",
 			 m->metrics[k].title[0] ? m->metrics[k].title : m->metrics[k].name,
 			 m->metrics[k].unit);
+		untrusted_text(cell_at(t, 0, col + m->nr_events + k), CELL_MAX, tmp);
+	}
 }
 
 static void text_events(FILE *out, const struct model *m)
 {
 	int wn = (int)strlen("EVENT"), ws = (int)strlen("not supported");
+	char name[CELL_MAX];
 
 	for (int i = 0; i < m->nr_events; i++)
-		if ((int)strlen(m->events[i].name) > wn)
-			wn = (int)strlen(m->events[i].name);
+		if (untrusted_width(untrusted_text(name, sizeof(name), m->events[i].name)) > wn)
+			wn = untrusted_width(name);
 	fprintf(out, "%-*s  %-*s  %8s  %s\n", wn, "EVENT", ws, "STATE", "COVERAGE",
 		"ENCODING, OR WHY IT DOES NOT COUNT");
 	for (int i = 0; i < m->nr_events; i++) {
@@ -230,9 +245,12 @@ static void text_events(FILE *out, const struct model *m)
 
 		if (e->state == COUNTER_OK || e->state == COUNTER_MULTIPLEXED)
 			snprintf(cov, sizeof(cov), "%.1f%%", e->coverage * 100.0);
+		untrusted_text(name, sizeof(name), e->name);
+		fprintf(out, "%s%*s  %-*s  %8s  ", name, wn - untrusted_width(name), "", ws,
+			snapshot_state_name(e->state), cov);
 		/* The last column holds whole sentences: never cut them. */
-		fprintf(out, "%-*s  %-*s  %8s  %s\n", wn, e->name, ws, snapshot_state_name(e->state),
-			cov, e->why[0] ? e->why : e->encoding);
+		untrusted_fputs(out, e->why[0] ? e->why : e->encoding, false);
+		fputc('\n', out);
 	}
 }
 
@@ -303,15 +321,15 @@ static void text_tasks(FILE *out, const struct model *m)
 	for (int i = 0; i < n; i++) {
 		const struct model_row *r = &m->tasks[i];
 		snprintf(cell_at(&t, i + 1, 0), CELL_MAX, "%d", (int)(threads ? r->tid : r->pid));
-		util_strlcpy(cell_at(&t, i + 1, 1), r->user, CELL_MAX);
+		untrusted_text(cell_at(&t, i + 1, 1), CELL_MAX, r->user);
 		format_pct(r->cpu_pct, cell_at(&t, i + 1, 2), CELL_MAX);
 		snprintf(cell_at(&t, i + 1, 3), CELL_MAX, "%d",
 			 threads ? (int)r->pid : r->nr_threads);
-		util_strlcpy(cell_at(&t, i + 1, 4),
-			     r->note[0] ? r->note : (m->tasks_counted ? "counted" : "-"), CELL_MAX);
-		util_strlcpy(cell_at(&t, i + 1, cols - 1), r->comm, CELL_MAX);
+		untrusted_text(cell_at(&t, i + 1, 4), CELL_MAX,
+			       r->note[0] ? r->note : (m->tasks_counted ? "counted" : "-"));
+		untrusted_text(cell_at(&t, i + 1, cols - 1), CELL_MAX, r->comm);
 		if (m->show_cgroups)
-			util_strlcpy(cell_at(&t, i + 1, cols - 2), r->cgroup, CELL_MAX);
+			untrusted_text(cell_at(&t, i + 1, cols - 2), CELL_MAX, r->cgroup);
 		if (m->tasks_counted)
 			counter_cells(&t, i + 1, fixed, m, r);
 	}
@@ -362,9 +380,9 @@ static void text_hotspots(FILE *out, const struct model *m)
 		snprintf(cell_at(&t, i + 1, 0), CELL_MAX, "%.1f%%", h->share);
 		snprintf(cell_at(&t, i + 1, 1), CELL_MAX, "%" PRIu64, h->samples);
 		snprintf(cell_at(&t, i + 1, 2), CELL_MAX, "%d", (int)h->pid);
-		util_strlcpy(cell_at(&t, i + 1, 3), h->comm, CELL_MAX);
-		util_strlcpy(cell_at(&t, i + 1, 4), h->symbol, CELL_MAX);
-		util_strlcpy(cell_at(&t, i + 1, 5), h->module, CELL_MAX);
+		untrusted_text(cell_at(&t, i + 1, 3), CELL_MAX, h->comm);
+		untrusted_text(cell_at(&t, i + 1, 4), CELL_MAX, h->symbol);
+		untrusted_text(cell_at(&t, i + 1, 5), CELL_MAX, h->module);
 	}
 	table_print(out, &t);
 }
@@ -392,8 +410,11 @@ static void text_health(FILE *out, const struct model *m)
 		return;
 	rate_text(s, rate, sizeof(rate));
 	fprintf(out, "SAMPLING HEALTH (this interval): %s\n", rate);
-	if (s->why[0])
-		fprintf(out, "  %s\n", s->why);
+	if (s->why[0]) {
+		fputs("  ", out);
+		untrusted_fputs(out, s->why, false);
+		fputc('\n', out);
+	}
 	if (table_init(&t, 8, s->nr_rings + 2))
 		return;
 	t.left[0] = true;
@@ -439,7 +460,7 @@ static void text_cgroups(FILE *out, const struct model *m)
 	util_strlcpy(cell_at(&t, 0, 0), "CGROUP", CELL_MAX);
 	counter_titles(&t, 1, m);
 	for (int i = 0; i < m->nr_cgroups; i++) {
-		util_strlcpy(cell_at(&t, i + 1, 0), m->cgroups[i].cgroup, CELL_MAX);
+		untrusted_text(cell_at(&t, i + 1, 0), CELL_MAX, m->cgroups[i].cgroup);
 		counter_cells(&t, i + 1, 1, m, &m->cgroups[i]);
 	}
 	table_print(out, &t);
@@ -453,10 +474,20 @@ static void write_text(FILE *out, const struct model *m)
 	fprintf(out, "pfmtop %s  %s  %s %" PRIu64 "  %s %.2f s\n", PFMTOP_VERSION, when,
 		m->final ? "final" : "snapshot", m->seq, m->final ? "totals over" : "interval",
 		m->interval_s);
-	fprintf(out, "host %s  kernel %s  mode %s (%s)  preset %s  paranoid %d (%s)\n", m->host,
-		m->kernel, mode_name(m->mode), m->target, m->preset, m->paranoid, m->privilege);
-	for (int i = 0; i < m->nr_notes; i++)
-		fprintf(out, "note: %s\n", m->notes[i]);
+	fputs("host ", out);
+	untrusted_fputs(out, m->host, false);
+	fputs("  kernel ", out);
+	untrusted_fputs(out, m->kernel, false);
+	fprintf(out, "  mode %s (", mode_name(m->mode));
+	untrusted_fputs(out, m->target, false);
+	fputs(")  preset ", out);
+	untrusted_fputs(out, m->preset, false);
+	fprintf(out, "  paranoid %d (%s)\n", m->paranoid, m->privilege);
+	for (int i = 0; i < m->nr_notes; i++) {
+		fputs("note: ", out);
+		untrusted_fputs(out, m->notes[i], false);
+		fputc('\n', out);
+	}
 	fputc('\n', out);
 	text_events(out, m);
 	fputc('\n', out);
@@ -480,23 +511,10 @@ static void write_text(FILE *out, const struct model *m)
 
 /* ---- JSON ---- */
 
+/* Every JSON string goes through the strict writer: valid UTF-8 always. */
 static void json_string(FILE *out, const char *s)
 {
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", out);
-		else if (c == '\t')
-			fputs("\\t", out);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
+	untrusted_json(out, s);
 }
 
 static void json_number(FILE *out, double v)
@@ -557,13 +575,13 @@ static void json_sampling(FILE *out, const struct model *m)
 		const struct model_hotspot *h = &m->hot[i];
 		fprintf(out, "%s{\"share\":", i ? "," : "");
 		json_number(out, h->share);
-		fprintf(out, ",\"samples\":%" PRIu64 ",\"pid\":%d,\"kernel\":%s,\"comm\":",
-			h->samples, (int)h->pid, h->kernel ? "true" : "false");
-		json_string(out, h->comm);
-		fputs(",\"symbol\":", out);
-		json_string(out, h->symbol);
-		fputs(",\"module\":", out);
-		json_string(out, h->module);
+		fprintf(out, ",\"samples\":%" PRIu64 ",\"pid\":%d,\"kernel\":%s,", h->samples,
+			(int)h->pid, h->kernel ? "true" : "false");
+		untrusted_json_field(out, "comm", h->comm);
+		fputc(',', out);
+		untrusted_json_field(out, "symbol", h->symbol);
+		fputc(',', out);
+		untrusted_json_field(out, "module", h->module);
 		fputc('}', out);
 	}
 	fprintf(out, "]},\"sampling\":{\"enabled\":%s", s->enabled ? "true" : "false");
@@ -651,18 +669,17 @@ static void write_json(FILE *out, const struct model *m)
 	fprintf(out, "],\"tasks_total\":%d,\"tasks\":[", m->tasks_total);
 	for (int i = 0, n = shown_tasks(m); i < n; i++) {
 		const struct model_row *r = &m->tasks[i];
-		fprintf(out, "%s{\"pid\":%d,\"tid\":%d,\"user\":", i ? "," : "", (int)r->pid,
-			(int)r->tid);
-		json_string(out, r->user);
-		fputs(",\"comm\":", out);
-		json_string(out, r->comm);
+		fprintf(out, "%s{\"pid\":%d,\"tid\":%d,", i ? "," : "", (int)r->pid, (int)r->tid);
+		untrusted_json_field(out, "user", r->user);
+		fputc(',', out);
+		untrusted_json_field(out, "comm", r->comm);
 		fprintf(out, ",\"threads\":%d,\"cpu_pct\":", r->nr_threads);
 		json_number(out, r->cpu_pct);
 		fprintf(out, ",\"counted\":%s,\"exited\":%s,\"note\":", r->counted ? "true" : "false",
 			r->exited ? "true" : "false");
 		json_string(out, r->note);
-		fputs(",\"cgroup\":", out);
-		json_string(out, r->cgroup);
+		fputc(',', out);
+		untrusted_json_field(out, "cgroup", r->cgroup);
 		if (m->tasks_counted) {
 			fputc(',', out);
 			json_row_counters(out, m, r);
@@ -671,8 +688,8 @@ static void write_json(FILE *out, const struct model *m)
 	}
 	fputs("],\"cgroups\":[", out);
 	for (int i = 0; i < m->nr_cgroups; i++) {
-		fprintf(out, "%s{\"cgroup\":", i ? "," : "");
-		json_string(out, m->cgroups[i].cgroup);
+		fprintf(out, "%s{", i ? "," : "");
+		untrusted_json_field(out, "cgroup", m->cgroups[i].cgroup);
 		fputc(',', out);
 		json_row_counters(out, m, &m->cgroups[i]);
 		fputc('}', out);

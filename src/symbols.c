@@ -287,17 +287,6 @@ static int64_t pool_add(struct pool *p, const char *name, size_t len)
 	return off;
 }
 
-/* Replace the control bytes of name (len bytes) by '?' so it cannot
- * steer the terminal. */
-static void sanitize(char *name, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		if ((unsigned char)name[i] < 0x20 || name[i] == 0x7f)
-			name[i] = '?';
-}
-
 static void build_free(struct tabbuild *b)
 {
 	free(b->v);
@@ -322,7 +311,6 @@ static int build_add(struct tabbuild *b, uint64_t start, uint64_t size, const ch
 	off = pool_add(&b->pool, name, len);
 	if (off < 0)
 		return off;
-	sanitize(b->pool.buf + off, len);
 	b->v[b->nr++] = (struct rawsym){.start = start, .size = size, .name = off, .rank = rank};
 	return 0;
 }
@@ -1637,8 +1625,6 @@ static void resolve_kernel(struct symbols *s, uint64_t ip, struct symbols_result
 	}
 	result_set(out, SYMBOLS_FOUND, s->ktab.pool.buf + k->name, ip - ksym_start(k),
 	           *mod ? mod : "[kernel]");
-	sanitize(out->name, strlen(out->name));
-	sanitize(out->module, strlen(out->module));
 }
 
 /* ---- binaries ---- */

@@ -4,6 +4,7 @@
 #include "format.h"
 #include "snapshot.h"
 #include "theme.h"
+#include "untrusted.h"
 #include "util.h"
 
 #include <ctype.h>
@@ -677,10 +678,18 @@ static void remember_selection(struct view *v)
 
 /* ---- drawing ---- */
 
+/*
+ * put(), add() and wrap() are the only ways text reaches the screen: each
+ * draws it through untrusted_text(), so a name that holds controls (a
+ * carriage return, ESC) shows them as ^M, ^[ and cannot move the cursor.
+ */
+
 /* Text at y, x in width columns (cut, padded), in slot s. */
-static void put(struct view *v, int y, int x, int width, const char *s, enum theme_slot slot,
+static void put(struct view *v, int y, int x, int width, const char *text, enum theme_slot slot,
                 bool left)
 {
+	char safe[1024];
+	const char *s = untrusted_text(safe, sizeof(safe), text);
 	int n = (int)strlen(s);
 
 	if (width <= 0 || x >= COLS)
@@ -702,8 +711,10 @@ static void bar(struct view *v, int y, enum theme_slot slot)
 }
 
 /* Append s at *x on line y in slot; returns false when it no longer fits. */
-static bool add(struct view *v, int y, int *x, const char *s, enum theme_slot slot)
+static bool add(struct view *v, int y, int *x, const char *text, enum theme_slot slot)
 {
+	char safe[1024];
+	const char *s = untrusted_text(safe, sizeof(safe), text);
 	int n = (int)strlen(s);
 
 	if (*x >= COLS)
@@ -923,8 +934,11 @@ static int body_lines(const struct view *v)
 }
 
 /* Word-wrap s into lines of at most width characters from y; returns the next y. */
-static int wrap(struct view *v, int y, int ymax, const char *s, enum theme_slot slot, int indent)
+static int wrap(struct view *v, int y, int ymax, const char *text, enum theme_slot slot,
+                int indent)
 {
+	char safe[2048];
+	const char *s = untrusted_text(safe, sizeof(safe), text);
 	int width = COLS - indent;
 
 	while (*s && y < ymax && width > 10) {
