@@ -53,8 +53,8 @@ int output_open(struct output *o, const char *path, char *err, size_t errlen)
 	if (fd < 0 && errno == ENOENT) {
 		if (!lstat(path, &st))
 			return refuse(err, errlen, -ENOENT, path,
-				      "a symbolic link to nothing: pfmtop makes no file through a "
-				      "link; remove it or name the file it should make");
+			              "a symbolic link to nothing: pfmtop makes no file through a "
+			              "link; remove it or name the file it should make");
 		fd = open(path, flags | O_CREAT | O_EXCL | O_NOFOLLOW, 0666);
 	}
 	if (fd < 0) {
@@ -65,16 +65,17 @@ int output_open(struct output *o, const char *path, char *err, size_t errlen)
 			return refuse(err, errlen, -e, path, "a directory: name a file in it");
 		case ENXIO:
 			return refuse(err, errlen, -e, path,
-				      "a FIFO that no one reads: start its reader first");
+			              "a FIFO that no one reads: start its reader first");
 		case ENOENT:
 			return refuse(err, errlen, -e, path,
-				      "its directory does not exist: create it first");
+			              "its directory does not exist: create it first");
 		case EACCES:
 		case EPERM:
 		case EROFS:
 			return refuse(err, errlen, -e, path,
-				      e == EROFS ? "on a read-only file system"
-						 : "permission denied: choose a file you may write");
+			              e == EROFS
+			                  ? "on a read-only file system"
+			                  : "permission denied: choose a file you may write");
 		default:
 			return refuse(err, errlen, -e, path, strerror(e));
 		}

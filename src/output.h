@@ -7,11 +7,11 @@
 #include <sys/types.h>
 
 struct output {
-	int fd;           /* -1 once closed: nothing more is written */
-	bool own;         /* fd was opened here (not standard output) */
-	bool regular;     /* a regular file: a failed write is cut back */
-	off_t size;       /* regular files: bytes of whole snapshots written */
-	char name[4096];  /* for messages: the path, or "standard output" */
+	int fd;          /* -1 once closed: nothing more is written */
+	bool own;        /* fd was opened here (not standard output) */
+	bool regular;    /* a regular file: a failed write is cut back */
+	off_t size;      /* regular files: bytes of whole snapshots written */
+	char name[4096]; /* for messages: the path, or "standard output" */
 };
 
 /*

@@ -23,8 +23,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static int utf8(const unsigned char *s, const unsigned char *end, uint32_t *cp)
 {
 	static const uint32_t min[] = {0, 0, 0x80, 0x800, 0x10000};
-	int n = s[0] < 0x80 ? 1 : s[0] >= 0xc2 && s[0] < 0xe0 ? 2 : s[0] >= 0xe0 && s[0] < 0xf0 ? 3
-		: s[0] >= 0xf0 && s[0] < 0xf5 ? 4 : 0;
+	int n = s[0] < 0x80                   ? 1
+	        : s[0] >= 0xc2 && s[0] < 0xe0 ? 2
+	        : s[0] >= 0xe0 && s[0] < 0xf0 ? 3
+	        : s[0] >= 0xf0 && s[0] < 0xf5 ? 4
+	                                      : 0;
 	uint32_t c = n == 1 ? s[0] : n == 2 ? s[0] & 0x1fu : n == 3 ? s[0] & 0x0fu : s[0] & 0x07u;
 
 	if (!n || s + n > end)
@@ -49,8 +52,8 @@ static void check_text(const unsigned char *s, size_t len)
 		int n = utf8(s, end, &cp);
 		if (!n || (cp < 0x20 && cp != '\n') || (cp >= 0x7f && cp <= 0x9f)) {
 			fprintf(stderr, "text: byte 0x%02x at %zu, after: %.*s\n", *s,
-				(size_t)(s - start), (int)(s - start < 60 ? s - start : 60),
-				(const char *)s - (s - start < 60 ? s - start : 60));
+			        (size_t)(s - start), (int)(s - start < 60 ? s - start : 60),
+			        (const char *)s - (s - start < 60 ? s - start : 60));
 			abort();
 		}
 		s += n;
@@ -88,7 +91,8 @@ static void check_json_line(const unsigned char *s, const unsigned char *end)
 					abort();
 				if (s[1] == 'u') {
 					for (int i = 2; i < 6; i++)
-						if (s + i >= end || !strchr("0123456789abcdefABCDEF", s[i]))
+						if (s + i >= end ||
+						    !strchr("0123456789abcdefABCDEF", s[i]))
 							abort();
 					n = 6;
 				} else {
@@ -166,7 +170,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			/* One line, ending in its newline. */
 			if (!len || buf[len - 1] != '\n' || memchr(buf, '\n', len - 1))
 				abort();
-			check_json_line((const unsigned char *)buf, (const unsigned char *)buf + len - 1);
+			check_json_line((const unsigned char *)buf,
+			                (const unsigned char *)buf + len - 1);
 		}
 		free(buf);
 		buf = NULL;

@@ -1,8 +1,8 @@
 /* Unit tests for untrusted: outside text made safe for terminals, text files and JSON. */
+#include <cmocka.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <cmocka.h>
 
 #include "untrusted.h"
 
@@ -28,14 +28,18 @@ static void test_text(void **state)
 	text_is("\r      1 root", "^M      1 root");
 	text_is("a\nb\tc\bd", "a^Jb^Ic^Hd");
 	text_is("\x7f", "^?");
-	text_is("\xff\xfe", "\\xff\\xfe");                      /* not UTF-8 */
-	text_is("\x9b" "31m", "\\x9b31m");                      /* C1 CSI, a raw byte */
-	text_is("\xc2\x9b" "31m", "\\x9b31m");                  /* C1 CSI, as UTF-8 */
-	text_is("\xc0\xaf", "\\xc0\\xaf");                      /* overlong */
-	text_is("\xed\xa0\x80", "\\xed\\xa0\\x80");             /* a surrogate */
-	text_is("\xf4\x90\x80\x80", "\\xf4\\x90\\x80\\x80");    /* past U+10FFFF */
-	text_is("\xe2\x82", "\\xe2\\x82");                      /* cut short */
-	text_is("\xf0\x9f\x98\x80!", "\xf0\x9f\x98\x80!");      /* U+1F600 */
+	text_is("\xff\xfe", "\\xff\\xfe"); /* not UTF-8 */
+	text_is("\x9b"
+	        "31m",
+	        "\\x9b31m"); /* C1 CSI, a raw byte */
+	text_is("\xc2\x9b"
+	        "31m",
+	        "\\x9b31m");                                 /* C1 CSI, as UTF-8 */
+	text_is("\xc0\xaf", "\\xc0\\xaf");                   /* overlong */
+	text_is("\xed\xa0\x80", "\\xed\\xa0\\x80");          /* a surrogate */
+	text_is("\xf4\x90\x80\x80", "\\xf4\\x90\\x80\\x80"); /* past U+10FFFF */
+	text_is("\xe2\x82", "\\xe2\\x82");                   /* cut short */
+	text_is("\xf0\x9f\x98\x80!", "\xf0\x9f\x98\x80!");   /* U+1F600 */
 }
 
 /* Cut where it does not fit: never half an escape or half a character. */
@@ -43,10 +47,16 @@ static void test_text_cut(void **state)
 {
 	char out[5];
 
-	assert_string_equal(untrusted_text(out, sizeof(out), "ab\x1b" "cd"), "ab^[");
+	assert_string_equal(untrusted_text(out, sizeof(out),
+	                                   "ab\x1b"
+	                                   "cd"),
+	                    "ab^[");
 	assert_string_equal(untrusted_text(out, sizeof(out), "abc\x1b"), "abc");
 	assert_string_equal(untrusted_text(out, sizeof(out), "a\xff"), "a");
-	assert_string_equal(untrusted_text(out, sizeof(out), "ab\xce\xbb" "c"), "ab\xce\xbb");
+	assert_string_equal(untrusted_text(out, sizeof(out),
+	                                   "ab\xce\xbb"
+	                                   "c"),
+	                    "ab\xce\xbb");
 	assert_string_equal(untrusted_text(out, sizeof(out), "abc\xce\xbb"), "abc");
 	assert_string_equal(untrusted_text(out, 1, "abc"), "");
 }
@@ -100,7 +110,7 @@ static void test_json(void **state)
 	json_is("a\"b\\c", "\"a\\\"b\\\\c\"", false);
 	json_is("\x1b]2;x\x07", "\"\\u001b]2;x\\u0007\"", false);
 	json_is("a\nb\tc\x7f", "\"a\\nb\\tc\\u007f\"", false);
-	json_is("\xc2\x85", "\"\\u0085\"", false);               /* C1 NEL, valid UTF-8 */
+	json_is("\xc2\x85", "\"\\u0085\"", false); /* C1 NEL, valid UTF-8 */
 	json_is("z\xc3\xbcrich", "\"z\xc3\xbcrich\"", false);
 	json_is("\xff\xfe", "\"\\ufffd\\ufffd\"", true);
 	json_is("ok\xed\xa0\x80", "\"ok\\ufffd\\ufffd\\ufffd\"", true);
@@ -116,16 +126,17 @@ static void test_json_field(void **state)
 	fputc(' ', f);
 	untrusted_json_field(f, "comm", "plain");
 	fclose(f);
-	assert_string_equal(buf, "\"comm\":\"\\ufffd\\ufffd\",\"comm_raw\":\"fffe\" \"comm\":\"plain\"");
+	assert_string_equal(buf,
+	                    "\"comm\":\"\\ufffd\\ufffd\",\"comm_raw\":\"fffe\" \"comm\":\"plain\"");
 	free(buf);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_text),       cmocka_unit_test(test_text_cut),
-		cmocka_unit_test(test_width),      cmocka_unit_test(test_fputs),
-		cmocka_unit_test(test_json),       cmocka_unit_test(test_json_field),
+	    cmocka_unit_test(test_text),  cmocka_unit_test(test_text_cut),
+	    cmocka_unit_test(test_width), cmocka_unit_test(test_fputs),
+	    cmocka_unit_test(test_json),  cmocka_unit_test(test_json_field),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
