@@ -1,8 +1,10 @@
 /* Unit tests for untrusted: outside text made safe for terminals, text files and JSON. */
-#include <cmocka.h>
+/* cmocka.h needs these first */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+
+#include <cmocka.h>
 
 #include "untrusted.h"
 
