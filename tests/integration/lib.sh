@@ -85,6 +85,33 @@ helper() {
 
 paranoid() { cat /proc/sys/kernel/perf_event_paranoid; }
 
+# nobody_setup: run things as the user nobody: as_nobody CMD... runs CMD
+# from $TMP/bin, where copies of pfmtop and spin are (the build tree may not
+# be reachable for nobody); group holds nobody's group.
+nobody_setup() {
+	need_cmd setpriv
+	id nobody >/dev/null 2>&1 || skip "no user nobody"
+	group=$(id -gn nobody)
+	mkdir -m 755 "$TMP/bin"
+	install -m 755 "$PFMTOP" "$TMP/bin/pfmtop"
+	install -m 755 "$(helper spin)" "$TMP/bin/spin"
+	as_nobody true || skip "setpriv cannot switch to nobody here"
+}
+as_nobody() { (cd "$TMP/bin" && exec setpriv --reuid=nobody --regid="$group" --clear-groups "$@"); }
+
+# paranoid_at_most N / paranoid_is N: set kernel.perf_event_paranoid to N
+# for the test when it is above N / not N, and put it back on every exit.
+paranoid_at_most() { [ "$(paranoid)" -le "$1" ] || _set_paranoid "$1"; }
+paranoid_is() { [ "$(paranoid)" -eq "$1" ] || _set_paranoid "$1"; }
+_set_paranoid() {
+	local f=/proc/sys/kernel/perf_event_paranoid was
+	was=$(paranoid)
+	[ -w "$f" ] || skip_host "$f is $was and not writable here"
+	cleanup_add "echo $was >$f"
+	echo "$1" >"$f"
+	info "perf_event_paranoid set to $1 for the test (was $was)"
+}
+
 # run OUT ERR CMD...: run CMD with stdout in OUT and stderr in ERR, without
 # letting set -e stop the script; the exit status is left in RC.
 RC=0

@@ -8,22 +8,8 @@
 . "$(dirname "$0")/lib.sh"
 
 need_root
-PARANOID=/proc/sys/kernel/perf_event_paranoid
-was=$(paranoid)
-if [ "$was" -ne 2 ]; then
-	[ -w "$PARANOID" ] || skip_host "$PARANOID is $was and not writable here"
-	cleanup_add "echo $was >$PARANOID"
-	echo 2 >"$PARANOID"
-	info "perf_event_paranoid set to 2 for the test (was $was)"
-fi
-need_cmd setpriv
-id nobody >/dev/null 2>&1 || skip "no user nobody"
-group=$(id -gn nobody)
-mkdir -m 755 "$TMP/bin"
-install -m 755 "$PFMTOP" "$TMP/bin/pfmtop"
-install -m 755 "$(helper spin)" "$TMP/bin/spin"
-as_nobody() { (cd "$TMP/bin" && exec setpriv --reuid=nobody --regid="$group" --clear-groups "$@"); }
-as_nobody true || skip "setpriv cannot switch to nobody here"
+paranoid_is 2
+nobody_setup
 out=$TMP/out err=$TMP/err
 
 # refused WHAT ARGS...: pfmtop ARGS as nobody exits 2 at once, one line.

@@ -15,14 +15,7 @@ nobody_uid=$(id -u nobody)
 out=$TMP/out err=$TMP/err
 
 # nobody must be able to count something: perf_event_paranoid at most 2.
-PARANOID=/proc/sys/kernel/perf_event_paranoid
-was=$(paranoid)
-if [ "$was" -gt 2 ]; then
-	[ -w "$PARANOID" ] || skip_host "$PARANOID is $was and not writable here"
-	cleanup_add "echo $was >$PARANOID"
-	echo 2 >"$PARANOID"
-	info "perf_event_paranoid set to 2 for the test (was $was)"
-fi
+paranoid_at_most 2
 # No preset or theme of the user running the suite.
 export HOME=$TMP/home XDG_CONFIG_HOME=$TMP/home/cfg
 mkdir -p "$HOME"

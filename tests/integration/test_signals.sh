@@ -47,6 +47,17 @@ wait "$mon" 2>/dev/null || true
 wait_for 10 gone "30.$tag" || fail "kill -9 of pfmtop left its command running: $(left "30.$tag")"
 pass "kill -9 of pfmtop: its command ended too"
 
+# signal_and_wait SIG PID: send SIG to pfmtop PID and wait for its end (20 s at
+# most); its exit status goes to RC.
+signal_and_wait() {
+	kill "-$1" "$2"
+	set +e
+	timeout 20 tail --pid="$2" -f /dev/null
+	wait "$2"
+	RC=$?
+	set -e
+}
+
 # --- SIGTERM, SIGINT, SIGHUP go to the command; its status is pfmtop's ---
 # (env --default-signal: a background job of a script starts with SIGINT
 # ignored, and the command would inherit that.)
@@ -59,12 +70,7 @@ for sig in TERM INT HUP; do
 	cleanup_add "kill -KILL $mon"
 	started() { [ -n "$(left "40.$tag")" ] && [ "$(nlines "$out")" -ge 1 ]; }
 	wait_for 20 started || fail "SIG$sig: the command did not start, or no snapshot came" "$out" "$err"
-	kill "-$sig" "$mon"
-	set +e
-	timeout 20 tail --pid="$mon" -f /dev/null
-	wait "$mon"
-	RC=$?
-	set -e
+	signal_and_wait "$sig" "$mon"
 	expect_rc $((128 + num)) "pfmtop -- sleep sent SIG$sig (sleep killed by it: 128 + $num)" "$out" "$err"
 	json_check "$out" "last['final'] is True" "SIG$sig: the last snapshot is not the command's final totals"
 	gone "40.$tag" || fail "SIG$sig: sleep 40.$tag still runs"
@@ -80,12 +86,7 @@ for sig in TERM INT HUP; do
 	cleanup_add "kill -KILL $mon"
 	first() { [ "$(nlines "$out")" -ge 1 ]; }
 	wait_for 20 first || fail "SIG$sig system-wide: no first snapshot" "$out" "$err"
-	kill "-$sig" "$mon"
-	set +e
-	timeout 20 tail --pid="$mon" -f /dev/null
-	wait "$mon"
-	RC=$?
-	set -e
+	signal_and_wait "$sig" "$mon"
 	expect_rc $((128 + num)) "pfmtop (system-wide) sent SIG$sig" "$out" "$err"
 	json_check "$out" "last['final'] is True and all(not x['final'] for x in lines[:-1])" \
 		"SIG$sig system-wide: the last snapshot should be the final totals, and only it"

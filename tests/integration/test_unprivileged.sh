@@ -5,25 +5,9 @@
 . "$(dirname "$0")/lib.sh"
 
 need_root
-# The test needs perf_event_paranoid 2: set it, and put it back on every exit.
-PARANOID=/proc/sys/kernel/perf_event_paranoid
-was=$(paranoid)
-if [ "$was" -ne 2 ]; then
-	[ -w "$PARANOID" ] || skip_host "$PARANOID is $was and not writable here"
-	cleanup_add "echo $was >$PARANOID"
-	echo 2 >"$PARANOID"
-	info "perf_event_paranoid set to 2 for the test (was $was)"
-fi
-need_cmd setpriv
-id nobody >/dev/null 2>&1 || skip "no user nobody"
-group=$(id -gn nobody)
-
-# The build tree may not be reachable for nobody: run copies from $TMP (0755).
-mkdir -m 755 "$TMP/bin"
-install -m 755 "$PFMTOP" "$TMP/bin/pfmtop"
-install -m 755 "$(helper spin)" "$TMP/bin/spin"
-as_nobody() { (cd "$TMP/bin" && exec setpriv --reuid=nobody --regid="$group" --clear-groups "$@"); }
-as_nobody true || skip "setpriv cannot switch to nobody here"
+# The test needs perf_event_paranoid 2 (set and put back by lib.sh).
+paranoid_is 2
+nobody_setup
 
 out=$TMP/out err=$TMP/err
 
@@ -82,8 +66,10 @@ json_check "$out" "all(e['state'] != 'not supported' for x in lines for e in x['
 	"task-clock is reported 'not supported' as nobody, but it opens for one's own tasks"
 json_check "$out" "any(t['pid'] == $spid and t['counted'] for t in last['tasks'])" \
 	"nobody's running process $spid (spin) is not among the counted tasks of the last snapshot"
-json_check "$out" "any(t['pid'] == $spid and (ctr(t, 'task-clock') or 0) > 100 for t in last['tasks'])" \
-	"spin burns CPU all the time: its task-clock over 0.3 s should exceed 100 ms"
+# What spin got of the CPUs (its /proc CPU%): all of one on an idle machine,
+# less when other work shares them.
+json_check "$out" "any(t['pid'] == $spid and (ctr(t, 'task-clock') or 0) > 0 and ctr(t, 'task-clock') >= 0.5 * last['interval_s'] * 10 * (t['cpu_pct'] or 0) for t in last['tasks'])" \
+	"spin burns CPU all the time: its task-clock should be at least half of the CPU time /proc says it had"
 pass "json: nobody's spin counted, context-switches null with a reason"
 
 # --- the text run above, where nobody may have had no process at all ---
