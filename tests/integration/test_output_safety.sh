@@ -57,9 +57,33 @@ expect_rc 0 "pfmtop -o LINK_TO_STDOUT" "$out" "$err"
 pass "-o - and -o LINK_TO_STDOUT print on standard output"
 
 # --- a FIFO with a reader gets the snapshots; one without is refused ---
+# The reader opens the FIFO first (non-blocking, so it need not wait for a
+# writer) and says so; then it reads until the writer closes (30 s at most).
 mkfifo "$d/fifo"
-cat "$d/fifo" >"$TMP/fifo.out" &
+python3 - "$d/fifo" "$TMP/fifo.out" "$TMP/fifo.ready" <<'EOF' &
+import os, select, sys, time
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_NONBLOCK)
+open(sys.argv[3], "w").close()
+p = select.poll()
+p.register(fd, select.POLLIN)
+seen, end = False, time.time() + 30
+with open(sys.argv[2], "wb") as out:
+    while time.time() < end:
+        p.poll(1000)
+        try:
+            b = os.read(fd, 65536)
+        except BlockingIOError:
+            continue
+        if b:
+            out.write(b)
+            seen = True
+        elif seen:
+            break
+EOF
 reader=$!
+cleanup_add "kill $reader"
+reading() { [ -e "$TMP/fifo.ready" ]; }
+wait_for 20 reading || fail "the FIFO's reader did not start"
 snap -o "$d/fifo"
 expect_rc 0 "pfmtop -o FIFO (with a reader)" "$out" "$err"
 wait "$reader"
