@@ -19,11 +19,17 @@ static int utf8_char(const unsigned char *s, uint32_t *cp)
 		return 1;
 	}
 	if ((c & 0xe0) == 0xc0) {
-		n = 2, c &= 0x1f, min = 0x80;
+		n = 2;
+		c &= 0x1f;
+		min = 0x80;
 	} else if ((c & 0xf0) == 0xe0) {
-		n = 3, c &= 0x0f, min = 0x800;
+		n = 3;
+		c &= 0x0f;
+		min = 0x800;
 	} else if ((c & 0xf8) == 0xf0) {
-		n = 4, c &= 0x07, min = 0x10000;
+		n = 4;
+		c &= 0x07;
+		min = 0x10000;
 	} else {
 		return 0;
 	}
