@@ -28,6 +28,7 @@ enum {
 	OPT_CHECK_PRESETS,
 	OPT_THEME,
 	OPT_VIEW,
+	OPT_NO_INHERIT,
 };
 
 const char *const options_view_names[OPTIONS_NR_VIEWS] = {"cpus", "tasks", "hotspots", "events"};
@@ -41,6 +42,7 @@ static const struct option long_opts[] = {
 	{"events", required_argument, NULL, 'e'},
 	{"pid", required_argument, NULL, 'p'},
 	{"threads", no_argument, NULL, 'H'},
+	{"no-inherit", no_argument, NULL, OPT_NO_INHERIT},
 	{"cpu", required_argument, NULL, 'C'},
 	{"top", required_argument, NULL, 'N'},
 	{"freq", required_argument, NULL, 'F'},
@@ -74,11 +76,14 @@ void options_usage(FILE *out)
 	      "Live per-CPU and per-task performance counters.\n"
 	      "\n"
 	      "Targets (default: the whole machine, per CPU):\n"
-	      "  -p, --pid PID[,PID...]   count these processes (all their threads)\n"
+	      "  -p, --pid PID[,PID...]   count these processes (all their threads) and the\n"
+	      "                           children they start from now on\n"
 	      "  -C, --cpu LIST           system-wide on these CPUs only (e.g. 0-3,8)\n"
 	      "  -- COMMAND [ARGS]        run COMMAND and count it and its children;\n"
 	      "                           pfmtop exits with its status\n"
 	      "  -H, --threads            a row per thread instead of per process\n"
+	      "      --no-inherit         -p and COMMAND: leave out the processes and threads\n"
+	      "                           they start after pfmtop does (counted by default)\n"
 	      "      --cpu-min PCT        system-wide: counters for tasks using at least PCT% CPU\n"
 	      "                           (default 0.1; new tasks at once; -1 = /proc figures only)\n"
 	      "      --cgroup PATH[,PATH] count these cgroups (v2) on every CPU; 'auto' takes the\n"
@@ -115,7 +120,7 @@ void options_usage(FILE *out)
 	      "  -b, --batch              print snapshots instead of the interactive view\n"
 	      "  -d, --delay SECS         refresh interval, fractions allowed (default 1)\n"
 	      "  -n, --iterations N       stop after N snapshots\n"
-	      "  -o, --output FILE        write snapshots to FILE (replaced whole at exit)\n"
+	      "  -o, --output FILE        write each snapshot to FILE as soon as it is made\n"
 	      "      --format text|json   text for people (default), JSON Lines for scripts\n"
 	      "  -N, --top N              task rows per snapshot (default 10, 0 = all)\n"
 	      "      --sort COLUMN        order tasks by cpu (default), pid, command, or an event\n"
@@ -322,6 +327,9 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 			break;
 		case 'H':
 			c->threads = true;
+			break;
+		case OPT_NO_INHERIT:
+			c->no_inherit = true;
 			break;
 		case 'C': {
 			int n = util_cpulist_parse(optarg, c->cpus, SESSION_MAX_CPUS);

@@ -472,7 +472,7 @@ static int open_profile(struct session *s, char *err, size_t errlen)
 		if (st->tid >= 0 && (nr_pids == 0 || pids[nr_pids - 1] != st->pid))
 			pids[nr_pids++] = st->pid;
 	}
-	ret = profile_open(&s->prof, &s->cfg.profile, t, nr, s->mode != MODEL_SYSTEM,
+	ret = profile_open(&s->prof, &s->cfg.profile, t, nr, s->mode != MODEL_SYSTEM && !s->cfg.no_inherit,
 			   s->mode == MODEL_COMMAND, s->user_only, s->cpus, s->nr_cpus, &s->probe,
 			   pids, nr_pids, why, sizeof(why));
 	free(t);
@@ -737,6 +737,9 @@ int session_init(struct session *s, const struct session_config *cfg, char *err,
 		}
 		break;
 	case MODEL_TASKS:
+		/* Before the first open: children forked later are counted
+		 * (perf stat -p does the same). */
+		s->ccfg.inherit = !cfg->no_inherit;
 		if (cfg->nr_pids) {
 			for (int i = 0; i < cfg->nr_pids; i++) {
 				ret = add_process(s, cfg->pids[i], err, errlen);
@@ -754,10 +757,9 @@ int session_init(struct session *s, const struct session_config *cfg, char *err,
 			if (ret)
 				return ret;
 		}
-		s->ccfg.inherit = true;
 		break;
 	case MODEL_COMMAND: {
-		s->ccfg.inherit = true;
+		s->ccfg.inherit = !cfg->no_inherit;
 		s->ccfg.enable_on_exec = true;
 		ret = launch(s, err, errlen);
 		if (ret)

@@ -34,6 +34,7 @@ struct session_config {
 	int cpus[SESSION_MAX_CPUS]; /* -C; nr_cpus == 0 means all online CPUs */
 	int nr_cpus;
 	bool threads;              /* -H: a row per thread */
+	bool no_inherit;           /* --no-inherit: children of -p / the command not counted */
 	char **argv;               /* the command, NULL-terminated */
 	uint64_t interval_ns;
 	int top_n;
