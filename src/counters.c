@@ -207,6 +207,14 @@ int counters_enable(struct counter_set *s)
 	return 0;
 }
 
+int counters_disable(struct counter_set *s)
+{
+	for (int i = 0; i < s->nr; i++)
+		if (is_leader(s, i) && sys->ioctl(s->c[i].fd, PERF_EVENT_IOC_DISABLE, 0) < 0)
+			return -errno;
+	return 0;
+}
+
 static int read_group(struct counter_set *s, int leader)
 {
 	uint64_t buf[3 + 2 * 64];

@@ -104,6 +104,10 @@ int counters_open_cgroup(struct counter_set *s, const struct counters_config *cf
 /* Enable every group (unless cfg->enable_on_exec). 0 or -errno. */
 int counters_enable(struct counter_set *s);
 
+/* Stop every group counting (children too, with inherit): the figures stay
+ * as they are for any number of reads. 0 or -errno. */
+int counters_disable(struct counter_set *s);
+
 /* Read every group once: prev becomes cur, cur gets the new figures, matched
  * to events by id. 0 or -errno of the first failed read. */
 int counters_read(struct counter_set *s);

@@ -1,6 +1,8 @@
 /* loop: the single-threaded epoll loop: fds, a refresh tick, signals. */
 #include "loop.h"
 
+#include "util.h"
+
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -23,6 +25,8 @@ struct loop {
 	int tfd, sfd;
 	loop_tick_fn tick_fn;
 	void *tick_arg;
+	uint64_t tick_ns, tick_base; /* the grid: tick_base + k * tick_ns */
+	uint64_t tick_skipped;       /* grid points passed without a call */
 	loop_signal_fn sig_fn;
 	void *sig_arg;
 	loop_idle_fn idle_fn;
@@ -136,8 +140,22 @@ static void on_timer(struct loop *l, int fd, uint32_t events, void *arg)
 {
 	uint64_t n = 0;
 
-	if (read(fd, &n, sizeof(n)) == sizeof(n) && l->tick_fn)
-		l->tick_fn(l, n, l->tick_arg);
+	if (read(fd, &n, sizeof(n)) != sizeof(n) || !l->tick_fn)
+		return;
+	/*
+	 * Keep the grid: a tick handled more than half an interval late (the
+	 * last call took that long) would end a long interval now and leave a
+	 * sliver to the next grid point. Skip it: the next call comes at that
+	 * point, with every grid point passed counted in its expirations.
+	 */
+	uint64_t late = (util_now_ns() - l->tick_base) % l->tick_ns;
+	if (late > l->tick_ns / 2) {
+		l->tick_skipped += n;
+		return;
+	}
+	n += l->tick_skipped;
+	l->tick_skipped = 0;
+	l->tick_fn(l, n, l->tick_arg);
 }
 
 int loop_set_tick(struct loop *l, uint64_t interval_ns, loop_tick_fn fn, void *arg)
@@ -157,6 +175,9 @@ int loop_set_tick(struct loop *l, uint64_t interval_ns, loop_tick_fn fn, void *a
 	}
 	l->tick_fn = fn;
 	l->tick_arg = arg;
+	l->tick_ns = interval_ns ? interval_ns : 1;
+	l->tick_skipped = 0;
+	l->tick_base = util_now_ns();
 	if (timerfd_settime(l->tfd, 0, &its, NULL) < 0)
 		return -errno;
 	return 0;

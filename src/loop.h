@@ -25,8 +25,11 @@ int loop_add_fd(struct loop *l, int fd, uint32_t events, loop_fd_fn fn, void *ar
 /* Stop watching fd; 0 or -errno. Safe from inside a callback. */
 int loop_del_fd(struct loop *l, int fd);
 
-/* Call fn every interval_ns (a periodic timerfd; a late loop sees the
- * missed count in expirations). Replaces any earlier tick. 0 or -errno. */
+/* Call fn every interval_ns, on a grid that starts now (a periodic
+ * timerfd). A tick that comes more than half an interval late is skipped,
+ * so no interval is a sliver: expirations counts the grid points passed
+ * since the last call (1 when none was missed). Replaces any earlier tick.
+ * 0 or -errno. */
 int loop_set_tick(struct loop *l, uint64_t interval_ns, loop_tick_fn fn, void *arg);
 
 /* Block sigs and deliver them through a signalfd to fn. 0 or -errno. */

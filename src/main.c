@@ -199,6 +199,8 @@ static void on_tick(struct loop *l, uint64_t expirations, void *arg)
 	}
 	if (a->view && view_paused(a->view))
 		return;
+	if (expirations > 1)
+		session_missed_ticks(&a->s, expirations - 1);
 	session_tick(&a->s, false);
 	/* With a command, -n limits the interval snapshots; its totals still
 	 * come when it exits. */
@@ -211,11 +213,30 @@ static void on_tick(struct loop *l, uint64_t expirations, void *arg)
 		finish(a, 0);
 }
 
+/*
+ * The end of the run: everything stops counting, then (batch) the last
+ * interval, cut short, is printed with its true length (unless -n has been
+ * reached), and with totals the totals since the start: the interval
+ * snapshots add up to them. The viewer shows the totals of a command.
+ */
+static void last_snapshots(struct app *a, bool totals)
+{
+	bool enough = a->opt.iterations && a->snapshots >= a->opt.iterations;
+
+	session_stop(&a->s);
+	if (!a->view && !enough) {
+		session_tick_partial(&a->s);
+		emit(a);
+	}
+	if (totals && !a->finished) {
+		session_tick(&a->s, true);
+		emit(a);
+	}
+}
+
 static void final_for_command(struct app *a)
 {
-	session_tick(&a->s, true);
-	if (!a->view)
-		emit(a);
+	last_snapshots(a, true);
 	finish(a, session_exit_status(&a->s));
 }
 
@@ -244,9 +265,13 @@ static void on_process_exit(struct loop *l, int fd, uint32_t events, void *arg)
 	unwatch(a, fd);
 	session_process_exited(&a->s, fd);
 	if (session_done(&a->s)) {
-		/* The last process is gone: show its final interval now, then stop. */
-		session_tick(&a->s, false);
-		emit(a);
+		/* The last process is gone: show its last interval now, then stop. */
+		if (a->view) {
+			session_tick(&a->s, false);
+			emit(a);
+		} else {
+			last_snapshots(a, false);
+		}
 		finish(a, 0);
 	}
 }
@@ -309,10 +334,8 @@ static void on_signal(struct loop *l, int sig, pid_t sender, void *arg)
 			break;
 		}
 		/* Interrupted: the totals so far, and a status that says so. */
-		if (!a->view && a->s.mode != MODEL_COMMAND) {
-			session_tick(&a->s, true);
-			emit(a);
-		}
+		if (!a->view && a->s.mode != MODEL_COMMAND)
+			last_snapshots(a, true);
 		finish(a, 128 + sig);
 		break;
 	}

@@ -43,10 +43,12 @@ int model_init(struct model *m, int nr_events)
 	memset(m, 0, sizeof(*m));
 	m->nr_events = nr_events;
 	m->events = calloc((size_t)nr_events + 1, sizeof(*m->events));
-	if (!m->events || row_alloc(m, &m->total))
+	if (!m->events || row_alloc(m, &m->total) || row_alloc(m, &m->unattributed))
 		return -ENOMEM;
 	model_row_reset(m, &m->total);
 	m->total.kind = MODEL_ROW_TOTAL;
+	model_row_reset(m, &m->unattributed);
+	m->unattributed.kind = MODEL_ROW_TOTAL;
 	m->top_n = 10;
 	m->cpu_min = -1;
 	m->sampling.filter_pid = -1;
@@ -69,6 +71,7 @@ void model_fini(struct model *m)
 	rows_free(m->tasks, m->cap_tasks);
 	rows_free(m->cgroups, m->cap_cgroups);
 	row_free(&m->total);
+	row_free(&m->unattributed);
 	free(m->events);
 	free(m->hot);
 	free(m->sampling.rings);
@@ -83,6 +86,9 @@ void model_clear_rows(struct model *m)
 	m->tasks_total = 0;
 	model_row_reset(m, &m->total);
 	m->total.kind = MODEL_ROW_TOTAL;
+	model_row_reset(m, &m->unattributed);
+	m->unattributed.kind = MODEL_ROW_TOTAL;
+	m->has_unattributed = false;
 }
 
 static struct model_row *add_row(struct model *m, struct model_row **rows, int *nr, int *cap)

@@ -61,6 +61,8 @@ struct model_row {
 	double cpu_pct;        /* NaN when unknown */
 	bool counted;          /* has counters (else /proc figures only) */
 	bool exited;           /* exited during this interval */
+	double since_ms;       /* > 0: counted only from this many ms into the span (its
+	                        * counters opened after the task started) */
 	char note[48];         /* why not counted ("fd limit", ...) */
 	char cgroup[128];      /* task rows: its cgroup (v2); cgroup rows: the cgroup */
 	struct counter_value *cells; /* one per event */
@@ -120,6 +122,7 @@ struct model {
 	uint64_t wall_ns;      /* time of the snapshot */
 	double interval_s;     /* measured length of this interval */
 	bool final;            /* totals since start (command exit) */
+	bool partial;          /* the last interval, cut short by the end of the run */
 	char host[64];
 	char kernel[128];
 	enum model_mode mode;
@@ -143,6 +146,11 @@ struct model {
 	bool tasks_counted;        /* task rows carry counters */
 	double cpu_min;            /* system-wide: tasks at this CPU% or more get counters; -1 */
 	struct model_row total;
+	/* System-wide, with task counters on every CPU: what the CPUs counted
+	 * that no task row holds (tasks without counters, before theirs
+	 * opened, the idle time): task rows plus this add up to the total. */
+	bool has_unattributed;
+	struct model_row unattributed;
 	int nr_cgroups, cap_cgroups;
 	struct model_row *cgroups;  /* --cgroup: one row per cgroup, summed over CPUs */
 	bool show_cgroups;          /* task rows show their cgroup */

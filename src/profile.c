@@ -157,6 +157,11 @@ int profile_enable(struct profile *p)
 	return p->open ? sampler_enable(&p->samp) : 0;
 }
 
+int profile_disable(struct profile *p)
+{
+	return p->open ? sampler_disable(&p->samp) : 0;
+}
+
 void profile_for_each_fd(struct profile *p, void (*fn)(int fd, void *arg), void *arg)
 {
 	if (p->open)

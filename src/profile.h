@@ -78,6 +78,9 @@ void profile_prepare(struct profile *p);
 /* Enable sampling (no-op with enable_on_exec). */
 int profile_enable(struct profile *p);
 
+/* Stop sampling: what the rings hold is still drained at the next tick. */
+int profile_disable(struct profile *p);
+
 /* The ring fds to watch for EPOLLIN. */
 void profile_for_each_fd(struct profile *p, void (*fn)(int fd, void *arg), void *arg);
 

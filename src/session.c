@@ -6,6 +6,7 @@
 #include "sys.h"
 #include "util.h"
 
+#include <inttypes.h>
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -146,6 +147,37 @@ static void merge_software_singletons(struct session *s)
 	}
 }
 
+/*
+ * One name per column: an event given more than once keeps its name for
+ * its first column and gets NAME#2, NAME#3... for the others, the same in
+ * every output and for --sort.
+ */
+static int unique_labels(struct session *s)
+{
+	char(*orig)[EVENTS_NAME_MAX] = calloc((size_t)s->nr_ev + 1, sizeof(*orig));
+
+	if (!orig)
+		return -ENOMEM;
+	for (int i = 0; i < s->nr_ev; i++)
+		util_strlcpy(orig[i], s->ev[i].desc.name, sizeof(orig[i]));
+	for (int i = 1; i < s->nr_ev; i++) {
+		int seen = 1;
+		for (int j = 0; j < i; j++)
+			seen += !strcmp(orig[j], orig[i]);
+		if (seen > 1) {
+			char *name = s->ev[i].desc.name;
+			char tag[16];
+			int n = snprintf(tag, sizeof(tag), "#%d", seen);
+			size_t keep = strlen(orig[i]);
+			if (keep + (size_t)n >= sizeof(s->ev[i].desc.name))
+				keep = sizeof(s->ev[i].desc.name) - (size_t)n - 1;
+			snprintf(name, sizeof(s->ev[i].desc.name), "%.*s%s", (int)keep, orig[i], tag);
+		}
+	}
+	free(orig);
+	return 0;
+}
+
 static int resolve_events(struct session *s, char *err, size_t errlen)
 {
 	const struct events_list *l = &s->cfg.events;
@@ -179,6 +211,8 @@ static int resolve_events(struct session *s, char *err, size_t errlen)
 			s->cev[i].attr.exclude_hv = 1;
 		}
 	}
+	if (unique_labels(s))
+		return -ENOMEM;
 	merge_software_singletons(s);
 	s->ccfg.ev = s->cev;
 	s->ccfg.nr = s->nr_ev;
@@ -274,8 +308,10 @@ static void open_target(struct session *s, struct session_target *t, pid_t pid, 
 	}
 	if (ret == 0 && t->cs.nr_open == 0 && t->tid >= 0 && denied(&t->cs))
 		ret = -EACCES; /* not this user's to watch: say so, not "n/s" */
-	if (ret == 0 && s->started)
+	if (ret == 0 && s->started) {
 		ret = counters_enable(&t->cs); /* a task found after the start */
+		t->open_ns = util_now_ns();
+	}
 	if (ret == 0) {
 		t->counted = true;
 		s->fds_used += t->cs.nr_open;
@@ -814,8 +850,26 @@ int session_init(struct session *s, const struct session_config *cfg, char *err,
 	return 0;
 }
 
+/*
+ * The baseline for the first interval: it reads /proc and (system-wide)
+ * gives counters to the tasks busy so far, before anything counts, so that
+ * every counter starts at the same instant and the first snapshot has task
+ * figures. The counters are not read (see refresh_targets()).
+ */
+static void baseline(struct session *s)
+{
+	s->baseline = true;
+	session_tick(s, false);
+	s->baseline = false;
+	s->seq = 0;
+	if (s->started)
+		s->last_ns = s->start_ns; /* the first interval starts at the enable */
+}
+
 int session_start(struct session *s, char *err, size_t errlen)
 {
+	if (s->child <= 0)
+		baseline(s);
 	for (int i = 0; i < s->nr_targets; i++)
 		if (s->targets[i].counted)
 			counters_enable(&s->targets[i].cs);
@@ -843,11 +897,10 @@ int session_start(struct session *s, char *err, size_t errlen)
 			s->child_done = true;
 			return -e;
 		}
+		/* After its exec: the command's /proc figures are its own. Its
+		 * counters started at the exec and are not read here. */
+		baseline(s);
 	}
-	s->baseline = true;
-	session_tick(s, false); /* baseline for the first interval */
-	s->baseline = false;
-	s->seq = 0;
 	return 0;
 }
 
@@ -1010,6 +1063,17 @@ static int scan_stat(struct session *s, struct proc_sample *old, pid_t pid, pid_
 	return stat_kept(s, pid, tid, fd, pt);
 }
 
+/* The CPU% of task p over its life so far (boot_s: seconds since boot, the
+ * clock of its start time). */
+static double life_cpu_pct(const struct proc_sample *p, double boot_s)
+{
+	double hz = (double)procfs_hz(), age = boot_s - (double)p->starttime / hz;
+
+	if (age < 1 / hz)
+		age = 1 / hz;
+	return (double)p->ticks / hz / age * 100.0;
+}
+
 static int push_cand(struct session *s, const struct proc_sample *p)
 {
 	if (s->nr_cand == s->cap_cand) {
@@ -1035,6 +1099,7 @@ static void proc_task_rows(struct session *s, double interval_s)
 	int n = procfs_pids(pids, (int)ARRAY_SIZE(pids)), nr_cov;
 	struct model *m = &s->model;
 	struct cover *cov = covered_ids(s, &nr_cov);
+	double boot_s = s->baseline ? util_boot_s() : 0;
 
 	s->nr_proc_cur = 0;
 	s->nr_cand = 0;
@@ -1109,15 +1174,19 @@ static void proc_task_rows(struct session *s, double interval_s)
 			}
 			cur.cpu_pct = interval_s > 0 ? (double)delta / (double)procfs_hz() / interval_s * 100.0
 						     : NAN;
+			/* No interval yet: its life so far tells whether it is busy. */
+			double busy = s->baseline ? life_cpu_pct(&cur, boot_s) : cur.cpu_pct;
 			if (push_proc(s, &cur)) {
 				proc_fd_close(s, &cur.fd);
 				goto out;
 			}
 			if (cv)
 				continue; /* counted: its row is there already */
-			if (s->cfg.cpu_min >= 0 && !s->baseline && cur.cpu_pct >= s->cfg.cpu_min &&
-			    pids[i] != s->self)
-				push_cand(s, &cur);
+			if (s->cfg.cpu_min >= 0 && busy >= s->cfg.cpu_min && pids[i] != s->self) {
+				struct proc_sample c = cur;
+				c.cpu_pct = busy; /* busiest first */
+				push_cand(s, &c);
+			}
 			struct model_row *r = model_add_task(m);
 			if (!r)
 				goto out;
@@ -1224,6 +1293,7 @@ static void counted_task_rows(struct session *s, bool final, double interval_s)
 			s->cfg.threads ? NULL : find_process_row(m, &x, t->pid, t->pstart, &at);
 		bool first = !r;
 		uint64_t ticks = final ? t->ticks : t->ticks - t->prev_ticks;
+		uint64_t span_start = final ? s->start_ns : s->last_ns;
 
 		target_cells(s, t, final, cells);
 		if (!r) {
@@ -1246,6 +1316,8 @@ static void counted_task_rows(struct session *s, bool final, double interval_s)
 		r->nr_threads++;
 		r->counted |= t->counted;
 		r->exited &= t->exited;
+		if (t->counted && t->open_ns > span_start)
+			r->since_ms = fmax(r->since_ms, (double)(t->open_ns - span_start) / 1e6);
 		if (!t->counted && !r->note[0])
 			util_strlcpy(r->note, t->note, sizeof(r->note));
 		for (int k = 0; k < s->nr_ev; k++)
@@ -1258,6 +1330,8 @@ static void counted_task_rows(struct session *s, bool final, double interval_s)
 		r->cpu_pct = task_cpu_pct(s, r, (uint64_t)r->cpu_pct, interval_s);
 		if (r->exited)
 			util_strlcpy(r->note, "exited", sizeof(r->note));
+		else if (r->since_ms > 0 && !r->note[0])
+			snprintf(r->note, sizeof(r->note), "counted from +%.0f ms", r->since_ms);
 	}
 	free(cells);
 	free(x.slot);
@@ -1288,6 +1362,8 @@ static bool count_task(struct session *s, pid_t pid, pid_t tid)
 
 	if (find_target(s, tid))
 		return true;
+	if (s->stopped)
+		return false; /* the run is over: nothing new counts */
 	if (s->fds_used + s->nr_ev > s->fd_budget)
 		return false;
 	t = add_target(s);
@@ -1463,9 +1539,17 @@ static bool did_not_run(const struct session *s, const struct session_target *t)
 	return nr > 0;
 }
 
+/*
+ * Read every counter and the /proc figures of the task targets. The
+ * baseline (the tick in session_start) leaves the counters unread: they
+ * were enabled at zero an instant before, and what they counted since
+ * (a command's start, from its exec) belongs to the first interval.
+ */
 static void refresh_targets(struct session *s)
 {
-	for (int g = 0; g < s->nr_cg; g++)
+	bool counters = !s->baseline;
+
+	for (int g = 0; g < s->nr_cg && counters; g++)
 		for (int i = 0; i < s->nr_cpus; i++)
 			if (s->cg[g].cpu[i].counted)
 				counters_read(&s->cg[g].cpu[i].cs);
@@ -1473,7 +1557,7 @@ static void refresh_targets(struct session *s)
 		struct session_target *t = &s->targets[i];
 		struct procfs_task pt;
 
-		bool read = t->counted && counters_read(&t->cs) == 0;
+		bool read = counters && t->counted && counters_read(&t->cs) == 0;
 
 		t->refreshed = false;
 		if (t->tid < 0)
@@ -1512,6 +1596,7 @@ static void header(struct session *s, double interval_s, bool final)
 	m->wall_ns = util_wall_ns();
 	m->interval_s = interval_s;
 	m->final = final;
+	m->partial = s->partial && !final;
 	util_strlcpy(m->host, s->probe.host, sizeof(m->host));
 	util_strlcpy(m->kernel, s->probe.kernel, sizeof(m->kernel));
 	util_strlcpy(m->preset, s->cfg.preset, sizeof(m->preset));
@@ -1628,10 +1713,50 @@ static void cgroup_rows(struct session *s, bool final)
 	free(cells);
 }
 
+static bool counted_value(const struct counter_value *v)
+{
+	return v->state == COUNTER_OK || v->state == COUNTER_MULTIPLEXED;
+}
+
+/*
+ * System-wide with task counters on every online CPU: the (unattributed)
+ * row holds what the CPU counters counted and no task row did, so that the
+ * task rows and it add up to the total. (With -C the task counters count
+ * on other CPUs too: no such row.)
+ */
+static void unattributed_row(struct session *s)
+{
+	struct model *m = &s->model;
+	struct model_row *u = &m->unattributed;
+
+	m->has_unattributed = s->mode == MODEL_SYSTEM && s->cfg.cpu_min >= 0 && !s->cfg.nr_cpus &&
+			      m->total.counted;
+	if (!m->has_unattributed)
+		return;
+	util_strlcpy(u->comm, "(unattributed)", sizeof(u->comm));
+	u->counted = true;
+	for (int k = 0; k < s->nr_ev; k++) {
+		const struct counter_value *tot = &m->total.cells[k];
+		struct counter_value *v = &u->cells[k];
+
+		*v = *tot;
+		if (!counted_value(tot))
+			continue;
+		for (int i = 0; i < m->nr_tasks; i++) {
+			const struct counter_value *c = &m->tasks[i].cells[k];
+			if (!counted_value(c))
+				continue;
+			v->value -= c->value;
+			v->coverage = fmin(v->coverage, c->coverage);
+		}
+		v->state = v->coverage >= 1.0 ? COUNTER_OK : COUNTER_MULTIPLEXED;
+	}
+}
+
 int session_tick(struct session *s, bool final)
 {
 	struct model *m = &s->model;
-	uint64_t now = util_now_ns();
+	uint64_t now = s->stopped ? s->stop_ns : util_now_ns();
 	double interval_s;
 
 	if (!s->cpu_cur) {
@@ -1640,7 +1765,8 @@ int session_tick(struct session *s, bool final)
 		if (!s->cpu_cur || !s->cpu_prev)
 			return -ENOMEM;
 	}
-	drop_exited(s);
+	if (!final)
+		drop_exited(s); /* the totals keep every task shown */
 	interval_s = (double)(now - (final ? s->start_ns : s->last_ns)) / 1e9;
 	{
 		struct procfs_cpu *tmp = s->cpu_prev;
@@ -1669,6 +1795,13 @@ int session_tick(struct session *s, bool final)
 	m->tasks_counted = s->mode != MODEL_SYSTEM || s->cfg.cpu_min >= 0;
 	m->cpu_min = s->mode == MODEL_SYSTEM ? s->cfg.cpu_min : -1;
 	m->nr_notes = s->nr_static_notes;
+	if (s->missed && !final)
+		model_note(m,
+			   "%" PRIu64 " refresh tick%s skipped: a snapshot took longer than the "
+			   "interval, so this one is %.2f s long",
+			   s->missed, s->missed == 1 ? "" : "s", interval_s);
+	if (!final && !s->baseline)
+		s->missed = 0;
 	if (s->nr_fd_limited)
 		model_note(m,
 			   "%d busy tasks not counted: out of file descriptors (limit %s); raise it "
@@ -1697,11 +1830,14 @@ int session_tick(struct session *s, bool final)
 		for (int k = 0; k < s->nr_ev; k++)
 			cell_add(&m->total.cells[k], &rows[i].cells[k], first);
 	m->total.counted = nr > 0;
+	unattributed_row(s);
 	for (int i = 0; i < m->nr_cpus; i++)
 		metrics_compute(&s->metrics, &m->cpus[i]);
 	for (int i = 0; i < m->nr_tasks; i++)
 		metrics_compute(&s->metrics, &m->tasks[i]);
 	metrics_compute(&s->metrics, &m->total);
+	if (m->has_unattributed)
+		metrics_compute(&s->metrics, &m->unattributed);
 	event_states(s);
 	if (!s->baseline) {
 		/* The baseline leaves the samples to the first interval, and the
@@ -1717,6 +1853,37 @@ int session_tick(struct session *s, bool final)
 	s->now_ns = now;
 	s->seq++;
 	return 0;
+}
+
+void session_stop(struct session *s)
+{
+	if (s->stopped)
+		return;
+	for (int i = 0; i < s->nr_targets; i++)
+		if (s->targets[i].counted)
+			counters_disable(&s->targets[i].cs);
+	for (int g = 0; g < s->nr_cg; g++)
+		for (int i = 0; i < s->nr_cpus; i++)
+			if (s->cg[g].cpu[i].counted)
+				counters_disable(&s->cg[g].cpu[i].cs);
+	profile_disable(&s->prof);
+	s->stopped = true;
+	s->stop_ns = util_now_ns();
+}
+
+int session_tick_partial(struct session *s)
+{
+	int ret;
+
+	s->partial = true;
+	ret = session_tick(s, false);
+	s->partial = false;
+	return ret;
+}
+
+void session_missed_ticks(struct session *s, uint64_t n)
+{
+	s->missed += n;
 }
 
 bool session_reap(struct session *s)

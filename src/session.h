@@ -73,6 +73,7 @@ struct session_target {
 	int idle_ticks;       /* ticks in a row without CPU time */
 	uint64_t starttime;
 	uint64_t pstart;      /* start time of its process (tgid) */
+	uint64_t open_ns;     /* when its counters opened, if after the start; else 0 */
 	char comm[32];
 	uid_t uid;
 	uint64_t ticks, prev_ticks; /* /proc utime+stime */
@@ -138,6 +139,10 @@ struct session {
 	struct session_cgroup cg[64];
 	uint64_t seq;       /* snapshots made */
 	bool baseline;      /* the tick in session_start: no interval yet */
+	bool partial;       /* this tick ends the last interval, cut short */
+	bool stopped;       /* session_stop(): nothing counts any more */
+	uint64_t stop_ns;   /* when it stopped: the end of the last interval */
+	uint64_t missed;    /* refresh ticks skipped since the last tick */
 	struct model model;
 };
 
@@ -161,6 +166,20 @@ void session_prepare(struct session *s);
 /* Read everything and rebuild s->model for the interval since the last tick
  * (final: totals since the start instead). 0 or -errno. */
 int session_tick(struct session *s, bool final);
+
+/*
+ * The end of the run: stop every counter and the sampling, so that the last
+ * interval (session_tick_partial) and the totals (session_tick(s, true))
+ * read the same figures, and the interval snapshots add up to the totals.
+ */
+void session_stop(struct session *s);
+
+/* The last interval: up to session_stop(), marked partial. 0 or -errno. */
+int session_tick_partial(struct session *s);
+
+/* n refresh ticks were skipped (a snapshot took longer than the interval):
+ * the next interval is longer, and a note says why. */
+void session_missed_ticks(struct session *s, uint64_t n);
 
 /* Reap the command if it exited (call on SIGCHLD). True once it has. */
 bool session_reap(struct session *s);

@@ -292,7 +292,7 @@ static void text_tasks(FILE *out, const struct model *m)
 	int n = shown_tasks(m), fixed = 5;
 	int cols = fixed + 1 + (m->tasks_counted ? m->nr_events + m->nr_metrics : 0) +
 		   m->show_cgroups;
-	int rows = n + 1 + (m->tasks_counted ? 1 : 0);
+	int rows = n + 1 + (m->tasks_counted ? 1 : 0) + m->has_unattributed;
 	bool threads = n && m->tasks[0].kind == MODEL_ROW_THREAD;
 	struct table t;
 
@@ -332,6 +332,13 @@ static void text_tasks(FILE *out, const struct model *m)
 			untrusted_text(cell_at(&t, i + 1, cols - 2), CELL_MAX, r->cgroup);
 		if (m->tasks_counted)
 			counter_cells(&t, i + 1, fixed, m, r);
+	}
+	if (m->has_unattributed) {
+		/* after the rows shown: with -N it holds the rows cut off too */
+		util_strlcpy(cell_at(&t, rows - 2, 0), "-", CELL_MAX);
+		format_pct(NAN, cell_at(&t, rows - 2, 2), CELL_MAX);
+		util_strlcpy(cell_at(&t, rows - 2, cols - 1), m->unattributed.comm, CELL_MAX);
+		counter_cells(&t, rows - 2, fixed, m, &m->unattributed);
 	}
 	if (m->tasks_counted) {
 		util_strlcpy(cell_at(&t, rows - 1, 0), "total", CELL_MAX);
@@ -471,9 +478,9 @@ static void write_text(FILE *out, const struct model *m)
 	char when[32];
 
 	iso_time(m->wall_ns, when, sizeof(when));
-	fprintf(out, "pfmtop %s  %s  %s %" PRIu64 "  %s %.2f s\n", PFMTOP_VERSION, when,
+	fprintf(out, "pfmtop %s  %s  %s %" PRIu64 "  %s %.2f s%s\n", PFMTOP_VERSION, when,
 		m->final ? "final" : "snapshot", m->seq, m->final ? "totals over" : "interval",
-		m->interval_s);
+		m->interval_s, m->partial ? " (the last, cut short)" : "");
 	fputs("host ", out);
 	untrusted_fputs(out, m->host, false);
 	fputs("  kernel ", out);
@@ -517,14 +524,36 @@ static void json_string(FILE *out, const char *s)
 	untrusted_json(out, s);
 }
 
+/* A number as the shortest of %.15g, %.16g and %.17g that reads back as
+ * the same double: no digit a reader needs is lost. NaN and infinities
+ * (not available) are null. */
 static void json_number(FILE *out, double v)
 {
-	if (isnan(v) || isinf(v))
+	char buf[32];
+
+	if (isnan(v) || isinf(v)) {
 		fputs("null", out);
-	else if (v == floor(v) && fabs(v) < 1e15)
+		return;
+	}
+	if (v == floor(v) && fabs(v) < 1e15) {
 		fprintf(out, "%.0f", v);
-	else
-		fprintf(out, "%.6g", v);
+		return;
+	}
+	for (int digits = 15; digits <= 17; digits++) {
+		snprintf(buf, sizeof(buf), "%.*g", digits, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	fputs(buf, out);
+}
+
+/* An event's value: a count (scaled up when multiplexed) is a whole number
+ * of events, as perf prints it; a value in units (ms) keeps its digits. */
+static void json_value(FILE *out, const struct model_event *e, double v)
+{
+	if (e->scale == 1.0 && !e->unit[0])
+		v = round(v);
+	json_number(out, v);
 }
 
 static void json_row_counters(FILE *out, const struct model *m, const struct model_row *r)
@@ -536,7 +565,7 @@ static void json_row_counters(FILE *out, const struct model *m, const struct mod
 		fprintf(out, "%s", i ? "," : "");
 		json_string(out, e->name);
 		fputs(":{\"value\":", out);
-		json_number(out, counted(v) ? display(e, v->value) : NAN);
+		json_value(out, e, counted(v) ? display(e, v->value) : NAN);
 		fputs(",\"coverage\":", out);
 		json_number(out, counted(v) ? v->coverage : NAN);
 		fputs(",\"state\":", out);
@@ -621,7 +650,8 @@ static void write_json(FILE *out, const struct model *m)
 	fprintf(out, "{\"pfmtop\":\"%s\",\"seq\":%" PRIu64 ",\"time\":\"%s\",\"interval_s\":",
 		PFMTOP_VERSION, m->seq, when);
 	json_number(out, m->interval_s);
-	fprintf(out, ",\"final\":%s,\"host\":", m->final ? "true" : "false");
+	fprintf(out, ",\"final\":%s,\"partial\":%s,\"host\":", m->final ? "true" : "false",
+		m->partial ? "true" : "false");
 	json_string(out, m->host);
 	fputs(",\"kernel\":", out);
 	json_string(out, m->kernel);
@@ -675,8 +705,14 @@ static void write_json(FILE *out, const struct model *m)
 		untrusted_json_field(out, "comm", r->comm);
 		fprintf(out, ",\"threads\":%d,\"cpu_pct\":", r->nr_threads);
 		json_number(out, r->cpu_pct);
-		fprintf(out, ",\"counted\":%s,\"exited\":%s,\"note\":", r->counted ? "true" : "false",
+		fprintf(out, ",\"counted\":%s,\"exited\":%s,", r->counted ? "true" : "false",
 			r->exited ? "true" : "false");
+		if (r->since_ms > 0) {
+			fputs("\"since_ms\":", out);
+			json_number(out, r->since_ms);
+			fputc(',', out);
+		}
+		fputs("\"note\":", out);
 		json_string(out, r->note);
 		fputc(',', out);
 		untrusted_json_field(out, "cgroup", r->cgroup);
@@ -696,6 +732,11 @@ static void write_json(FILE *out, const struct model *m)
 	}
 	fputc(']', out);
 	json_sampling(out, m);
+	if (m->has_unattributed) {
+		fputs(",\"unattributed\":{", out);
+		json_row_counters(out, m, &m->unattributed);
+		fputc('}', out);
+	}
 	fputs(",\"total\":{\"cpu_pct\":", out);
 	json_number(out, m->total.cpu_pct);
 	fputc(',', out);

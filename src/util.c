@@ -79,6 +79,11 @@ uint64_t util_now_ns(void)
 	return clock_ns(CLOCK_MONOTONIC);
 }
 
+double util_boot_s(void)
+{
+	return (double)clock_ns(CLOCK_BOOTTIME) / 1e9;
+}
+
 uint64_t util_wall_ns(void)
 {
 	return clock_ns(CLOCK_REALTIME);

@@ -17,6 +17,8 @@ int util_cpulist_parse(const char *s, int *cpus, int max);
 /* Monotonic and wall clocks in nanoseconds. */
 uint64_t util_now_ns(void);
 uint64_t util_wall_ns(void);
+/* Seconds since boot (CLOCK_BOOTTIME: the clock of /proc start times). */
+double util_boot_s(void);
 
 /* Copy src into dst of size len, always NUL-terminated; returns dst. */
 char *util_strlcpy(char *dst, const char *src, size_t len);

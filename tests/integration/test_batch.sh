@@ -81,3 +81,21 @@ if no_hw_pmu; then
 		"cycles should be state 'not supported' with value null in JSON"
 fi
 pass "json: 2 parseable lines, numbers as numbers, $ncpu cpus"
+
+# --- one name per column: an event given twice gets a label of its own ---
+run "$out" "$err" timeout 20 "$PFMTOP" -b -n 1 -d 0.2 --format json -e page-faults,page-faults --sort 'page-faults#2' -- "$(helper touch_pages)" 3000
+expect_rc 0 "pfmtop -e page-faults,page-faults --sort 'page-faults#2'" "$out" "$err"
+python3 - "$out" <<'PY' || fail "-e page-faults,page-faults: a JSON object has a key twice" "$out"
+import json, sys
+def strict(pairs):
+    keys = [k for k, _ in pairs]
+    assert len(keys) == len(set(keys)), keys
+    return dict(pairs)
+for l in open(sys.argv[1]):
+    json.loads(l, object_pairs_hook=strict)
+PY
+json_check "$out" "[e['name'] for e in last['events']] == ['page-faults', 'page-faults#2'] and ctr(last['total'], 'page-faults') == ctr(last['total'], 'page-faults#2') >= 3000" \
+	"the two page-faults columns are not labelled page-faults and page-faults#2 with the same count"
+run "$out" "$err" timeout 20 "$PFMTOP" -b -n 1 -d 0.2 -e page-faults,page-faults -- true
+grep -qE '^ +PID .* page-faults +page-faults#2 +COMMAND$' "$out" || fail "the text table does not label the columns page-faults, page-faults#2" "$out"
+pass "an event given twice: columns page-faults and page-faults#2 in JSON, text and --sort"

@@ -12,7 +12,8 @@ out=$TMP/out err=$TMP/err
 d=$TMP/o
 mkdir -m 755 "$d"
 marker=$TMP/ran
-# snap ARGS...: one quick run of pfmtop with a command that leaves a marker.
+# snap ARGS...: one quick run of pfmtop with a command that leaves a marker:
+# two snapshots, its one (short) interval and the totals.
 snap() { run "$out" "$err" timeout 20 "$PFMTOP" -b -n 1 -d 0.1 -e task-clock --no-hotspots "$@" -- touch "$marker"; }
 snaps_in() { grep -cE '^pfmtop .* (snapshot|final) [0-9]+ ' "$1" || true; }
 
@@ -42,17 +43,17 @@ snap -o "$d/theirs"
 expect_rc 0 "pfmtop -o OTHER_USERS_0600_FILE" "$out" "$err"
 after=$(stat -c '%i %U %a' "$d/theirs")
 [ "$after" = "$before" ] || fail "-o FILE changed its inode, owner or mode: '$before' -> '$after'"
-[ "$(snaps_in "$d/theirs")" -eq 1 ] || fail "-o FILE does not hold the one snapshot" "$d/theirs"
+[ "$(snaps_in "$d/theirs")" -eq 2 ] || fail "-o FILE does not hold the two snapshots" "$d/theirs"
 pass "-o existing file: inode, owner and mode kept ($after)"
 
 # --- standard output, by '-' and through a link to /proc/self/fd/1 ---
 snap -o -
 expect_rc 0 "pfmtop -o -" "$out" "$err"
-[ "$(snaps_in "$out")" -eq 1 ] || fail "-o - did not print the snapshot on standard output" "$out"
+[ "$(snaps_in "$out")" -eq 2 ] || fail "-o - did not print the two snapshots on standard output" "$out"
 ln -s /proc/self/fd/1 "$d/stdout"
 snap -o "$d/stdout"
 expect_rc 0 "pfmtop -o LINK_TO_STDOUT" "$out" "$err"
-[ "$(snaps_in "$out")" -eq 1 ] || fail "-o LINK_TO_STDOUT did not print on standard output" "$out"
+[ "$(snaps_in "$out")" -eq 2 ] || fail "-o LINK_TO_STDOUT did not print on standard output" "$out"
 [ -L "$d/stdout" ] || fail "-o LINK_TO_STDOUT replaced the link"
 pass "-o - and -o LINK_TO_STDOUT print on standard output"
 
@@ -87,7 +88,7 @@ wait_for 20 reading || fail "the FIFO's reader did not start"
 snap -o "$d/fifo"
 expect_rc 0 "pfmtop -o FIFO (with a reader)" "$out" "$err"
 wait "$reader"
-[ "$(snaps_in "$TMP/fifo.out")" -eq 1 ] || fail "-o FIFO: its reader got no snapshot" "$TMP/fifo.out"
+[ "$(snaps_in "$TMP/fifo.out")" -eq 2 ] || fail "-o FIFO: its reader did not get the two snapshots" "$TMP/fifo.out"
 [ -p "$d/fifo" ] || fail "-o FIFO replaced the FIFO"
 pass "-o FIFO with a reader: the snapshot went through"
 

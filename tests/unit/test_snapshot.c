@@ -245,6 +245,33 @@ static void test_json(void **state)
 	model_fini(&m);
 }
 
+/* Counts are whole numbers; values in units and derived ones keep every
+ * digit a reader needs to get the same double back. */
+static void test_json_numbers(void **state)
+{
+	struct model m;
+	const double ms_ns = 1234.5678901234567e6; /* task-clock, in ns */
+
+	build(&m, MODEL_TASKS);
+	m.total.cells[0] = cell(COUNTER_MULTIPLEXED, 123456789.5, 0.5);
+	m.total.cells[2] = cell(COUNTER_OK, ms_ns, 1);
+	m.total.cpu_pct = 0.1 + 0.2;
+	char *s = render(&m, SNAPSHOT_JSON);
+	char want[64];
+
+	assert_non_null(strstr(s, "\"cycles\":{\"value\":123456790,\"coverage\":0.5,"));
+	const char *tc = strstr(s, "\"total\":{");
+	assert_non_null(tc);
+	tc = strstr(tc, "\"task-clock\":{\"value\":");
+	assert_non_null(tc);
+	assert_true(strtod(tc + strlen("\"task-clock\":{\"value\":"), NULL) == ms_ns * 1e-6);
+	snprintf(want, sizeof(want), "\"total\":{\"cpu_pct\":0.30000000000000004,");
+	assert_non_null(strstr(s, want));
+	assert_null(strstr(s, "e+08"));
+	free(s);
+	model_fini(&m);
+}
+
 static void test_cells(void **state)
 {
 	struct model_event counts = {.scale = 1}, ms = {.scale = 1e-6, .unit = "ms"};
@@ -317,6 +344,7 @@ int main(void)
 		cmocka_unit_test(test_text_system),
 		cmocka_unit_test(test_text_tasks),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_json_numbers),
 		cmocka_unit_test(test_cells),
 		cmocka_unit_test(test_metrics_same_group_only),
 	};
