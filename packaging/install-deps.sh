@@ -9,7 +9,7 @@
 #          man-pages glibc-locale-source stress-ng mmdebstrap
 set -eu
 
-build_pkgs="build-essential cmake pkg-config libncurses-dev libpfm4-dev libinih-dev libelf-dev"
+build_pkgs="build-essential cmake pkg-config libncurses-dev libpfm4-dev libinih-dev libelf-dev libjansson-dev"
 test_pkgs="libcmocka-dev tmux linux-perf clang python3 util-linux procps manpages-dev libc6-dbg locales stress-ng mmdebstrap"
 
 pkgs=$build_pkgs
