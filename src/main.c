@@ -35,7 +35,7 @@
 
 struct app {
 	struct options opt;
-	struct session s;
+	struct session *s; /* the engine (opaque) */
 	struct loop *loop;
 	struct view *view;
 	struct output out; /* batch snapshots: -o FILE or standard output */
@@ -138,17 +138,17 @@ static void emit(struct app *a)
 	int ret;
 
 	if (a->view) {
-		view_draw(a->view, &a->s.model);
+		view_draw(a->view, session_model(a->s));
 		return;
 	}
 	a->snapshots++;
 	if (a->out.fd < 0)
 		return; /* its reader has gone */
-	buf = render(&a->s.model, a->opt.format, &len);
+	buf = render(session_model(a->s), a->opt.format, &len);
 	ret = buf ? output_write(&a->out, buf, len) : -errno;
 	free(buf);
 	if (ret == -EPIPE) {
-		if (a->s.mode != MODEL_COMMAND)
+		if (session_mode(a->s) != MODEL_COMMAND)
 			finish(a, 0);
 	} else if (ret) {
 		complain("cannot write %s: %s%s\n", a->out.name, strerror(-ret),
@@ -169,7 +169,7 @@ static void save_snapshot(struct app *a)
 
 	/* The batch renderer over the same model; only the hotspot rows kept
 	 * for scrolling are cut back to what batch mode shows. */
-	struct model shown = a->s.model;
+	struct model shown = *session_model(a->s);
 
 	if (shown.nr_hot > a->hot_rows_saved)
 		shown.nr_hot = a->hot_rows_saved;
@@ -200,16 +200,16 @@ static void on_tick(struct loop *l, uint64_t expirations, void *arg)
 	if (a->view && view_paused(a->view))
 		return;
 	if (expirations > 1)
-		session_missed_ticks(&a->s, expirations - 1);
-	session_tick(&a->s, false);
+		session_missed_ticks(a->s, expirations - 1);
+	session_tick(a->s, false);
 	/* With a command, -n limits the interval snapshots; its totals still
 	 * come when it exits. */
-	if (!(enough && a->s.mode == MODEL_COMMAND && !a->view))
+	if (!(enough && session_mode(a->s) == MODEL_COMMAND && !a->view))
 		emit(a);
 	enough = a->opt.iterations && a->snapshots >= a->opt.iterations;
-	if (enough && a->s.mode != MODEL_COMMAND && !a->view)
+	if (enough && session_mode(a->s) != MODEL_COMMAND && !a->view)
 		finish(a, 0);
-	else if (session_done(&a->s) && a->s.mode != MODEL_COMMAND)
+	else if (session_done(a->s) && session_mode(a->s) != MODEL_COMMAND)
 		finish(a, 0);
 }
 
@@ -223,13 +223,13 @@ static void last_snapshots(struct app *a, bool totals)
 {
 	bool enough = a->opt.iterations && a->snapshots >= a->opt.iterations;
 
-	session_stop(&a->s);
+	session_stop(a->s);
 	if (!a->view && !enough) {
-		session_tick_partial(&a->s);
+		session_tick_partial(a->s);
 		emit(a);
 	}
 	if (totals && !a->finished) {
-		session_tick(&a->s, true);
+		session_tick(a->s, true);
 		emit(a);
 	}
 }
@@ -237,7 +237,7 @@ static void last_snapshots(struct app *a, bool totals)
 static void final_for_command(struct app *a)
 {
 	last_snapshots(a, true);
-	finish(a, session_exit_status(&a->s));
+	finish(a, session_exit_status(a->s));
 }
 
 /* The session's fds go through these, so a reopen can stop watching them all. */
@@ -263,11 +263,11 @@ static void on_process_exit(struct loop *l, int fd, uint32_t events, void *arg)
 	struct app *a = arg;
 
 	unwatch(a, fd);
-	session_process_exited(&a->s, fd);
-	if (session_done(&a->s)) {
+	session_process_exited(a->s, fd);
+	if (session_done(a->s)) {
 		/* The last process is gone: show its last interval now, then stop. */
 		if (a->view) {
-			session_tick(&a->s, false);
+			session_tick(a->s, false);
 			emit(a);
 		} else {
 			last_snapshots(a, false);
@@ -287,7 +287,7 @@ static void on_ring(struct loop *l, int fd, uint32_t events, void *arg)
 {
 	struct app *a = arg;
 
-	profile_drain(&a->s.prof, fd);
+	session_ring_drain(a->s, fd);
 	if (events & (EPOLLHUP | EPOLLERR))
 		unwatch(a, fd); /* its task is gone; the tick drains what is left */
 }
@@ -301,7 +301,7 @@ static void watch_ring(int fd, void *arg)
 
 static void on_watch(struct loop *l, int fd, uint32_t events, void *arg)
 {
-	session_watch_drain(&((struct app *)arg)->s, fd);
+	session_watch_drain(((struct app *)arg)->s, fd);
 }
 
 static void watch_tasks(int fd, void *arg)
@@ -317,7 +317,7 @@ static void on_signal(struct loop *l, int sig, pid_t sender, void *arg)
 
 	switch (sig) {
 	case SIGCHLD:
-		if (a->s.mode == MODEL_COMMAND && session_reap(&a->s))
+		if (session_mode(a->s) == MODEL_COMMAND && session_reap(a->s))
 			final_for_command(a);
 		break;
 	case SIGWINCH:
@@ -327,14 +327,14 @@ static void on_signal(struct loop *l, int sig, pid_t sender, void *arg)
 	case SIGINT:
 	case SIGTERM:
 	case SIGHUP:
-		if (a->s.mode == MODEL_COMMAND && !a->s.child_done) {
+		if (session_command_running(a->s)) {
 			/* Pass it on and print the totals when the command has gone. */
-			kill(a->s.child, a->stopping ? SIGKILL : sig);
+			session_signal_command(a->s, a->stopping ? SIGKILL : sig);
 			a->stopping = true;
 			break;
 		}
 		/* Interrupted: the totals so far, and a status that says so. */
-		if (!a->view && a->s.mode != MODEL_COMMAND)
+		if (!a->view && session_mode(a->s) != MODEL_COMMAND)
 			last_snapshots(a, true);
 		finish(a, 128 + sig);
 		break;
@@ -349,7 +349,7 @@ static const struct preset *pick_preset(const struct preset_set *set, const char
  * and into the options (kept across a reopen). */
 static void apply_profile(struct app *a, const struct view_settings *vs)
 {
-	struct profile_config *pc[] = {&a->s.prof.cfg, &a->opt.session.profile};
+	struct profile_config *pc[] = {session_profile_config(a->s), &a->opt.session.profile};
 
 	for (size_t i = 0; i < ARRAY_SIZE(pc); i++) {
 		pc[i]->hide_kernel = vs->hide_kernel;
@@ -363,9 +363,9 @@ static void apply_profile(struct app *a, const struct view_settings *vs)
 
 static void watch_session(struct app *a)
 {
-	session_for_each_pidfd(&a->s, watch_pidfd, a);
-	profile_for_each_fd(&a->s.prof, watch_ring, a);
-	session_for_each_watch_fd(&a->s, watch_tasks, a);
+	session_for_each_pidfd(a->s, watch_pidfd, a);
+	session_for_each_ring_fd(a->s, watch_ring, a);
+	session_for_each_watch_fd(a->s, watch_tasks, a);
 }
 
 /*
@@ -390,7 +390,7 @@ static void reopen(struct app *a, const char *preset, bool threads)
 	 * anything is closed. */
 	if (try_load_presets(&set, file, err, sizeof(err))) {
 		view_status(a->view, err);
-		view_draw(a->view, a->s.seq ? &a->s.model : NULL);
+		view_draw(a->view, session_snapshot(a->s));
 		return;
 	}
 	probe_collect(&probe);
@@ -399,7 +399,7 @@ static void reopen(struct app *a, const char *preset, bool threads)
 		snprintf(err, sizeof(err), "preset %s: %.400s", preset,
 			 skipped_line(preset_broken_file(&set, preset), msg, sizeof(msg)));
 		view_status(a->view, err);
-		view_draw(a->view, a->s.seq ? &a->s.model : NULL);
+		view_draw(a->view, session_snapshot(a->s));
 		preset_set_free(&set);
 		return;
 	}
@@ -412,19 +412,19 @@ static void reopen(struct app *a, const char *preset, bool threads)
 		snprintf(err, sizeof(err), "preset %s is gone from the preset files",
 			 chosen[0] ? old_preset : preset);
 		view_status(a->view, err);
-		view_draw(a->view, a->s.seq ? &a->s.model : NULL);
+		view_draw(a->view, session_snapshot(a->s));
 		preset_set_free(&set);
 		return;
 	}
 	while (a->nr_watched)
 		unwatch(a, a->watched[a->nr_watched - 1]);
-	session_fini(&a->s);
+	session_fini(a->s);
 	for (int attempt = 0; attempt < 2; attempt++) {
 		apply_preset(a, chosen[attempt], &a->resolved);
 		a->opt.session.threads = attempt ? old_threads : threads;
-		ret = session_init(&a->s, &a->opt.session, err, sizeof(err));
+		ret = session_init(a->s, &a->opt.session, err, sizeof(err));
 		if (!ret)
-			ret = session_start(&a->s, err, sizeof(err));
+			ret = session_start(a->s, err, sizeof(err));
 		if (!ret) {
 			watch_session(a);
 			if (attempt)
@@ -434,20 +434,20 @@ static void reopen(struct app *a, const char *preset, bool threads)
 				snprintf(err, sizeof(err), "skipped %.300s%s (preset %s, a row per %s)",
 					 skipped_line(skipped, msg, sizeof(msg)),
 					 nr_skipped > 1 ? " and more: see --check-presets" : "",
-					 a->s.cfg.preset, threads ? "thread" : "process");
+					 session_preset(a->s), threads ? "thread" : "process");
 				view_status(a->view, err);
 			} else {
-				snprintf(err, sizeof(err), "preset %s, a row per %s", a->s.cfg.preset,
+				snprintf(err, sizeof(err), "preset %s, a row per %s", session_preset(a->s),
 					 threads ? "thread" : "process");
 				view_status(a->view, err);
 			}
-			session_tick(&a->s, false);
-			view_draw(a->view, &a->s.model);
+			session_tick(a->s, false);
+			view_draw(a->view, session_model(a->s));
 			preset_set_free(&set);
 			return;
 		}
 		if (!attempt)
-			session_fini(&a->s); /* run() finishes the last one */
+			session_fini(a->s); /* run() finishes the last one */
 	}
 	preset_set_free(&set);
 	view_close(a->view);
@@ -463,8 +463,7 @@ static void on_key(struct loop *l, int fd, uint32_t events, void *arg)
 	const struct view_settings *vs = view_settings(a->view);
 
 	if (act & VIEW_QUIT) {
-		if (a->s.mode == MODEL_COMMAND && !a->s.child_done)
-			kill(a->s.child, SIGTERM);
+		session_signal_command(a->s, SIGTERM);
 		finish(a, 0);
 		return;
 	}
@@ -482,7 +481,7 @@ static void on_key(struct loop *l, int fd, uint32_t events, void *arg)
 	if (act & VIEW_SAVE)
 		save_snapshot(a);
 	else if (act & (VIEW_PAUSE | VIEW_REDRAW | VIEW_DELAY | VIEW_PROFILE))
-		view_draw(a->view, a->s.seq ? &a->s.model : NULL);
+		view_draw(a->view, session_snapshot(a->s));
 }
 
 /* ---- the one-shot actions ---- */
@@ -967,10 +966,10 @@ static int run(struct app *a)
 		complain("cannot set up the event loop: %s\n", strerror(errno));
 		return 1;
 	}
-	ret = session_init(&a->s, &a->opt.session, err, sizeof(err));
+	ret = session_init(a->s, &a->opt.session, err, sizeof(err));
 	if (ret) {
 		complain("%s\n", err[0] ? err : strerror(-ret));
-		session_fini(&a->s);
+		session_fini(a->s);
 		loop_free(a->loop);
 		return usage_class(ret) ? 2 : 1;
 	}
@@ -978,7 +977,7 @@ static int run(struct app *a)
 	ret = output_open(&a->out, a->opt.output, err, sizeof(err));
 	if (ret) {
 		complain("%s\n", err);
-		session_fini(&a->s);
+		session_fini(a->s);
 		loop_free(a->loop);
 		return 2;
 	}
@@ -986,7 +985,7 @@ static int run(struct app *a)
 		struct view_config vc = {
 			.theme = a->opt.theme,
 			.kind = a->opt.view,
-			.mode = a->s.mode,
+			.mode = session_mode(a->s),
 			.settings =
 				{
 					.interval_ns = a->opt.session.interval_ns,
@@ -999,8 +998,8 @@ static int run(struct app *a)
 				},
 			.presets = a->preset_list,
 			.nr_presets = a->nr_preset_names,
-			.can_reopen = a->s.mode != MODEL_COMMAND && !a->opt.events_given,
-			.cannot_reopen = a->s.mode == MODEL_COMMAND
+			.can_reopen = session_mode(a->s) != MODEL_COMMAND && !a->opt.events_given,
+			.cannot_reopen = session_mode(a->s) == MODEL_COMMAND
 						 ? "not while running a command (it would start again)"
 						 : "events were given with -e; use --preset instead",
 		};
@@ -1008,18 +1007,18 @@ static int run(struct app *a)
 		a->view = view_open(&vc, err, sizeof(err));
 		if (!a->view) {
 			complain("%s\n", err);
-			session_fini(&a->s);
+			session_fini(a->s);
 			loop_free(a->loop);
 			return 1;
 		}
 		loop_add_fd(a->loop, STDIN_FILENO, EPOLLIN, on_key, a);
 	}
-	ret = session_start(&a->s, err, sizeof(err));
+	ret = session_start(a->s, err, sizeof(err));
 	if (ret) {
 		view_close(a->view);
 		a->view = NULL;
 		complain("%s\n", err[0] ? err : strerror(-ret));
-		ret = a->s.mode == MODEL_COMMAND ? 127 : 1;
+		ret = session_mode(a->s) == MODEL_COMMAND ? 127 : 1;
 		goto out;
 	}
 	if (a->view)
@@ -1031,7 +1030,7 @@ static int run(struct app *a)
 	loop_set_tick(a->loop, a->first_tick ? FIRST_TICK_NS : a->opt.session.interval_ns, on_tick,
 		      a);
 	/* Symbols load while the first interval runs, not before the first frame. */
-	session_prepare(&a->s);
+	session_prepare(a->s);
 	/* A command may already be gone (SIGCHLD then arrives through the loop). */
 	ret = loop_run(a->loop);
 	if (ret < 0) {
@@ -1047,7 +1046,7 @@ out:
 		complain("cannot write %s: %s\n", a->out.name, strerror(-cret));
 		ret = 1;
 	}
-	session_fini(&a->s);
+	session_fini(a->s);
 	loop_free(a->loop);
 	return ret;
 }
@@ -1095,5 +1094,12 @@ int main(int argc, char **argv)
 	}
 	if (!app.opt.batch && app.opt.theme)
 		check_theme(app.opt.theme);
-	return run(&app);
+	app.s = session_new();
+	if (!app.s) {
+		complain("out of memory\n");
+		return 1;
+	}
+	int ret = run(&app);
+	session_free(app.s);
+	return ret;
 }

@@ -43,7 +43,7 @@ static json_t *member(struct reader *r, json_t *o, const char *key, json_type ty
 	if (!v)
 		bad(r, "no \"%s\"", key);
 	else if (json_typeof(v) != type && !(type == JSON_REAL && json_is_integer(v)) &&
-		 !(type == JSON_TRUE && json_is_boolean(v)))
+	         !(type == JSON_TRUE && json_is_boolean(v)))
 		bad(r, "\"%s\" has the wrong type", key);
 	else
 		return v;
@@ -353,8 +353,7 @@ static void get_hotspots(struct reader *r, json_t *o)
 	}
 }
 
-static void get_health(struct reader *r, json_t *o, const char *key,
-		       struct model_health_figures *f)
+static void get_health(struct reader *r, json_t *o, const char *key, struct model_health_figures *f)
 {
 	json_t *h = member(r, o, key, JSON_OBJECT);
 
@@ -449,7 +448,7 @@ int model_from_json(struct model *m, const char *text, size_t len, char *err, si
 	events = json_is_object(root) ? json_object_get(root, "events") : NULL;
 	if (!json_is_array(events) || json_array_size(events) > MAX_EVENTS) {
 		snprintf(err, errlen, "not a pfmtop snapshot: no \"events\" list (of at most %d)",
-			 MAX_EVENTS);
+		         MAX_EVENTS);
 		json_decref(root);
 		return -EINVAL;
 	}

@@ -17,13 +17,13 @@
 
 /* The built-in default preset: hardware events in one group (so IPC is
  * meaningful), software events alone. */
-#define SESSION_DEFAULT_EVENTS                                                                \
-	"{cycles,instructions,cache-misses,branch-misses},task-clock,context-switches,"        \
+#define SESSION_DEFAULT_EVENTS                                                                     \
+	"{cycles,instructions,cache-misses,branch-misses},task-clock,context-switches,"            \
 	"cpu-migrations,page-faults"
 
-#define SESSION_MAX_CPUS 4096
+#define SESSION_MAX_CPUS   4096
 #define SESSION_FD_RESERVE 32 /* fds kept free for /proc, output, terminal */
-#define SESSION_IDLE_TICKS 10  /* a task idle this many ticks loses its counters */
+#define SESSION_IDLE_TICKS 10 /* a task idle this many ticks loses its counters */
 
 struct session_config {
 	struct events_list events; /* what to count (parsed -e, or the default) */
@@ -33,118 +33,46 @@ struct session_config {
 	int nr_pids;
 	int cpus[SESSION_MAX_CPUS]; /* -C; nr_cpus == 0 means all online CPUs */
 	int nr_cpus;
-	bool threads;              /* -H: a row per thread */
-	bool no_inherit;           /* --no-inherit: children of -p / the command not counted */
-	char **argv;               /* the command, NULL-terminated */
+	bool threads;    /* -H: a row per thread */
+	bool no_inherit; /* --no-inherit: children of -p / the command not counted */
+	char **argv;     /* the command, NULL-terminated */
 	uint64_t interval_ns;
 	int top_n;
 	struct profile_config profile; /* sampling and hotspots */
-	double cpu_min;            /* system-wide: count tasks using at least this CPU%; < 0 never */
-	char cgroups[16][256];     /* --cgroup paths (relative to the cgroup v2 mount) */
+	double cpu_min;        /* system-wide: count tasks using at least this CPU%; < 0 never */
+	char cgroups[16][256]; /* --cgroup paths (relative to the cgroup v2 mount) */
 	int nr_cgroups;
-	bool cgroup_auto;          /* --cgroup auto: the top-level cgroups with tasks */
-	char sort[128];            /* --sort: "cpu", "pid", "command", an event or metric */
+	bool cgroup_auto; /* --cgroup auto: the top-level cgroups with tasks */
+	char sort[128];   /* --sort: "cpu", "pid", "command", an event or metric */
 	const struct preset_resolved *resolved; /* the preset's choices and metrics, or NULL (-e) */
 };
 
-/* One cgroup counted on every CPU. */
-struct session_cgroup {
-	char path[256];  /* as shown: "/system.slice" */
-	int dirfd;
-	struct session_target *cpu; /* one per CPU (counter sets only) */
-};
+/* The engine (opaque): see session_priv.h for its parts. */
+struct session;
 
-struct session_event {
-	struct event_desc desc;
-	int nr_open;   /* targets it opened on */
-	int err;       /* first open errno, when it opened nowhere */
-	char why[320]; /* why it does not count, "" when it does */
-};
+/* A session to session_init() (and session_fini() after each use), freed
+ * with session_free(). NULL on ENOMEM. */
+struct session *session_new(void);
+void session_free(struct session *s);
 
-struct session_target {
-	pid_t pid, tid;       /* -1 for CPU targets */
-	int cpu;              /* -1 for task targets */
-	struct counter_set cs;
-	bool counted;         /* counters open */
-	char note[48];        /* why not counted */
-	bool denied;          /* not counted: the kernel refused it for permission */
-	bool exited;          /* gone: shown once more, then dropped */
-	bool shown_exited;    /* that once has been */
-	int idle_ticks;       /* ticks in a row without CPU time */
-	uint64_t starttime;
-	uint64_t pstart;      /* start time of its process (tgid) */
-	uint64_t open_ns;     /* when its counters opened, if after the start; else 0 */
-	char comm[32];
-	uid_t uid;
-	uint64_t ticks, prev_ticks; /* /proc utime+stime */
-	int statfd;                 /* its /proc stat file kept open, or -1 */
-	bool refreshed;             /* its /proc figures are this tick's, and it is live */
-	bool stat_read;             /* its stat has been read since its counters were enabled */
-};
+/* The model of the last tick, or (session_snapshot) NULL before the first
+ * interval ended. */
+const struct model *session_model(const struct session *s);
+const struct model *session_snapshot(const struct session *s);
 
-/* A task of the /proc scan (system-wide task table), kept from one tick to
- * the next. */
-struct proc_sample {
-	pid_t pid, tid;
-	uint64_t starttime, ticks;
-	double cpu_pct; /* over the last interval */
-	bool stale;     /* ticks not read this time (counted, and staying so) */
-	int fd;         /* its stat file kept open, or -1 */
-	bool have_uid;  /* uid read (once in the task's life: pid + starttime) */
-	uid_t uid;
-};
+enum model_mode session_mode(const struct session *s);
+const char *session_preset(const struct session *s);
 
-struct session {
-	struct session_config cfg;
-	struct probe probe;
-	enum model_mode mode;
-	bool user_only;       /* events exclude the kernel */
-	int nr_ev;
-	struct session_event *ev;
-	struct counters_event *cev;
-	struct counters_config ccfg;
-	struct metrics metrics;
-	int nr_cpus;
-	int cpus[SESSION_MAX_CPUS];
-	int nr_targets, cap_targets;
-	struct session_target *targets;
-	int nr_fd_limited;    /* targets left uncounted for want of fds */
-	long fd_budget;       /* counter fds allowed (RLIMIT_NOFILE less a reserve) */
-	long fds_used;
-	long nr_proc_fds;     /* /proc stat files kept open (targets and the scan), in the
-	                       * budget: counters come first, these give way */
-	pid_t self;           /* getpid() */
-	int pidfd[256];       /* per cfg.pids entry, -1 when none */
-	/* the command */
-	pid_t child;
-	int go_fd, exec_err_fd;
-	bool child_done;
-	int child_status;
-	/* /proc figures from the previous tick */
-	struct procfs_cpu *cpu_prev, *cpu_cur;
-	int nr_cpu_prev, nr_cpu_cur;
-	struct proc_sample *proc_prev, *proc_cur;
-	int nr_proc_prev, nr_proc_cur, cap_proc;
-	uint64_t start_ns, last_ns, now_ns;
-	struct profile prof;
-	struct taskwatch tw;  /* system-wide: new and exiting tasks, as they happen */
-	bool tw_open;
-	uint64_t tw_lost;     /* tw.lost at the last tick */
-	bool started;         /* session_start() ran: new targets are enabled at once */
-	struct proc_sample *cand; /* busy tasks without counters, this tick */
-	int nr_cand, cap_cand;
-	int nr_static_notes;
-	char cgroup_root[256];
-	int nr_cg;
-	struct session_cgroup cg[64];
-	uint64_t seq;       /* snapshots made */
-	bool baseline;      /* the tick in session_start: no interval yet */
-	bool partial;       /* this tick ends the last interval, cut short */
-	bool stopped;       /* session_stop(): nothing counts any more */
-	uint64_t stop_ns;   /* when it stopped: the end of the last interval */
-	uint64_t missed;    /* refresh ticks skipped since the last tick */
-	struct model model;
-};
+/* The hotspot settings, read at every tick: the viewer changes them here. */
+struct profile_config *session_profile_config(struct session *s);
+
+/* The sampling rings: their fds to watch, and the drain of one. */
+void session_for_each_ring_fd(struct session *s, void (*fn)(int fd, void *arg), void *arg);
+void session_ring_drain(struct session *s, int fd);
+
+/* Is the command running (launched, not yet reaped)? Send it sig if so. */
+bool session_command_running(const struct session *s);
+void session_signal_command(struct session *s, int sig);
 
 /*
  * Resolve the events, probe the machine, choose the mode, launch the command

@@ -1,8 +1,10 @@
 /* Unit tests for model_json: JSON snapshots read back into the model, and
  * the round trip model -> JSON -> model -> JSON byte for byte. */
+/* cmocka.h needs these first */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+
 #include <cmocka.h>
 
 #include "model.h"
@@ -53,8 +55,10 @@ static int round_trip_file(const char *path)
 			size_t i = 0;
 			while (a[i] && a[i] == b[i])
 				i++;
-			fail_msg("%s:%d: differs at byte %zu:\n  read:    ...%.80s\n  written: ...%.80s",
-				 path, lines + 1, i, b + (i > 40 ? i - 40 : 0), a + (i > 40 ? i - 40 : 0));
+			fail_msg(
+			    "%s:%d: differs at byte %zu:\n  read:    ...%.80s\n  written: ...%.80s",
+			    path, lines + 1, i, b + (i > 40 ? i - 40 : 0),
+			    a + (i > 40 ? i - 40 : 0));
 		}
 		free(again);
 		model_fini(&m);
@@ -129,27 +133,27 @@ static void test_values(void **state)
 static void test_refused(void **state)
 {
 	static const char *bad[] = {
-		"",
-		"not json",
-		"[]",
-		"{}",
-		"{\"events\":{}}",
-		/* a key twice */
-		"{\"events\":[],\"events\":[]}",
-		/* events but nothing else */
-		"{\"events\":[]}",
-		/* an event that is not an object */
-		"{\"seq\":1,\"time\":\"2026-01-01T00:00:00Z\",\"interval_s\":1,\"final\":false,"
-		"\"host\":\"h\",\"kernel\":\"k\",\"mode\":\"tasks\",\"target\":\"t\",\"preset\":\"p\","
-		"\"paranoid\":2,\"privilege\":\"root\",\"notes\":[],\"events\":[1]}",
-		/* an unknown mode */
-		"{\"seq\":1,\"time\":\"2026-01-01T00:00:00Z\",\"interval_s\":1,\"final\":false,"
-		"\"host\":\"h\",\"kernel\":\"k\",\"mode\":\"x\",\"target\":\"t\",\"preset\":\"p\","
-		"\"paranoid\":2,\"privilege\":\"root\",\"notes\":[],\"events\":[]}",
-		/* a bad time */
-		"{\"seq\":1,\"time\":\"yesterday\",\"interval_s\":1,\"final\":false,"
-		"\"host\":\"h\",\"kernel\":\"k\",\"mode\":\"tasks\",\"target\":\"t\",\"preset\":\"p\","
-		"\"paranoid\":2,\"privilege\":\"root\",\"notes\":[],\"events\":[]}",
+	    "",
+	    "not json",
+	    "[]",
+	    "{}",
+	    "{\"events\":{}}",
+	    /* a key twice */
+	    "{\"events\":[],\"events\":[]}",
+	    /* events but nothing else */
+	    "{\"events\":[]}",
+	    /* an event that is not an object */
+	    "{\"seq\":1,\"time\":\"2026-01-01T00:00:00Z\",\"interval_s\":1,\"final\":false,"
+	    "\"host\":\"h\",\"kernel\":\"k\",\"mode\":\"tasks\",\"target\":\"t\",\"preset\":\"p\","
+	    "\"paranoid\":2,\"privilege\":\"root\",\"notes\":[],\"events\":[1]}",
+	    /* an unknown mode */
+	    "{\"seq\":1,\"time\":\"2026-01-01T00:00:00Z\",\"interval_s\":1,\"final\":false,"
+	    "\"host\":\"h\",\"kernel\":\"k\",\"mode\":\"x\",\"target\":\"t\",\"preset\":\"p\","
+	    "\"paranoid\":2,\"privilege\":\"root\",\"notes\":[],\"events\":[]}",
+	    /* a bad time */
+	    "{\"seq\":1,\"time\":\"yesterday\",\"interval_s\":1,\"final\":false,"
+	    "\"host\":\"h\",\"kernel\":\"k\",\"mode\":\"tasks\",\"target\":\"t\",\"preset\":\"p\","
+	    "\"paranoid\":2,\"privilege\":\"root\",\"notes\":[],\"events\":[]}",
 	};
 	char err[256];
 	struct model m;
@@ -157,7 +161,7 @@ static void test_refused(void **state)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		err[0] = '\0';
 		assert_int_equal(model_from_json(&m, bad[i], strlen(bad[i]), err, sizeof(err)),
-				 -EINVAL);
+		                 -EINVAL);
 		assert_true(err[0] != '\0');
 		assert_null(m.events); /* nothing left behind */
 	}
@@ -195,10 +199,10 @@ static void test_damaged(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_round_trip_recorded),
-		cmocka_unit_test(test_values),
-		cmocka_unit_test(test_refused),
-		cmocka_unit_test(test_damaged),
+	    cmocka_unit_test(test_round_trip_recorded),
+	    cmocka_unit_test(test_values),
+	    cmocka_unit_test(test_refused),
+	    cmocka_unit_test(test_damaged),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

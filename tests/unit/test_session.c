@@ -5,7 +5,7 @@
 #include <cmocka.h>
 
 #include "fake_sys.h"
-#include "session.h"
+#include "session_priv.h"
 #include "testutil.h"
 #include "util.h"
 

@@ -1,0 +1,141 @@
+/* launch: the command, forked and held before its exec until the counters are open. */
+#include "launch.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+void launch_init(struct launch *l)
+{
+	memset(l, 0, sizeof(*l));
+	l->pid = -1;
+	l->go_fd = l->err_fd = -1;
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/* In the child: wait for the go, then exec; what fails is reported
+ * through ex (an errno) or by exit status 127. */
+static void child(char *const *argv, pid_t parent, int go, int ex)
+{
+	sigset_t none;
+	char c;
+
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	/* pfmtop ignores SIGPIPE; the command gets the default back. */
+	signal(SIGPIPE, SIG_DFL);
+	/* Never outlive pfmtop, however it ends (kill -9 included): and if it
+	 * is gone already, so is the command. */
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) || getppid() != parent)
+		_exit(127);
+	/* Wait until the counters are open; EOF means pfmtop gave up. */
+	if (read(go, &c, 1) != 1)
+		_exit(127);
+	execvp(argv[0], argv);
+	int e = errno;
+	if (write(ex, &e, sizeof(e)) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+int launch_fork(struct launch *l, char *const *argv, char *err, size_t errlen)
+{
+	int go[2], ex[2], e;
+
+	if (pipe2(go, O_CLOEXEC) < 0)
+		return -errno;
+	if (pipe2(ex, O_CLOEXEC) < 0) {
+		e = -errno;
+		close(go[0]);
+		close(go[1]);
+		return e;
+	}
+	pid_t parent = getpid();
+	pid_t pid = fork();
+	if (pid < 0) {
+		e = -errno;
+		snprintf(err, errlen, "cannot start '%s': %s", argv[0], strerror(-e));
+		close(go[0]);
+		close(go[1]);
+		close(ex[0]);
+		close(ex[1]);
+		return e;
+	}
+	if (pid == 0) {
+		close(go[1]);
+		close(ex[0]);
+		child(argv, parent, go[0], ex[1]);
+	}
+	close(go[0]);
+	close(ex[1]);
+	l->pid = pid;
+	l->go_fd = go[1];
+	l->err_fd = ex[0];
+	return 0;
+}
+
+int launch_go(struct launch *l, const char *name, char *err, size_t errlen)
+{
+	int e = 0;
+	ssize_t n;
+
+	if (write(l->go_fd, "g", 1) != 1)
+		return -errno;
+	close_fd(&l->go_fd);
+	n = read(l->err_fd, &e, sizeof(e)); /* EOF: the exec closed it */
+	close_fd(&l->err_fd);
+	if (n != sizeof(e))
+		return 0;
+	snprintf(err, errlen, "cannot run '%s': %s", name, strerror(e));
+	waitpid(l->pid, &l->status, 0);
+	l->done = true;
+	return -e;
+}
+
+bool launch_reap(struct launch *l)
+{
+	int status;
+
+	if (l->pid > 0 && !l->done && waitpid(l->pid, &status, WNOHANG) == l->pid) {
+		l->done = true;
+		l->status = status;
+	}
+	return l->done;
+}
+
+int launch_exit_status(const struct launch *l)
+{
+	if (WIFEXITED(l->status))
+		return WEXITSTATUS(l->status);
+	if (WIFSIGNALED(l->status))
+		return 128 + WTERMSIG(l->status);
+	return 1;
+}
+
+void launch_kill(const struct launch *l, int sig)
+{
+	if (l->pid > 0 && !l->done)
+		kill(l->pid, sig);
+}
+
+void launch_fini(struct launch *l)
+{
+	close_fd(&l->go_fd);
+	close_fd(&l->err_fd);
+	if (l->pid > 0 && !l->done) {
+		kill(l->pid, SIGKILL);
+		waitpid(l->pid, NULL, 0);
+		l->done = true;
+	}
+}

@@ -1,0 +1,341 @@
+/* session_proc: the system-wide task table from /proc, and the choice of the busy
+ * tasks that get counters. */
+#include "session_priv.h"
+
+#include "util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int cmp_proc(const void *a, const void *b)
+{
+	const struct proc_sample *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return (x->pid > y->pid) - (x->pid < y->pid);
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+static int push_proc(struct session *s, const struct proc_sample *p)
+{
+	if (s->nr_proc_cur == s->cap_proc) {
+		int cap = s->cap_proc ? s->cap_proc * 2 : 512;
+		struct proc_sample *a = realloc(s->proc_cur, (size_t)cap * sizeof(*a));
+		struct proc_sample *b = realloc(s->proc_prev, (size_t)cap * sizeof(*b));
+		if (a)
+			s->proc_cur = a;
+		if (b)
+			s->proc_prev = b;
+		if (!a || !b)
+			return -ENOMEM;
+		s->cap_proc = cap;
+	}
+	s->proc_cur[s->nr_proc_cur++] = *p;
+	return 0;
+}
+
+/* An id (pid, or with -H tid) that task targets already give a row; with
+ * -H the target whose /proc figures session_refresh_targets() has for this tick, or
+ * -1; whether a target of it stays for the next tick (session_drop_exited() keeps
+ * it). */
+struct cover {
+	pid_t id;
+	int t;
+	bool stays;
+};
+
+static int cmp_cover(const void *a, const void *b)
+{
+	const struct cover *x = a, *y = b;
+
+	if (x->id != y->id)
+		return (x->id > y->id) - (x->id < y->id);
+	return (x->t < y->t) - (x->t > y->t); /* a target first */
+}
+
+/* The ids task targets already give rows, sorted, each once. */
+static struct cover *covered_ids(const struct session *s, int *nr)
+{
+	struct cover *c = malloc(sizeof(*c) * ((size_t)s->nr_targets + 1));
+	int n = 0;
+
+	*nr = 0;
+	if (!c)
+		return NULL;
+	for (int i = 0; i < s->nr_targets; i++) {
+		const struct session_target *t = &s->targets[i];
+		/* Nothing changes exited, counted or idle_ticks before the
+		 * next session_drop_exited(); shown_exited becomes exited. */
+		if (t->tid >= 0)
+			c[n++] = (struct cover){s->cfg.threads ? t->tid : t->pid,
+			                        s->cfg.threads && t->refreshed ? i : -1,
+			                        !session_drops(s, t, t->shown_exited || t->exited)};
+	}
+	qsort(c, (size_t)n, sizeof(*c), cmp_cover);
+	for (int i = 0; i < n; i++) {
+		if (*nr && c[*nr - 1].id == c[i].id)
+			c[*nr - 1].stays |= c[i].stays;
+		else
+			c[(*nr)++] = c[i];
+	}
+	return c;
+}
+
+static int cmp_cover_id(const void *key, const void *elem)
+{
+	pid_t x = *(const pid_t *)key, y = ((const struct cover *)elem)->id;
+
+	return (x > y) - (x < y);
+}
+
+/* The stat of a task of the /proc scan: through the fd kept from the last
+ * tick (old's, which passes to *fd), else opened afresh and kept if there
+ * is room. */
+static int scan_stat(struct session *s, struct proc_sample *old, pid_t pid, pid_t tid, int *fd,
+                     struct procfs_task *pt)
+{
+	*fd = -1;
+	if (old && old->fd >= 0) {
+		int ret;
+
+		*fd = old->fd;
+		old->fd = -1;
+		ret = session_stat_kept(s, pid, tid, fd, pt);
+		if (ret == 0 && pt->starttime == old->starttime)
+			return 0;
+		/* Gone, and its PID perhaps another task's now: that one is
+		 * read afresh. (A kept fd never shows another task; the start
+		 * time is checked all the same.) */
+		session_proc_fd_close(s, fd);
+	}
+	return session_stat_kept(s, pid, tid, fd, pt);
+}
+
+/* The CPU% of task p over its life so far (boot_s: seconds since boot, the
+ * clock of its start time). */
+static double life_cpu_pct(const struct proc_sample *p, double boot_s)
+{
+	double hz = (double)procfs_hz(), age = boot_s - (double)p->starttime / hz;
+
+	if (age < 1 / hz)
+		age = 1 / hz;
+	return (double)p->ticks / hz / age * 100.0;
+}
+
+static int push_cand(struct session *s, const struct proc_sample *p)
+{
+	if (s->nr_cand == s->cap_cand) {
+		int cap = s->cap_cand ? s->cap_cand * 2 : 64;
+		struct proc_sample *c = realloc(s->cand, (size_t)cap * sizeof(*c));
+		if (!c)
+			return -ENOMEM;
+		s->cand = c;
+		s->cap_cand = cap;
+	}
+	s->cand[s->nr_cand++] = *p;
+	return 0;
+}
+
+/*
+ * Every task on the machine from /proc, for the system-wide task table: a
+ * row for each task that session_counted_rows() did not already give one, and
+ * the busy ones among them (CPU% >= --cpu-min) as candidates for counters.
+ */
+void session_proc_rows(struct session *s, double interval_s)
+{
+	static pid_t pids[65536], tids[4096];
+	int n = procfs_pids(pids, (int)ARRAY_SIZE(pids)), nr_cov;
+	struct model *m = &s->model;
+	struct cover *cov = covered_ids(s, &nr_cov);
+	double boot_s = s->baseline ? util_boot_s() : 0;
+
+	s->nr_proc_cur = 0;
+	s->nr_cand = 0;
+	for (int i = 0; i < n; i++) {
+		int nt = 1;
+		if (s->cfg.threads) {
+			nt = procfs_threads(pids[i], tids, (int)ARRAY_SIZE(tids));
+			if (nt <= 0)
+				continue;
+		} else {
+			tids[0] = pids[i];
+		}
+		for (int k = 0; k < nt; k++) {
+			struct procfs_task pt = {0};
+			struct proc_sample cur = {.pid = pids[i], .tid = tids[k], .fd = -1};
+			struct proc_sample *old =
+			    s->nr_proc_prev ? bsearch(&cur, s->proc_prev, (size_t)s->nr_proc_prev,
+			                              sizeof(cur), cmp_proc)
+			                    : NULL;
+			pid_t id = s->cfg.threads ? tids[k] : pids[i];
+			const struct cover *cv =
+			    cov ? bsearch(&id, cov, (size_t)nr_cov, sizeof(*cov), cmp_cover_id)
+			        : NULL;
+			const struct session_target *ct =
+			    cv && cv->t >= 0 ? &s->targets[cv->t] : NULL;
+
+			if (ct && ct->pid == pids[i]) {
+				/* A counted thread (-H): session_refresh_targets() has this
+				 * very stat file's figures. */
+				if (old)
+					session_proc_fd_close(s, &old->fd);
+				cur.starttime = ct->starttime;
+				cur.ticks = ct->ticks;
+			} else if (cv && cv->stays && !s->cfg.threads) {
+				/*
+				 * A counted process, counted still at the next
+				 * tick: its row comes from its threads' targets,
+				 * and its own figures are of no use until it has
+				 * none left. That is known a tick ahead, when they
+				 * are read again: its first /proc-only interval
+				 * starts there. Its sample (fd, user) waits.
+				 */
+				if (old) {
+					cur = *old;
+					cur.stale = true;
+					old->fd = -1;
+					if (push_proc(s, &cur)) {
+						session_proc_fd_close(s, &cur.fd);
+						goto out;
+					}
+				}
+				continue;
+			} else if (scan_stat(s, old, pids[i], s->cfg.threads ? tids[k] : 0, &cur.fd,
+			                     &pt)) {
+				continue;
+			} else if (procfs_task_dead(&pt, s->cfg.threads)) {
+				/* Exited, not yet reaped: no live row (a counted
+				 * one was shown exited already). */
+				session_proc_fd_close(s, &cur.fd);
+				continue;
+			} else {
+				cur.starttime = pt.starttime;
+				cur.ticks = pt.utime + pt.stime;
+			}
+			uint64_t delta = cur.ticks;
+			if (old && old->starttime == cur.starttime) {
+				/* A stale sample is of a process counted still
+				 * (whose delta is not used), but after an ENOMEM
+				 * in covered_ids(). */
+				delta = old->stale ? 0 : cur.ticks - old->ticks;
+				cur.have_uid = old->have_uid;
+				cur.uid = old->uid;
+			} else if (s->baseline) {
+				delta = 0; /* first look: no interval yet */
+			}
+			cur.cpu_pct = interval_s > 0
+			                  ? (double)delta / (double)procfs_hz() / interval_s * 100.0
+			                  : NAN;
+			/* No interval yet: its life so far tells whether it is busy. */
+			double busy = s->baseline ? life_cpu_pct(&cur, boot_s) : cur.cpu_pct;
+			if (push_proc(s, &cur)) {
+				session_proc_fd_close(s, &cur.fd);
+				goto out;
+			}
+			if (cv)
+				continue; /* counted: its row is there already */
+			if (s->cfg.cpu_min >= 0 && busy >= s->cfg.cpu_min && pids[i] != s->self) {
+				struct proc_sample c = cur;
+				c.cpu_pct = busy; /* busiest first */
+				push_cand(s, &c);
+			}
+			struct model_row *r = model_add_task(m);
+			if (!r)
+				goto out;
+			r->kind = s->cfg.threads ? MODEL_ROW_THREAD : MODEL_ROW_PROCESS;
+			r->pid = pids[i];
+			r->tid = tids[k];
+			util_strlcpy(r->comm, pt.comm, sizeof(r->comm));
+			r->user[0] = '\0'; /* looked up for the rows shown only */
+			r->nr_threads = pt.num_threads;
+			r->cpu_pct = cur.cpu_pct;
+			if (s->cfg.cpu_min >= 0)
+				util_strlcpy(r->note, "idle: /proc only", sizeof(r->note));
+		}
+	}
+out:
+	free(cov);
+	/* Tasks not seen this time: their kept stat files go. */
+	for (int i = 0; i < s->nr_proc_prev; i++)
+		session_proc_fd_close(s, &s->proc_prev[i].fd);
+	/* pids come sorted from /proc; threads within them too. */
+	struct proc_sample *tmp = s->proc_prev;
+	s->proc_prev = s->proc_cur;
+	s->proc_cur = tmp;
+	s->nr_proc_prev = s->nr_proc_cur;
+	if (s->nr_proc_prev)
+		qsort(s->proc_prev, (size_t)s->nr_proc_prev, sizeof(*s->proc_prev), cmp_proc);
+}
+
+/* The user of a /proc-only row: read once in its task's life (pid and start
+ * time: its sample's), then kept with the sample. */
+int session_row_uid(struct session *s, const struct model_row *r, uid_t *uid)
+{
+	struct proc_sample key = {.pid = r->pid, .tid = r->tid};
+	struct proc_sample *p =
+	    s->nr_proc_prev
+	        ? bsearch(&key, s->proc_prev, (size_t)s->nr_proc_prev, sizeof(key), cmp_proc)
+	        : NULL;
+	int ret;
+
+	if (p && p->have_uid) {
+		*uid = p->uid;
+		return 0;
+	}
+	ret = procfs_task_uid(r->pid, s->cfg.threads ? r->tid : 0, uid);
+	if (ret == 0 && p) {
+		p->have_uid = true;
+		p->uid = *uid;
+	}
+	return ret;
+}
+
+static struct model_row *find_row(struct model *m, pid_t pid, pid_t tid)
+{
+	for (int i = 0; i < m->nr_tasks; i++)
+		if (m->tasks[i].pid == pid && (tid < 0 || m->tasks[i].tid == tid))
+			return &m->tasks[i];
+	return NULL;
+}
+
+static int cmp_cand(const void *a, const void *b)
+{
+	const struct proc_sample *x = a, *y = b;
+
+	return (x->cpu_pct < y->cpu_pct) - (x->cpu_pct > y->cpu_pct);
+}
+
+/* Counters for the busy tasks that have none, busiest first, within the fd
+ * budget; the rest are marked. They count from the next interval. */
+void session_select_tasks(struct session *s)
+{
+	static pid_t tids[4096];
+	struct model *m = &s->model;
+
+	s->nr_fd_limited = 0;
+	if (s->nr_cand)
+		qsort(s->cand, (size_t)s->nr_cand, sizeof(*s->cand), cmp_cand);
+	for (int i = 0; i < s->nr_cand; i++) {
+		const struct proc_sample *c = &s->cand[i];
+		bool ok = true;
+		int nt = 1;
+
+		if (s->cfg.threads)
+			tids[0] = c->tid;
+		else
+			nt = procfs_threads(c->pid, tids, (int)ARRAY_SIZE(tids));
+		for (int k = 0; k < nt && ok; k++)
+			ok = session_count_task(s, c->pid, tids[k]);
+		struct model_row *r = find_row(m, c->pid, s->cfg.threads ? c->tid : -1);
+		if (!ok)
+			s->nr_fd_limited++;
+		if (r)
+			util_strlcpy(r->note,
+			             ok ? "counted from next interval" : "not counted: fd limit",
+			             sizeof(r->note));
+	}
+}

@@ -1,0 +1,342 @@
+/* session_rows: counter readings aggregated into the model: CPU rows, task rows
+ * (threads summed per process), the (unattributed) row, event states, the header. */
+#include "session_priv.h"
+
+#include "util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Fold v into the running aggregate acc (first: acc holds nothing yet). */
+void session_cell_add(struct counter_value *acc, const struct counter_value *v, bool first)
+{
+	bool acc_counted =
+	    !first && (acc->state == COUNTER_OK || acc->state == COUNTER_MULTIPLEXED);
+	bool v_counted = v->state == COUNTER_OK || v->state == COUNTER_MULTIPLEXED;
+
+	if (first) {
+		*acc = *v;
+		return;
+	}
+	if (v_counted && acc_counted) {
+		acc->value += v->value;
+		acc->coverage = fmin(acc->coverage, v->coverage);
+	} else if (v_counted) {
+		/* Some parts counted, some not: the sum is partial. */
+		bool acc_partial = acc->state == COUNTER_NOT_COUNTED || acc->state == COUNTER_ERROR;
+		*acc = *v;
+		if (acc_partial)
+			acc->coverage = 0;
+	} else if (acc_counted && (v->state == COUNTER_NOT_COUNTED || v->state == COUNTER_ERROR)) {
+		acc->coverage = 0;
+	} else if (!acc_counted && v->state < acc->state) {
+		*acc = *v;
+	}
+	if ((acc->state == COUNTER_OK || acc->state == COUNTER_MULTIPLEXED))
+		acc->state = acc->coverage >= 1.0 ? COUNTER_OK : COUNTER_MULTIPLEXED;
+}
+
+void session_target_cells(const struct session *s, const struct session_target *t, bool final,
+                          struct counter_value *out)
+{
+	for (int i = 0; i < s->nr_ev; i++) {
+		if (!t->counted)
+			out[i] = (struct counter_value){
+			    .value = NAN,
+			    .state = s->ev[i].nr_open ? COUNTER_NOT_COUNTED : COUNTER_UNSUPPORTED};
+		else
+			out[i] = final ? counters_total(&t->cs, i) : counters_interval(&t->cs, i);
+	}
+}
+
+/* CPU% of a task row: task-clock when counted, else /proc ticks. */
+static double task_cpu_pct(const struct session *s, const struct model_row *r, uint64_t ticks,
+                           double interval_s)
+{
+	for (int i = 0; i < s->nr_ev; i++) {
+		const struct counter_value *v = &r->cells[i];
+		if (session_is_clock(&s->cev[i].attr) &&
+		    s->cev[i].attr.config == PERF_COUNT_SW_TASK_CLOCK &&
+		    (v->state == COUNTER_OK || v->state == COUNTER_MULTIPLEXED))
+			return v->value / 1e9 / interval_s * 100.0;
+	}
+	return interval_s > 0 ? (double)ticks / (double)procfs_hz() / interval_s * 100.0 : NAN;
+}
+
+/* Process rows by (pid, start), open addressing: row indexes, -1 empty.
+ * Thousands of targets a tick would make a linear search quadratic. */
+struct row_index {
+	int *slot;
+	size_t mask;
+};
+
+static size_t row_hash(const struct row_index *x, pid_t pid)
+{
+	return ((uint32_t)pid * 2654435761u) & x->mask;
+}
+
+/* The row of (pid, start), or NULL with *at the slot for it. */
+static struct model_row *find_process_row(struct model *m, const struct row_index *x, pid_t pid,
+                                          uint64_t start, size_t *at)
+{
+	size_t h = row_hash(x, pid);
+
+	for (; x->slot[h] >= 0; h = (h + 1) & x->mask) {
+		struct model_row *r = &m->tasks[x->slot[h]];
+		if (r->pid == pid && r->start == start)
+			return r;
+	}
+	*at = h;
+	return NULL;
+}
+
+/* Rows for counted task targets: one per process (threads summed) or per thread. */
+void session_counted_rows(struct session *s, bool final, double interval_s)
+{
+	struct model *m = &s->model;
+	struct counter_value *cells = calloc((size_t)s->nr_ev + 1, sizeof(*cells));
+	struct row_index x = {NULL, 0};
+	size_t cap = 16;
+
+	while (cap < 2 * (size_t)s->nr_targets)
+		cap *= 2;
+	if (!s->cfg.threads)
+		x.slot = malloc(cap * sizeof(*x.slot));
+	if (!cells || (!s->cfg.threads && !x.slot)) {
+		free(cells);
+		free(x.slot);
+		return;
+	}
+	x.mask = cap - 1;
+	if (x.slot)
+		memset(x.slot, 0xff, cap * sizeof(*x.slot)); /* -1 */
+	for (int i = 0; i < s->nr_targets; i++) {
+		struct session_target *t = &s->targets[i];
+		if (t->tid < 0)
+			continue;
+		size_t at = 0;
+		struct model_row *r =
+		    s->cfg.threads ? NULL : find_process_row(m, &x, t->pid, t->pstart, &at);
+		bool first = !r;
+		uint64_t ticks = final ? t->ticks : t->ticks - t->prev_ticks;
+		uint64_t span_start = final ? s->start_ns : s->last_ns;
+
+		session_target_cells(s, t, final, cells);
+		if (!r) {
+			r = model_add_task(m);
+			if (!r)
+				break;
+			r->kind = s->cfg.threads ? MODEL_ROW_THREAD : MODEL_ROW_PROCESS;
+			r->pid = t->pid;
+			r->start = t->pstart;
+			r->tid = s->cfg.threads ? t->tid : t->pid;
+			util_strlcpy(r->comm, t->comm, sizeof(r->comm));
+			util_strlcpy(r->user, procfs_user(t->uid), sizeof(r->user));
+			r->exited = true;
+			r->cpu_pct = 0;
+			if (x.slot)
+				x.slot[at] = m->nr_tasks - 1;
+		}
+		if (t->tid == t->pid)
+			util_strlcpy(r->comm, t->comm, sizeof(r->comm));
+		r->nr_threads++;
+		r->counted |= t->counted;
+		r->exited &= t->exited;
+		if (t->counted && t->open_ns > span_start)
+			r->since_ms = fmax(r->since_ms, (double)(t->open_ns - span_start) / 1e6);
+		if (!t->counted && !r->note[0])
+			util_strlcpy(r->note, t->note, sizeof(r->note));
+		for (int k = 0; k < s->nr_ev; k++)
+			session_cell_add(&r->cells[k], &cells[k], first);
+		/* Stash /proc ticks in cpu_pct until the row is complete. */
+		r->cpu_pct += (double)ticks;
+	}
+	for (int i = 0; i < m->nr_tasks; i++) {
+		struct model_row *r = &m->tasks[i];
+		r->cpu_pct = task_cpu_pct(s, r, (uint64_t)r->cpu_pct, interval_s);
+		if (r->exited)
+			util_strlcpy(r->note, "exited", sizeof(r->note));
+		else if (r->since_ms > 0 && !r->note[0])
+			snprintf(r->note, sizeof(r->note), "counted from +%.0f ms", r->since_ms);
+	}
+	free(cells);
+	free(x.slot);
+}
+
+void session_cpu_rows(struct session *s, bool final, double interval_s)
+{
+	struct model *m = &s->model;
+	uint64_t busy = 0, total = 0;
+
+	for (int i = 0; i < s->nr_cpus; i++) {
+		struct model_row *r = model_add_cpu(m);
+		if (!r)
+			return;
+		r->cpu = s->cpus[i];
+		for (int k = 0; k < s->nr_cpu_cur; k++) {
+			if (s->cpu_cur[k].cpu != r->cpu)
+				continue;
+			for (int j = 0; j < s->nr_cpu_prev; j++) {
+				if (s->cpu_prev[j].cpu != r->cpu)
+					continue;
+				uint64_t db = s->cpu_cur[k].busy - s->cpu_prev[j].busy;
+				uint64_t dt = s->cpu_cur[k].total - s->cpu_prev[j].total;
+				r->cpu_pct = dt ? (double)db / (double)dt * 100.0 : NAN;
+				busy += db;
+				total += dt;
+			}
+		}
+		if (s->mode == MODEL_SYSTEM) {
+			session_target_cells(s, &s->targets[i], final, r->cells);
+			r->counted = s->targets[i].counted;
+			if (!r->counted)
+				util_strlcpy(r->note, s->targets[i].note, sizeof(r->note));
+		}
+	}
+	m->total.cpu_pct = total ? (double)busy / (double)total * 100.0 : NAN;
+}
+
+void session_header(struct session *s, double interval_s, bool final)
+{
+	struct model *m = &s->model;
+	int nr_notes = m->nr_notes;
+
+	m->seq = s->seq + 1;
+	m->wall_ns = util_wall_ns();
+	m->interval_s = interval_s;
+	m->final = final;
+	m->partial = s->partial && !final;
+	util_strlcpy(m->host, s->probe.host, sizeof(m->host));
+	util_strlcpy(m->kernel, s->probe.kernel, sizeof(m->kernel));
+	util_strlcpy(m->preset, s->cfg.preset, sizeof(m->preset));
+	m->mode = s->mode;
+	m->paranoid = s->probe.paranoid;
+	m->top_n = s->cfg.top_n;
+	util_strlcpy(m->privilege,
+	             geteuid() == 0           ? "root"
+	             : s->probe.cap_perfmon   ? "CAP_PERFMON"
+	             : s->probe.cap_sys_admin ? "CAP_SYS_ADMIN"
+	                                      : "unprivileged",
+	             sizeof(m->privilege));
+	(void)nr_notes;
+}
+
+/* Notes that depend on the run so far (computed once: first tick). */
+void session_static_notes(struct session *s)
+{
+	struct model *m = &s->model;
+	char buf[320];
+
+	switch (s->mode) {
+	case MODEL_SYSTEM: {
+		int n = snprintf(m->target, sizeof(m->target), "CPUs ");
+		for (int i = 0; i < s->nr_cpus && n < (int)sizeof(m->target) - 8; i++)
+			n += snprintf(m->target + n, sizeof(m->target) - (size_t)n, "%s%d",
+			              i ? "," : "", s->cpus[i]);
+		break;
+	}
+	case MODEL_TASKS:
+		if (s->cfg.nr_pids) {
+			int n = snprintf(m->target, sizeof(m->target), "PID ");
+			for (int i = 0; i < s->cfg.nr_pids && n < (int)sizeof(m->target) - 12; i++)
+				n += snprintf(m->target + n, sizeof(m->target) - (size_t)n, "%s%d",
+				              i ? "," : "", (int)s->cfg.pids[i]);
+		} else {
+			snprintf(m->target, sizeof(m->target), "own processes of %s",
+			         procfs_user(getuid()));
+		}
+		break;
+	case MODEL_COMMAND: {
+		int n = snprintf(m->target, sizeof(m->target), "command:");
+		for (int i = 0; s->cfg.argv[i] && n < (int)sizeof(m->target) - 2; i++)
+			n += snprintf(m->target + n, sizeof(m->target) - (size_t)n, " %s",
+			              s->cfg.argv[i]);
+		break;
+	}
+	}
+	if (s->mode == MODEL_TASKS && !s->cfg.nr_pids) {
+		probe_privilege_note(&s->probe, buf, sizeof(buf));
+		if (buf[0])
+			model_note(m, "%s", buf);
+	} else if (s->user_only) {
+		probe_privilege_note(&s->probe, buf, sizeof(buf));
+		if (buf[0])
+			model_note(m, "%s", buf);
+	}
+	if (s->nr_targets == 0 && s->mode == MODEL_TASKS)
+		model_note(m,
+		           "no processes of %s to count (pfmtop leaves itself out): start some, or "
+		           "use -p PID or -- COMMAND",
+		           procfs_user(getuid()));
+}
+
+void session_event_states(struct session *s)
+{
+	struct model *m = &s->model;
+
+	for (int i = 0; i < s->nr_ev; i++) {
+		struct model_event *e = &m->events[i];
+		bool any = false;
+
+		e->coverage = 0;
+		e->state = e->opened ? COUNTER_NOT_COUNTED : COUNTER_UNSUPPORTED;
+		for (int k = 0; k < s->nr_targets; k++) {
+			const struct session_target *t = &s->targets[k];
+			if (!t->counted || t->cs.c[i].fd < 0)
+				continue;
+			struct counter_value v =
+			    m->final ? counters_total(&t->cs, i) : counters_interval(&t->cs, i);
+			if (v.state == COUNTER_NOT_COUNTED && t->tid >= 0)
+				continue; /* an idle thread says nothing about the event */
+			if (!any || v.coverage < e->coverage)
+				e->coverage = v.coverage;
+			if (!any || v.state > e->state || e->state == COUNTER_NOT_COUNTED)
+				e->state = v.state;
+			any = true;
+		}
+	}
+}
+
+static bool counted_value(const struct counter_value *v)
+{
+	return v->state == COUNTER_OK || v->state == COUNTER_MULTIPLEXED;
+}
+
+/*
+ * System-wide with task counters on every online CPU: the (unattributed)
+ * row holds what the CPU counters counted and no task row did, so that the
+ * task rows and it add up to the total. (With -C the task counters count
+ * on other CPUs too: no such row.)
+ */
+void session_unattributed_row(struct session *s)
+{
+	struct model *m = &s->model;
+	struct model_row *u = &m->unattributed;
+
+	m->has_unattributed =
+	    s->mode == MODEL_SYSTEM && s->cfg.cpu_min >= 0 && !s->cfg.nr_cpus && m->total.counted;
+	if (!m->has_unattributed)
+		return;
+	util_strlcpy(u->comm, "(unattributed)", sizeof(u->comm));
+	u->counted = true;
+	for (int k = 0; k < s->nr_ev; k++) {
+		const struct counter_value *tot = &m->total.cells[k];
+		struct counter_value *v = &u->cells[k];
+
+		*v = *tot;
+		if (!counted_value(tot))
+			continue;
+		for (int i = 0; i < m->nr_tasks; i++) {
+			const struct counter_value *c = &m->tasks[i].cells[k];
+			if (!counted_value(c))
+				continue;
+			v->value -= c->value;
+			v->coverage = fmin(v->coverage, c->coverage);
+		}
+		v->state = v->coverage >= 1.0 ? COUNTER_OK : COUNTER_MULTIPLEXED;
+	}
+}

@@ -1,0 +1,500 @@
+/* session_targets: what is counted (CPUs, processes, tasks found as they start), the
+ * file descriptor budget, and the task watcher's callbacks. */
+#include "session_priv.h"
+
+#include "explain.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Counter fds pfmtop may open: the limit less what is open now and a reserve
+ * for /proc reads, the output file, the terminal and pidfds. */
+long session_fd_budget(const struct probe *p)
+{
+	long open_now = 0, budget;
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+
+	if (d) {
+		while ((de = readdir(d)))
+			open_now += de->d_name[0] != '.';
+		closedir(d);
+	}
+	budget = (long)(p->nofile_soft > (rlim_t)LONG_MAX ? LONG_MAX : (long)p->nofile_soft) -
+	         open_now - SESSION_FD_RESERVE;
+	return budget > 0 ? budget : 0;
+}
+
+/* May one more /proc stat file stay open? Up to half of what the counters
+ * leave of the budget; session_open_target() takes them back when it needs them. */
+static bool proc_fd_room(const struct session *s)
+{
+	return s->nr_proc_fds < (s->fd_budget - s->fds_used) / 2;
+}
+
+void session_proc_fd_close(struct session *s, int *fd)
+{
+	if (*fd < 0)
+		return;
+	close(*fd);
+	*fd = -1;
+	s->nr_proc_fds--;
+}
+
+/* procfs_task_stat() through the kept stat file *fd (opened, and kept if
+ * there is room, when -1), counted in nr_proc_fds. */
+int session_stat_kept(struct session *s, pid_t pid, pid_t tid, int *fd, struct procfs_task *pt)
+{
+	bool had = *fd >= 0;
+	int ret = procfs_task_stat_kept(pid, tid, fd, !had && proc_fd_room(s), pt);
+
+	s->nr_proc_fds += (long)(*fd >= 0) - (long)had;
+	return ret;
+}
+
+/* Close kept /proc stat files until at most keep remain: the scan's first,
+ * then the targets'. Their tasks are read by open, read, close instead. */
+static void proc_fds_trim(struct session *s, long keep)
+{
+	for (int i = s->nr_proc_prev - 1; i >= 0 && s->nr_proc_fds > keep; i--)
+		session_proc_fd_close(s, &s->proc_prev[i].fd);
+	for (int i = s->nr_targets - 1; i >= 0 && s->nr_proc_fds > keep; i--)
+		session_proc_fd_close(s, &s->targets[i].statfd);
+}
+
+/* Does session_drop_exited() drop t, with shown_exited as given? */
+bool session_drops(const struct session *s, const struct session_target *t, bool shown_exited)
+{
+	bool task = t->tid >= 0 && s->mode != MODEL_COMMAND;
+	bool idle = s->mode == MODEL_SYSTEM && t->idle_ticks >= SESSION_IDLE_TICKS;
+
+	return task && (shown_exited || idle || (!t->counted && s->mode == MODEL_SYSTEM));
+}
+
+struct session_target *session_add_target(struct session *s)
+{
+	if (s->nr_targets == s->cap_targets) {
+		int cap = s->cap_targets ? s->cap_targets * 2 : 16;
+		struct session_target *t = realloc(s->targets, (size_t)cap * sizeof(*t));
+		if (!t)
+			return NULL;
+		s->targets = t;
+		s->cap_targets = cap;
+	}
+	struct session_target *t = &s->targets[s->nr_targets++];
+	memset(t, 0, sizeof(*t));
+	t->pid = t->tid = -1;
+	t->cpu = -1;
+	t->statfd = -1;
+	return t;
+}
+
+int session_online_cpus(struct session *s, char *err, size_t errlen)
+{
+	if (s->cfg.nr_cpus) {
+		static int online[SESSION_MAX_CPUS];
+		int n = util_cpulist_parse(s->probe.cpus_online, online, SESSION_MAX_CPUS);
+
+		for (int i = 0; n > 0 && i < s->cfg.nr_cpus; i++) {
+			bool found = false;
+			for (int k = 0; k < n && !found; k++)
+				found = online[k] == s->cfg.cpus[i];
+			if (!found) {
+				snprintf(err, errlen, "-C: CPU %d is not online (online CPUs: %s)",
+				         s->cfg.cpus[i], s->probe.cpus_online);
+				return -EINVAL;
+			}
+		}
+		memcpy(s->cpus, s->cfg.cpus, sizeof(int) * (size_t)s->cfg.nr_cpus);
+		s->nr_cpus = s->cfg.nr_cpus;
+	} else {
+		int n = util_cpulist_parse(s->probe.cpus_online, s->cpus, SESSION_MAX_CPUS);
+		if (n <= 0) {
+			long c = sysconf(_SC_NPROCESSORS_ONLN);
+			n = c > 0 && c <= SESSION_MAX_CPUS ? (int)c : 1;
+			for (int i = 0; i < n; i++)
+				s->cpus[i] = i;
+		}
+		s->nr_cpus = n;
+	}
+	return 0;
+}
+
+/* Did the kernel refuse cs for permission (another user's task, without
+ * CAP_PERFMON or ptrace rights over it)? Only asked when nothing opened. */
+static bool denied(const struct counter_set *cs)
+{
+	for (int i = 0; i < cs->nr; i++)
+		if ((cs->c[i].err == EACCES || cs->c[i].err == EPERM) && !cs->cfg->ev[i].skip_err)
+			return true;
+	return false;
+}
+
+/* -p: when no process given can be watched, and the kernel refused one for
+ * permission, one sentence for it (-EACCES); else 0 (the rows say which
+ * were refused). */
+int session_pids_denied(struct session *s, char *err, size_t errlen)
+{
+	const struct session_target *first = NULL;
+
+	for (int i = 0; i < s->nr_targets; i++) {
+		if (s->targets[i].counted)
+			return 0;
+		if (s->targets[i].denied && !first)
+			first = &s->targets[i];
+	}
+	if (!first)
+		return 0;
+	snprintf(err, errlen,
+	         "-p: you (uid %u) may not watch process %d (uid %u)%s: counting another "
+	         "user's process needs CAP_PERFMON or ptrace rights over it "
+	         "(CAP_SYS_PTRACE); run pfmtop as root or as that user, or grant "
+	         "CAP_PERFMON (setcap cap_perfmon+ep pfmtop)",
+	         (unsigned)getuid(), (int)first->pid, (unsigned)first->uid,
+	         s->cfg.nr_pids > 1 ? ", and no other process given could be counted" : "");
+	return -EACCES;
+}
+
+/* Open the counters of target t; an fd shortage leaves it uncounted. */
+void session_open_target(struct session *s, struct session_target *t, pid_t pid, int cpu)
+{
+	int ret;
+
+	if (s->fds_used + s->nr_ev > s->fd_budget) {
+		/* Over budget: not tried, so the fds pfmtop itself needs (/proc,
+		 * output, terminal) stay free. */
+		ret = -EMFILE;
+	} else {
+		/* Counters come first: kept /proc stat files make room. */
+		proc_fds_trim(s, s->fd_budget - s->fds_used - s->nr_ev);
+		ret = counters_open(&t->cs, &s->ccfg, pid, cpu);
+		if ((ret == -EMFILE || ret == -ENFILE) && s->nr_proc_fds) {
+			/* The budget was an estimate: give them all back, and retry. */
+			counters_close(&t->cs);
+			proc_fds_trim(s, 0);
+			ret = counters_open(&t->cs, &s->ccfg, pid, cpu);
+		}
+	}
+	if (ret == 0 && t->cs.nr_open == 0 && t->tid >= 0 && denied(&t->cs))
+		ret = -EACCES; /* not this user's to watch: say so, not "n/s" */
+	if (ret == 0 && s->started) {
+		ret = counters_enable(&t->cs); /* a task found after the start */
+		t->open_ns = util_now_ns();
+	}
+	if (ret == 0) {
+		t->counted = true;
+		s->fds_used += t->cs.nr_open;
+		for (int i = 0; i < s->nr_ev; i++) {
+			if (t->cs.c[i].fd >= 0)
+				s->ev[i].nr_open++;
+			else if (!s->ev[i].err)
+				s->ev[i].err = t->cs.c[i].err;
+			/* No such event or PMU here: the same for every later task,
+			 * so stop asking the kernel (thousands of tasks, each time). */
+			if (t->cs.c[i].err == ENOENT && !s->ev[i].nr_open)
+				s->cev[i].skip_err = ENOENT;
+		}
+		return;
+	}
+	counters_close(&t->cs);
+	t->counted = false;
+	if (ret == -EMFILE || ret == -ENFILE) {
+		if (s->fds_used < s->fd_budget)
+			s->fd_budget = s->fds_used; /* the estimate was too kind */
+		s->nr_fd_limited++;
+		util_strlcpy(t->note, "not counted: fd limit", sizeof(t->note));
+	} else if (ret == -ESRCH) {
+		t->exited = true;
+		util_strlcpy(t->note, "exited", sizeof(t->note));
+	} else {
+		t->denied = ret == -EACCES || ret == -EPERM;
+		snprintf(t->note, sizeof(t->note), "not counted: %s", explain_short(-ret));
+	}
+}
+
+/* Name, user, start time and /proc ticks of a new task target; its stat
+ * file stays open for session_refresh_targets(). */
+static void fill_task_info(struct session *s, struct session_target *t)
+{
+	struct procfs_task pt;
+	uid_t uid;
+
+	if (session_stat_kept(s, t->pid, t->tid, &t->statfd, &pt) == 0 &&
+	    procfs_task_uid(t->pid, t->tid, &uid) == 0) {
+		util_strlcpy(t->comm, pt.comm, sizeof(t->comm));
+		t->uid = uid;
+		t->starttime = pt.starttime;
+		t->ticks = t->prev_ticks = pt.utime + pt.stime;
+	}
+	t->pstart = t->tid == t->pid                        ? t->starttime
+	            : procfs_task_stat(t->pid, 0, &pt) == 0 ? pt.starttime
+	                                                    : 0;
+}
+
+/* Open the counters of new task target t (filled in), and with counters
+ * counting from now on, read its ticks once more: did_not_run() may then go
+ * by the counters from the first tick. */
+static void open_task(struct session *s, struct session_target *t)
+{
+	struct procfs_task pt;
+
+	session_open_target(s, t, t->tid, -1);
+	if (!t->counted || !s->started || !t->starttime)
+		return;
+	if (session_stat_kept(s, t->pid, t->tid, &t->statfd, &pt) == 0 &&
+	    pt.starttime == t->starttime) {
+		t->ticks = t->prev_ticks = pt.utime + pt.stime;
+		t->stat_read = true;
+	}
+}
+
+int session_add_process(struct session *s, pid_t pid, char *err, size_t errlen)
+{
+	pid_t *tids = malloc(sizeof(pid_t) * MAX_THREADS_PER_PID);
+	int n;
+
+	if (!tids)
+		return -ENOMEM;
+	n = procfs_threads(pid, tids, MAX_THREADS_PER_PID);
+	if (n <= 0) {
+		free(tids);
+		snprintf(err, errlen, "no such process: %d (check the PID with 'ps -p %d')",
+		         (int)pid, (int)pid);
+		return -ESRCH;
+	}
+	for (int i = 0; i < n; i++) {
+		struct session_target *t = session_add_target(s);
+		if (!t) {
+			free(tids);
+			return -ENOMEM;
+		}
+		t->pid = pid;
+		t->tid = tids[i];
+		fill_task_info(s, t);
+		open_task(s, t);
+	}
+	free(tids);
+	return 0;
+}
+
+int session_own_processes(struct session *s, char *err, size_t errlen)
+{
+	int cap = 65536, n;
+	pid_t *pids = malloc(sizeof(pid_t) * (size_t)cap);
+	uid_t me = getuid();
+
+	if (!pids)
+		return -ENOMEM;
+	n = procfs_pids(pids, cap);
+	for (int i = 0; i < n; i++) {
+		struct procfs_task pt;
+		if (pids[i] == s->self || procfs_task_read(pids[i], 0, &pt) || pt.uid != me)
+			continue;
+		if (session_add_process(s, pids[i], err, errlen) == -ENOMEM) {
+			free(pids);
+			return -ENOMEM;
+		}
+	}
+	free(pids);
+	err[0] = '\0';
+	return 0;
+}
+
+/* The live target of task tid; an exited one may share a recycled tid. */
+static struct session_target *find_target(struct session *s, pid_t tid)
+{
+	for (int i = s->nr_targets - 1; i >= 0; i--)
+		if (s->targets[i].tid == tid && !s->targets[i].exited)
+			return &s->targets[i];
+	return NULL;
+}
+
+/* Give task tid of process pid its counters now, if the fd budget allows.
+ * Returns false when fds ran short. */
+bool session_count_task(struct session *s, pid_t pid, pid_t tid)
+{
+	struct session_target *t;
+
+	if (find_target(s, tid))
+		return true;
+	if (s->stopped)
+		return false; /* the run is over: nothing new counts */
+	if (s->fds_used + s->nr_ev > s->fd_budget)
+		return false;
+	t = session_add_target(s);
+	if (!t)
+		return false;
+	t->pid = pid;
+	t->tid = tid;
+	fill_task_info(s, t);
+	open_task(s, t);
+	return t->counted || t->exited;
+}
+
+void session_on_fork(pid_t pid, pid_t tid, pid_t ppid, void *arg)
+{
+	struct session *s = arg;
+
+	/* New processes at once (tiptop-like); new threads when their process
+	 * is counted, so its total stays whole. Tasks outside our PID
+	 * namespace come as 0, which perf_event_open would take for us. */
+	if (pid <= 0 || tid <= 0)
+		return;
+	if (pid != s->self && (tid == pid || find_target(s, pid)))
+		session_count_task(s, pid, tid);
+}
+
+void session_on_exec(pid_t pid, pid_t tid, const char *comm, void *arg)
+{
+	struct session *s = arg;
+	struct session_target *t = pid > 0 && tid > 0 ? find_target(s, tid) : NULL;
+
+	if (pid <= 0 || tid <= 0)
+		return;
+	/* A program starting: count it even if its process is older than us. */
+	if (!t && pid != s->self && session_count_task(s, pid, tid))
+		t = find_target(s, tid);
+	if (t)
+		util_strlcpy(t->comm, comm, sizeof(t->comm));
+}
+
+void session_on_exit(pid_t pid, pid_t tid, void *arg)
+{
+	struct session_target *t = tid > 0 ? find_target(arg, tid) : NULL;
+
+	if (t)
+		t->exited = true;
+}
+
+void session_for_each_watch_fd(struct session *s, void (*fn)(int fd, void *arg), void *arg)
+{
+	if (s->tw_open)
+		taskwatch_for_each_fd(&s->tw, fn, arg);
+}
+
+void session_watch_drain(struct session *s, int fd)
+{
+	if (s->tw_open)
+		taskwatch_drain(&s->tw, fd);
+}
+
+void session_drop_exited(struct session *s)
+{
+	int n = 0;
+
+	for (int i = 0; i < s->nr_targets; i++) {
+		struct session_target *t = &s->targets[i];
+		if (session_drops(s, t, t->shown_exited)) {
+			s->fds_used -= t->cs.nr_open;
+			counters_close(&t->cs);
+			session_proc_fd_close(s, &t->statfd);
+			continue;
+		}
+		s->targets[n++] = *t;
+	}
+	s->nr_targets = n;
+}
+
+/*
+ * Has counted task target t not run at all since its last stat read? Then
+ * its /proc figures stand: utime and stime move only as it runs, and so does
+ * its state (it runs to exit) and, but for a rename by another thread of its
+ * process, its name. Its counters tell: a task's events add enabled time
+ * only while it runs (system-wide, task targets count from their start), so
+ * enabled time standing still since the reading before that stat read (the
+ * previous one, or one that said the same) means it stayed off the CPUs.
+ * Its exit would come from the task watcher as well; when that lost
+ * records, every stat is read, as are those of targets known to have exited.
+ */
+static bool did_not_run(const struct session *s, const struct session_target *t)
+{
+	int nr = 0;
+
+	if (s->mode != MODEL_SYSTEM || !s->tw_open || s->tw.lost != s->tw_lost || !t->stat_read ||
+	    t->exited)
+		return false;
+	for (int i = 0; i < t->cs.nr; i++) {
+		const struct counter *c = &t->cs.c[i];
+		if (c->fd < 0)
+			continue;
+		if (c->error || c->cur.enabled != c->prev.enabled)
+			return false;
+		nr++;
+	}
+	return nr > 0;
+}
+
+/*
+ * Read every counter and the /proc figures of the task targets. The
+ * baseline (the tick in session_start) leaves the counters unread: they
+ * were enabled at zero an instant before, and what they counted since
+ * (a command's start, from its exec) belongs to the first interval.
+ */
+void session_refresh_targets(struct session *s)
+{
+	bool counters = !s->baseline;
+
+	for (int g = 0; g < s->nr_cg && counters; g++)
+		for (int i = 0; i < s->nr_cpus; i++)
+			if (s->cg[g].cpu[i].counted)
+				counters_read(&s->cg[g].cpu[i].cs);
+	for (int i = 0; i < s->nr_targets; i++) {
+		struct session_target *t = &s->targets[i];
+		struct procfs_task pt;
+
+		bool read = counters && t->counted && counters_read(&t->cs) == 0;
+
+		t->refreshed = false;
+		if (t->tid < 0)
+			continue;
+		t->prev_ticks = t->ticks;
+		if (read && did_not_run(s, t)) {
+			t->idle_ticks++; /* as the same utime + stime would say */
+			t->refreshed = true;
+			continue;
+		}
+		/* Through its stat file kept open from the last tick: a kept fd
+		 * stays with its task, so a recycled PID reads as gone. */
+		int ret = session_stat_kept(s, t->pid, s->mode == MODEL_COMMAND ? 0 : t->tid,
+		                            &t->statfd, &pt);
+		if (ret == 0 && (t->starttime == 0 || pt.starttime == t->starttime) &&
+		    !procfs_task_dead(&pt, s->mode != MODEL_COMMAND)) {
+			t->idle_ticks = pt.utime + pt.stime == t->ticks ? t->idle_ticks + 1 : 0;
+			t->ticks = pt.utime + pt.stime;
+			t->starttime = pt.starttime;
+			util_strlcpy(t->comm, pt.comm, sizeof(t->comm));
+			t->refreshed = !t->exited;
+			t->stat_read = true;
+		} else if (ret == 0 || ret == -ENOENT || ret == -ESRCH) {
+			t->exited = true; /* gone, or a zombie: its counts are final */
+			session_proc_fd_close(s, &t->statfd);
+		}
+	}
+	s->tw_lost = s->tw.lost;
+}
+
+void session_for_each_pidfd(struct session *s, void (*fn)(int fd, void *arg), void *arg)
+{
+	for (int i = 0; i < s->cfg.nr_pids; i++)
+		if (s->pidfd[i] >= 0)
+			fn(s->pidfd[i], arg);
+}
+
+void session_process_exited(struct session *s, int pidfd)
+{
+	for (int i = 0; i < s->cfg.nr_pids; i++) {
+		if (s->pidfd[i] != pidfd)
+			continue;
+		for (int k = 0; k < s->nr_targets; k++)
+			if (s->targets[k].pid == s->cfg.pids[i])
+				s->targets[k].exited = true;
+		close(pidfd);
+		s->pidfd[i] = -1;
+	}
+}
