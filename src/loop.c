@@ -246,8 +246,3 @@ void loop_stop(struct loop *l, int code)
 	l->stopping = true;
 	l->code = code;
 }
-
-const sigset_t *loop_saved_sigmask(const struct loop *l)
-{
-	return &l->saved;
-}

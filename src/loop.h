@@ -42,7 +42,4 @@ void loop_set_idle(struct loop *l, loop_idle_fn fn, void *arg);
 int loop_run(struct loop *l);
 void loop_stop(struct loop *l, int code);
 
-/* The signal mask in force before loop_watch_signals (for child processes). */
-const sigset_t *loop_saved_sigmask(const struct loop *l);
-
 #endif

@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <locale.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -1068,6 +1069,10 @@ int main(int argc, char **argv)
 	char err[512];
 
 	std_fds();
+	/* The user's character set (ncursesw draws UTF-8 names with it), but
+	 * numbers always as C writes them: JSON and scripts read them. */
+	setlocale(LC_ALL, "");
+	setlocale(LC_NUMERIC, "C");
 	/* A reader that goes away is an EPIPE from write() (see emit()). */
 	signal(SIGPIPE, SIG_IGN);
 

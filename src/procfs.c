@@ -290,37 +290,61 @@ static int cmp_pid(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Numeric entries of a directory (an fd from proc_open), sorted; count or -errno. */
-static int numeric_entries(int fd, pid_t *ids, int max)
+void procfs_ids_free(struct procfs_ids *l)
+{
+	free(l->id);
+	memset(l, 0, sizeof(*l));
+}
+
+static int ids_push(struct procfs_ids *l, pid_t id)
+{
+	if (l->nr == l->cap) {
+		int cap = l->cap ? l->cap * 2 : 256;
+		pid_t *p = cap > l->cap ? realloc(l->id, (size_t)cap * sizeof(*p)) : NULL;
+		if (!p)
+			return -ENOMEM;
+		l->id = p;
+		l->cap = cap;
+	}
+	l->id[l->nr++] = id;
+	return 0;
+}
+
+/* The numeric entries of a directory (an fd from proc_open), all of them,
+ * sorted; count or -errno. */
+static int numeric_entries(int fd, struct procfs_ids *l)
 {
 	struct dirent *d;
 	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
-	int n = 0;
+	int ret = 0;
 
+	l->nr = 0;
 	if (!dir) {
 		if (fd >= 0)
 			close(fd);
 		return gone(fd < 0 ? -fd : errno);
 	}
-	while (n < max && (d = readdir(dir))) {
+	while (!ret && (d = readdir(dir))) {
 		pid_t id = parse_pid(d->d_name);
 
 		if (id > 0)
-			ids[n++] = id;
+			ret = ids_push(l, id);
 	}
 	closedir(dir);
-	qsort(ids, n, sizeof(*ids), cmp_pid);
-	return n;
+	if (ret)
+		return ret;
+	qsort(l->id, (size_t)l->nr, sizeof(*l->id), cmp_pid);
+	return l->nr;
 }
 
-int procfs_threads(pid_t pid, pid_t *tids, int max)
+int procfs_threads(pid_t pid, struct procfs_ids *l)
 {
-	return numeric_entries(proc_open(O_RDONLY | O_DIRECTORY, "%d/task", (int)pid), tids, max);
+	return numeric_entries(proc_open(O_RDONLY | O_DIRECTORY, "%d/task", (int)pid), l);
 }
 
-int procfs_pids(pid_t *pids, int max)
+int procfs_pids(struct procfs_ids *l)
 {
-	return numeric_entries(proc_open(O_RDONLY | O_DIRECTORY, "."), pids, max);
+	return numeric_entries(proc_open(O_RDONLY | O_DIRECTORY, "."), l);
 }
 
 /* One "cpuN user nice system idle iowait irq softirq steal ..." line. */

@@ -51,11 +51,20 @@ bool procfs_task_dead(const struct procfs_task *t, bool threads);
  * /proc/PID/task/TID/status; 0 or -errno. */
 int procfs_task_uid(pid_t pid, pid_t tid, uid_t *uid);
 
-/* Thread ids of pid into tids (at most max); returns the count or -errno. */
-int procfs_threads(pid_t pid, pid_t *tids, int max);
+/* A list of process or thread ids, sorted: grown as a listing needs (no
+ * listing is ever cut short), owned and reused by the caller. */
+struct procfs_ids {
+	pid_t *id;
+	int nr, cap;
+};
+void procfs_ids_free(struct procfs_ids *l);
 
-/* All process ids into pids (at most max); returns the count or -errno. */
-int procfs_pids(pid_t *pids, int max);
+/* The thread ids of pid into l; returns their count or -errno (-ESRCH:
+ * gone, -ENOMEM). */
+int procfs_threads(pid_t pid, struct procfs_ids *l);
+
+/* Every process id into l; returns the count or -errno. */
+int procfs_pids(struct procfs_ids *l);
 
 struct procfs_cpu {
 	int cpu;                      /* -1 for the "cpu" total line */

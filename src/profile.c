@@ -80,11 +80,12 @@ static void sb_exit(const struct record *r, void *arg)
 
 static void scan_all(struct profile *p)
 {
-	static pid_t pids[65536];
-	int n = procfs_pids(pids, (int)ARRAY_SIZE(pids));
+	struct procfs_ids pids = {0};
+	int n = procfs_pids(&pids);
 
 	for (int i = 0; i < n; i++)
-		symbols_process_scan(p->sym, pids[i]);
+		symbols_process_scan(p->sym, pids.id[i]);
+	procfs_ids_free(&pids);
 }
 
 int profile_open(struct profile *p, const struct profile_config *cfg,

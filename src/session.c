@@ -261,6 +261,24 @@ int session_start(struct session *s, char *err, size_t errlen)
 	return 0;
 }
 
+/* /proc/stat: a new reading; an interval compares it with the last one,
+ * the totals with the baseline's. */
+static void cpu_times(struct session *s, bool final)
+{
+	if (!final) {
+		struct procfs_cpu *tmp = s->cpu_prev;
+		s->cpu_prev = s->cpu_cur;
+		s->cpu_cur = tmp;
+		s->nr_cpu_prev = s->nr_cpu_cur;
+	}
+	int n = procfs_cpu_times(s->cpu_cur, SESSION_MAX_CPUS);
+	s->nr_cpu_cur = n > 0 ? n : 0;
+	if (s->baseline) {
+		memcpy(s->cpu_base, s->cpu_cur, (size_t)s->nr_cpu_cur * sizeof(*s->cpu_base));
+		s->nr_cpu_base = s->nr_cpu_cur;
+	}
+}
+
 int session_tick(struct session *s, bool final)
 {
 	struct model *m = &s->model;
@@ -270,23 +288,14 @@ int session_tick(struct session *s, bool final)
 	if (!s->cpu_cur) {
 		s->cpu_cur = calloc(SESSION_MAX_CPUS, sizeof(*s->cpu_cur));
 		s->cpu_prev = calloc(SESSION_MAX_CPUS, sizeof(*s->cpu_prev));
-		if (!s->cpu_cur || !s->cpu_prev)
+		s->cpu_base = calloc(SESSION_MAX_CPUS, sizeof(*s->cpu_base));
+		if (!s->cpu_cur || !s->cpu_prev || !s->cpu_base)
 			return -ENOMEM;
 	}
 	if (!final)
 		session_drop_exited(s); /* the totals keep every task shown */
 	interval_s = (double)(now - (final ? s->start_ns : s->last_ns)) / 1e9;
-	{
-		struct procfs_cpu *tmp = s->cpu_prev;
-		s->cpu_prev = s->cpu_cur;
-		s->cpu_cur = tmp;
-		s->nr_cpu_prev = s->nr_cpu_cur;
-		int n = procfs_cpu_times(s->cpu_cur, SESSION_MAX_CPUS);
-		s->nr_cpu_cur = n > 0 ? n : 0;
-		if (final) {
-			/* Totals: compare against the first sample. */
-		}
-	}
+	cpu_times(s, final);
 	session_refresh_targets(s);
 	if (s->baseline) {
 		session_static_notes(s);
@@ -447,11 +456,14 @@ void session_fini(struct session *s)
 		free(s->cg[g].cpu);
 		close(s->cg[g].dirfd);
 	}
+	procfs_ids_free(&s->pids);
+	procfs_ids_free(&s->tids);
 	model_fini(&s->model);
 	free(s->ev);
 	free(s->cev);
 	free(s->cpu_prev);
 	free(s->cpu_cur);
+	free(s->cpu_base);
 	free(s->proc_prev);
 	free(s->proc_cur);
 	memset(s, 0, sizeof(*s));

@@ -216,7 +216,7 @@ int session_can_open(const char *event, char *why, size_t whylen, void *arg)
 int session_try_open(const struct probe *p, const struct event_desc *d)
 {
 	struct perf_event_attr attr = d->attr;
-	bool cpu_wide = d->cpumask[0] || attr.type == PERF_TYPE_TRACEPOINT ? false : false;
+	bool cpu_wide = d->cpumask[0] != '\0'; /* a PMU that counts per CPU only */
 	int fd;
 
 	attr.size = sizeof(attr);
@@ -225,7 +225,6 @@ int session_try_open(const struct probe *p, const struct event_desc *d)
 		attr.exclude_kernel = 1;
 		attr.exclude_hv = 1;
 	}
-	cpu_wide = d->cpumask[0] != '\0';
 	fd = cpu_wide ? sys->perf_event_open(&attr, -1, atoi(d->cpumask), -1, PERF_FLAG_FD_CLOEXEC)
 	              : sys->perf_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)

@@ -6,8 +6,6 @@
 #include "launch.h"
 #include "session.h"
 
-#define MAX_THREADS_PER_PID 65536
-
 /* One cgroup counted on every CPU. */
 struct session_cgroup {
 	char path[256]; /* as shown: "/system.slice" */
@@ -79,8 +77,8 @@ struct session {
 	/* the command */
 	struct launch cmd;
 	/* /proc figures from the previous tick */
-	struct procfs_cpu *cpu_prev, *cpu_cur;
-	int nr_cpu_prev, nr_cpu_cur;
+	struct procfs_cpu *cpu_prev, *cpu_cur, *cpu_base; /* base: the baseline's */
+	int nr_cpu_prev, nr_cpu_cur, nr_cpu_base;
 	struct proc_sample *proc_prev, *proc_cur;
 	int nr_proc_prev, nr_proc_cur, cap_proc;
 	uint64_t start_ns, last_ns, now_ns;
@@ -101,6 +99,7 @@ struct session {
 	bool stopped;     /* session_stop(): nothing counts any more */
 	uint64_t stop_ns; /* when it stopped: the end of the last interval */
 	uint64_t missed;  /* refresh ticks skipped since the last tick */
+	struct procfs_ids pids, tids; /* /proc listings, reused every tick */
 	struct model model;
 };
 

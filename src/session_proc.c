@@ -147,8 +147,8 @@ static int push_cand(struct session *s, const struct proc_sample *p)
  */
 void session_proc_rows(struct session *s, double interval_s)
 {
-	static pid_t pids[65536], tids[4096];
-	int n = procfs_pids(pids, (int)ARRAY_SIZE(pids)), nr_cov;
+	int n = procfs_pids(&s->pids), nr_cov;
+	const pid_t *pids = s->pids.id, *tids;
 	struct model *m = &s->model;
 	struct cover *cov = covered_ids(s, &nr_cov);
 	double boot_s = s->baseline ? util_boot_s() : 0;
@@ -158,11 +158,12 @@ void session_proc_rows(struct session *s, double interval_s)
 	for (int i = 0; i < n; i++) {
 		int nt = 1;
 		if (s->cfg.threads) {
-			nt = procfs_threads(pids[i], tids, (int)ARRAY_SIZE(tids));
+			nt = procfs_threads(pids[i], &s->tids);
 			if (nt <= 0)
 				continue;
+			tids = s->tids.id;
 		} else {
-			tids[0] = pids[i];
+			tids = &pids[i];
 		}
 		for (int k = 0; k < nt; k++) {
 			struct procfs_task pt = {0};
@@ -313,7 +314,6 @@ static int cmp_cand(const void *a, const void *b)
  * budget; the rest are marked. They count from the next interval. */
 void session_select_tasks(struct session *s)
 {
-	static pid_t tids[4096];
 	struct model *m = &s->model;
 
 	s->nr_fd_limited = 0;
@@ -322,12 +322,13 @@ void session_select_tasks(struct session *s)
 	for (int i = 0; i < s->nr_cand; i++) {
 		const struct proc_sample *c = &s->cand[i];
 		bool ok = true;
+		const pid_t *tids = &c->tid;
 		int nt = 1;
 
-		if (s->cfg.threads)
-			tids[0] = c->tid;
-		else
-			nt = procfs_threads(c->pid, tids, (int)ARRAY_SIZE(tids));
+		if (!s->cfg.threads) {
+			nt = procfs_threads(c->pid, &s->tids);
+			tids = s->tids.id;
+		}
 		for (int k = 0; k < nt && ok; k++)
 			ok = session_count_task(s, c->pid, tids[k]);
 		struct model_row *r = find_row(m, c->pid, s->cfg.threads ? c->tid : -1);

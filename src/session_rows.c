@@ -171,6 +171,9 @@ void session_cpu_rows(struct session *s, bool final, double interval_s)
 {
 	struct model *m = &s->model;
 	uint64_t busy = 0, total = 0;
+	/* the totals: since the baseline */
+	const struct procfs_cpu *prev = final ? s->cpu_base : s->cpu_prev;
+	int nr_prev = final ? s->nr_cpu_base : s->nr_cpu_prev;
 
 	for (int i = 0; i < s->nr_cpus; i++) {
 		struct model_row *r = model_add_cpu(m);
@@ -180,11 +183,11 @@ void session_cpu_rows(struct session *s, bool final, double interval_s)
 		for (int k = 0; k < s->nr_cpu_cur; k++) {
 			if (s->cpu_cur[k].cpu != r->cpu)
 				continue;
-			for (int j = 0; j < s->nr_cpu_prev; j++) {
-				if (s->cpu_prev[j].cpu != r->cpu)
+			for (int j = 0; j < nr_prev; j++) {
+				if (prev[j].cpu != r->cpu)
 					continue;
-				uint64_t db = s->cpu_cur[k].busy - s->cpu_prev[j].busy;
-				uint64_t dt = s->cpu_cur[k].total - s->cpu_prev[j].total;
+				uint64_t db = s->cpu_cur[k].busy - prev[j].busy;
+				uint64_t dt = s->cpu_cur[k].total - prev[j].total;
 				r->cpu_pct = dt ? (double)db / (double)dt * 100.0 : NAN;
 				busy += db;
 				total += dt;
@@ -203,7 +206,6 @@ void session_cpu_rows(struct session *s, bool final, double interval_s)
 void session_header(struct session *s, double interval_s, bool final)
 {
 	struct model *m = &s->model;
-	int nr_notes = m->nr_notes;
 
 	m->seq = s->seq + 1;
 	m->wall_ns = util_wall_ns();
@@ -222,7 +224,6 @@ void session_header(struct session *s, double interval_s, bool final)
 	             : s->probe.cap_sys_admin ? "CAP_SYS_ADMIN"
 	                                      : "unprivileged",
 	             sizeof(m->privilege));
-	(void)nr_notes;
 }
 
 /* Notes that depend on the run so far (computed once: first tick). */

@@ -98,7 +98,9 @@ struct session_target *session_add_target(struct session *s)
 int session_online_cpus(struct session *s, char *err, size_t errlen)
 {
 	if (s->cfg.nr_cpus) {
-		static int online[SESSION_MAX_CPUS];
+		int *online = calloc(SESSION_MAX_CPUS, sizeof(*online));
+		if (!online)
+			return -ENOMEM;
 		int n = util_cpulist_parse(s->probe.cpus_online, online, SESSION_MAX_CPUS);
 
 		for (int i = 0; n > 0 && i < s->cfg.nr_cpus; i++) {
@@ -108,9 +110,11 @@ int session_online_cpus(struct session *s, char *err, size_t errlen)
 			if (!found) {
 				snprintf(err, errlen, "-C: CPU %d is not online (online CPUs: %s)",
 				         s->cfg.cpus[i], s->probe.cpus_online);
+				free(online);
 				return -EINVAL;
 			}
 		}
+		free(online);
 		memcpy(s->cpus, s->cfg.cpus, sizeof(int) * (size_t)s->cfg.nr_cpus);
 		s->nr_cpus = s->cfg.nr_cpus;
 	} else {
@@ -256,14 +260,13 @@ static void open_task(struct session *s, struct session_target *t)
 
 int session_add_process(struct session *s, pid_t pid, char *err, size_t errlen)
 {
-	pid_t *tids = malloc(sizeof(pid_t) * MAX_THREADS_PER_PID);
-	int n;
+	struct procfs_ids tids = {0};
+	int n = procfs_threads(pid, &tids);
 
-	if (!tids)
+	if (n == -ENOMEM)
 		return -ENOMEM;
-	n = procfs_threads(pid, tids, MAX_THREADS_PER_PID);
 	if (n <= 0) {
-		free(tids);
+		procfs_ids_free(&tids);
 		snprintf(err, errlen, "no such process: %d (check the PID with 'ps -p %d')",
 		         (int)pid, (int)pid);
 		return -ESRCH;
@@ -271,37 +274,33 @@ int session_add_process(struct session *s, pid_t pid, char *err, size_t errlen)
 	for (int i = 0; i < n; i++) {
 		struct session_target *t = session_add_target(s);
 		if (!t) {
-			free(tids);
+			procfs_ids_free(&tids);
 			return -ENOMEM;
 		}
 		t->pid = pid;
-		t->tid = tids[i];
+		t->tid = tids.id[i];
 		fill_task_info(s, t);
 		open_task(s, t);
 	}
-	free(tids);
+	procfs_ids_free(&tids);
 	return 0;
 }
 
 int session_own_processes(struct session *s, char *err, size_t errlen)
 {
-	int cap = 65536, n;
-	pid_t *pids = malloc(sizeof(pid_t) * (size_t)cap);
+	int n = procfs_pids(&s->pids);
 	uid_t me = getuid();
 
-	if (!pids)
+	if (n == -ENOMEM)
 		return -ENOMEM;
-	n = procfs_pids(pids, cap);
 	for (int i = 0; i < n; i++) {
 		struct procfs_task pt;
-		if (pids[i] == s->self || procfs_task_read(pids[i], 0, &pt) || pt.uid != me)
+		pid_t pid = s->pids.id[i];
+		if (pid == s->self || procfs_task_read(pid, 0, &pt) || pt.uid != me)
 			continue;
-		if (session_add_process(s, pids[i], err, errlen) == -ENOMEM) {
-			free(pids);
+		if (session_add_process(s, pid, err, errlen) == -ENOMEM)
 			return -ENOMEM;
-		}
 	}
-	free(pids);
 	err[0] = '\0';
 	return 0;
 }

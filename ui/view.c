@@ -291,7 +291,7 @@ static void build_cols(struct view *v)
 			counter_cols(v, 2);
 		break;
 	case VIEW_TASKS:
-		add_col(v, thread_rows(m) ? C_PID : C_PID, 0, thread_rows(m) ? "TID" : "PID", 7, 0,
+		add_col(v, C_PID, 0, thread_rows(m) ? "TID" : "PID", 7, 0,
 		        false, false);
 		add_col(v, C_USER, 0, "USER", 9, 40, true, false);
 		add_col(v, C_CPUPCT, 0, "CPU%", 6, 0, false, false);
@@ -447,7 +447,7 @@ static enum theme_slot cell(const struct view *v, int r, const struct col *c, in
 		return THEME_ROW;
 	case C_SYMBOL:
 		util_strlcpy(buf, m->hot[r].symbol, len);
-		return m->hot[r].kernel ? THEME_ROW : THEME_ROW;
+		return THEME_ROW;
 	case C_MODULE:
 		util_strlcpy(buf, m->hot[r].module, len);
 		return THEME_ROW_DIM;

@@ -41,3 +41,15 @@ tm send-keys -t t "echo done-\$((40 + 2))" Enter
 wait_for 3 pane_has done-42 || fail "the shell did not answer after pfmtop quit" "$TMP/pane"
 pane_has 'task-clock' && fail "pfmtop's screen is still on the terminal after it quit (alternate screen not left)" "$TMP/pane"
 pass "'q': exit 0, terminal modes restored, shell usable"
+
+# --- a UTF-8 name is drawn as it is (the viewer runs in the user's locale) ---
+rename=$(helper rename)
+"$rename" 7ac3bc726963682dcebb 30 >/dev/null &
+rp=$!
+disown "$rp"
+cleanup_add "kill -KILL $rp"
+tm send-keys -t t "LANG=C.UTF-8 LC_ALL= '$PFMTOP' --view tasks -d 0.5 -N 0" Enter
+wait_for 15 pane_has 'zürich-λ' || fail "a process named zürich-λ is not shown as such in a UTF-8 terminal" "$TMP/pane"
+tm send-keys -t t q
+wait_for 5 pane_has 'tui$' || fail "'q' did not end pfmtop" "$TMP/pane"
+pass "UTF-8 names drawn as they are: zürich-λ"

@@ -77,32 +77,34 @@ static void test_thread(void **state)
 static void test_gone_and_broken(void **state)
 {
 	struct procfs_task t;
-	pid_t tids[4];
+	struct procfs_ids tids = {0};
 	char buf[64];
 
 	assert_int_equal(procfs_task_read(999, 0, &t), -ENOENT);
 	assert_int_equal(procfs_task_read(4242, 4299, &t), -ENOENT);
-	assert_int_equal(procfs_threads(999, tids, 4), -ENOENT);
+	assert_int_equal(procfs_threads(999, &tids), -ENOENT);
+	procfs_ids_free(&tids);
 	assert_int_equal(procfs_cmdline(999, buf, sizeof(buf)), -ENOENT);
 	assert_int_equal(procfs_task_read(77, 0, &t), -EINVAL);
 }
 
 static void test_threads_and_pids(void **state)
 {
-	pid_t ids[8];
+	struct procfs_ids l = {0};
 
-	assert_int_equal(procfs_threads(4242, ids, 8), 2);
-	assert_int_equal(ids[0], 4242);
-	assert_int_equal(ids[1], 4243);
-	assert_int_equal(procfs_threads(4242, ids, 1), 1);
-	assert_int_equal(procfs_threads(2, ids, 8), 1);
-	assert_int_equal(ids[0], 2);
+	assert_int_equal(procfs_threads(4242, &l), 2);
+	assert_int_equal(l.id[0], 4242);
+	assert_int_equal(l.id[1], 4243);
+	assert_int_equal(procfs_threads(2, &l), 1);
+	assert_int_equal(l.id[0], 2);
 
 	/* numeric directories only: not self, sys, stat or cpuinfo */
-	assert_int_equal(procfs_pids(ids, 8), 3);
-	assert_int_equal(ids[0], 2);
-	assert_int_equal(ids[1], 77);
-	assert_int_equal(ids[2], 4242);
+	assert_int_equal(procfs_pids(&l), 3);
+	assert_int_equal(l.nr, 3);
+	assert_int_equal(l.id[0], 2);
+	assert_int_equal(l.id[1], 77);
+	assert_int_equal(l.id[2], 4242);
+	procfs_ids_free(&l);
 }
 
 static void test_cpu_times(void **state)
@@ -278,12 +280,13 @@ static void test_close(void **state)
 {
 	struct procfs_cpu c[64];
 	struct procfs_task t;
-	pid_t ids[8];
+	struct procfs_ids ids = {0};
 
 	procfs_close();
 	assert_int_equal(testutil_nr_fds_prefix("/proc"), 0);
 	assert_true(procfs_cpu_times(c, 64) >= 1);
-	assert_true(procfs_pids(ids, 8) >= 1);
+	assert_true(procfs_pids(&ids) >= 1);
+	procfs_ids_free(&ids);
 	assert_int_equal(procfs_task_stat(getpid(), 0, &t), 0);
 	/* the /proc directory and /proc/stat stay open, nothing else */
 	assert_int_equal(testutil_nr_fds_prefix("/proc"), 2);
@@ -301,7 +304,8 @@ static void test_close(void **state)
 static void test_live_self(void **state)
 {
 	struct procfs_task a, b;
-	pid_t self = getpid(), ids[4096];
+	pid_t self = getpid();
+	struct procfs_ids ids = {0};
 	char cmd[4096], comm[32];
 	int n;
 
@@ -314,10 +318,10 @@ static void test_live_self(void **state)
 	assert_true(a.num_threads >= 1);
 	assert_true(a.processor >= 0);
 
-	n = procfs_threads(self, ids, 4096);
+	n = procfs_threads(self, &ids);
 	assert_true(n >= 1);
-	assert_int_equal(ids[0], self);
-	assert_int_equal(procfs_task_read(self, ids[0], &b), 0);
+	assert_int_equal(ids.id[0], self);
+	assert_int_equal(procfs_task_read(self, ids.id[0], &b), 0);
 
 	/* the start time tells this process apart from a recycled pid */
 	for (volatile int i = 0; i < 1000000; i++)
@@ -326,15 +330,16 @@ static void test_live_self(void **state)
 	assert_int_equal(a.starttime, b.starttime);
 	assert_true(b.utime + b.stime >= a.utime + a.stime);
 
-	n = procfs_pids(ids, 4096);
+	n = procfs_pids(&ids);
 	assert_true(n >= 2);
 	bool found = false;
 
 	for (int i = 0; i < n; i++)
-		found |= ids[i] == self;
+		found |= ids.id[i] == self;
 	assert_true(found);
 	for (int i = 1; i < n; i++)
-		assert_true(ids[i - 1] < ids[i]);
+		assert_true(ids.id[i - 1] < ids.id[i]);
+	procfs_ids_free(&ids);
 
 	assert_int_equal(procfs_cmdline(self, cmd, sizeof(cmd)), 0);
 	assert_non_null(strstr(cmd, "test_procfs"));
