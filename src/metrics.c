@@ -1,6 +1,7 @@
 /* metrics: derived ratios (IPC, miss rates) from events counted in one group. */
 #include "metrics.h"
 
+#include "cells.h"
 #include "preset.h"
 #include "util.h"
 
@@ -50,11 +51,6 @@ int metrics_setup(struct metrics *mt, const struct counters_event *ev, const boo
 	return mt->nr;
 }
 
-static bool counted(const struct counter_value *v)
-{
-	return v->state == COUNTER_OK || v->state == COUNTER_MULTIPLEXED;
-}
-
 int metrics_setup_preset(struct metrics *mt, const struct preset_resolved *pr,
 			 const char (*names)[128], int nr_events, struct model *m)
 {
@@ -94,7 +90,7 @@ static double lookup(int var, const char *name, void *arg)
 	const struct eval_ctx *c = arg;
 	int i = c->var_event[var];
 
-	if (i < 0 || !counted(&c->r->cells[i]))
+	if (i < 0 || !cells_counted(&c->r->cells[i]))
 		return NAN;
 	return c->r->cells[i].value;
 }
@@ -109,7 +105,7 @@ void metrics_compute(const struct metrics *mt, struct model_row *r)
 			continue;
 		}
 		const struct counter_value *n = &r->cells[mt->m[k].num], *d = &r->cells[mt->m[k].den];
-		r->metrics[k] = counted(n) && counted(d) && d->value > 0
+		r->metrics[k] = cells_counted(n) && cells_counted(d) && d->value > 0
 					? n->value / d->value * mt->m[k].mult
 					: NAN;
 	}

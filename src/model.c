@@ -1,6 +1,8 @@
 /* model: plain data that the TUI and the snapshot writer both render. */
 #include "model.h"
 
+#include "cells.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -159,7 +161,7 @@ static double sort_value(const struct model *m, const struct model_row *r)
 		return r->metrics[m->sort - MODEL_SORT_METRIC];
 	if (m->sort >= 0) {
 		const struct counter_value *v = &r->cells[m->sort];
-		return v->state == COUNTER_OK || v->state == COUNTER_MULTIPLEXED ? v->value : NAN;
+		return cells_counted(v) ? v->value : NAN;
 	}
 	return NAN;
 }
@@ -170,7 +172,7 @@ static int cmp_task(const void *pa, const void *pb, void *arg)
 	const struct model *m = arg;
 
 	if (m->sort == MODEL_SORT_COMMAND) {
-		int c = strcmp(a->comm, b->comm);
+		int c = cells_cmp_names(a->comm, b->comm);
 		if (c)
 			return c;
 	} else if (m->sort != MODEL_SORT_PID) {

@@ -1,6 +1,7 @@
 /* model_json: a JSON snapshot (one line of --format json) read back into a model. */
 #include "model_json.h"
 
+#include "cells.h"
 #include "snapshot.h"
 #include "util.h"
 
@@ -149,11 +150,6 @@ static enum counter_state get_state(struct reader *r, json_t *o, const char *key
 
 /* ---- rows ---- */
 
-static bool counted(const struct counter_value *v)
-{
-	return v->state == COUNTER_OK || v->state == COUNTER_MULTIPLEXED;
-}
-
 /* The metric names, in order, from the first "metrics" object seen. */
 static void metric_names(struct reader *r, json_t *metrics)
 {
@@ -187,8 +183,8 @@ static void get_counters(struct reader *r, json_t *o, struct model_row *row)
 		if (!c)
 			return;
 		v->state = get_state(r, c, "state");
-		v->value = counted(v) ? get_num(r, c, "value") : NAN;
-		v->coverage = counted(v) ? get_num(r, c, "coverage") : 0;
+		v->value = cells_counted(v) ? get_num(r, c, "value") : NAN;
+		v->coverage = cells_counted(v) ? get_num(r, c, "coverage") : 0;
 	}
 	metric_names(r, metrics);
 	for (int k = 0; k < m->nr_metrics; k++)

@@ -2,6 +2,7 @@
  * (threads summed per process), the (unattributed) row, event states, the header. */
 #include "session_priv.h"
 
+#include "cells.h"
 #include "util.h"
 
 #include <errno.h>
@@ -15,8 +16,8 @@
 void session_cell_add(struct counter_value *acc, const struct counter_value *v, bool first)
 {
 	bool acc_counted =
-	    !first && (acc->state == COUNTER_OK || acc->state == COUNTER_MULTIPLEXED);
-	bool v_counted = v->state == COUNTER_OK || v->state == COUNTER_MULTIPLEXED;
+	    !first && cells_counted(acc);
+	bool v_counted = cells_counted(v);
 
 	if (first) {
 		*acc = *v;
@@ -36,7 +37,7 @@ void session_cell_add(struct counter_value *acc, const struct counter_value *v, 
 	} else if (!acc_counted && v->state < acc->state) {
 		*acc = *v;
 	}
-	if ((acc->state == COUNTER_OK || acc->state == COUNTER_MULTIPLEXED))
+	if (cells_counted(acc))
 		acc->state = acc->coverage >= 1.0 ? COUNTER_OK : COUNTER_MULTIPLEXED;
 }
 
@@ -61,7 +62,7 @@ static double task_cpu_pct(const struct session *s, const struct model_row *r, u
 		const struct counter_value *v = &r->cells[i];
 		if (session_is_clock(&s->cev[i].attr) &&
 		    s->cev[i].attr.config == PERF_COUNT_SW_TASK_CLOCK &&
-		    (v->state == COUNTER_OK || v->state == COUNTER_MULTIPLEXED))
+		    cells_counted(v))
 			return v->value / 1e9 / interval_s * 100.0;
 	}
 	return interval_s > 0 ? (double)ticks / (double)procfs_hz() / interval_s * 100.0 : NAN;
@@ -302,11 +303,6 @@ void session_event_states(struct session *s)
 	}
 }
 
-static bool counted_value(const struct counter_value *v)
-{
-	return v->state == COUNTER_OK || v->state == COUNTER_MULTIPLEXED;
-}
-
 /*
  * System-wide with task counters on every online CPU: the (unattributed)
  * row holds what the CPU counters counted and no task row did, so that the
@@ -329,11 +325,11 @@ void session_unattributed_row(struct session *s)
 		struct counter_value *v = &u->cells[k];
 
 		*v = *tot;
-		if (!counted_value(tot))
+		if (!cells_counted(tot))
 			continue;
 		for (int i = 0; i < m->nr_tasks; i++) {
 			const struct counter_value *c = &m->tasks[i].cells[k];
-			if (!counted_value(c))
+			if (!cells_counted(c))
 				continue;
 			v->value -= c->value;
 			v->coverage = fmin(v->coverage, c->coverage);

@@ -1,6 +1,8 @@
 /* snapshot: the model rendered as text (for people) or JSON Lines (for scripts). */
 #include "snapshot.h"
 
+#include "cells.h"
+
 #include "untrusted.h"
 #include "util.h"
 
@@ -54,48 +56,17 @@ static const char *mode_name(enum model_mode m)
 	return "?";
 }
 
-static bool counted(const struct counter_value *v)
-{
-	return v->state == COUNTER_OK || v->state == COUNTER_MULTIPLEXED;
-}
-
 static double display(const struct model_event *e, double v)
 {
 	return v * (e->scale > 0 ? e->scale : 1.0);
 }
 
-static void format_number(const struct model_event *e, double v, char *buf, size_t len)
-{
-	if (e->scale != 1.0 || e->unit[0])
-		snprintf(buf, len, "%.2f", display(e, v));
-	else
-		snprintf(buf, len, "%.0f", v);
-}
-
 const char *snapshot_cell(const struct model_event *e, const struct counter_value *v, char *buf,
 			  size_t len)
 {
-	switch (v->state) {
-	case COUNTER_OK:
-		format_number(e, v->value, buf, len);
-		break;
-	case COUNTER_MULTIPLEXED: {
-		char num[32];
-		format_number(e, v->value, num, sizeof(num));
-		snprintf(buf, len, "%s (%.0f%%)", num, floor(v->coverage * 100.0));
-		break;
-	}
-	case COUNTER_NOT_COUNTED:
-		util_strlcpy(buf, "n/c", len);
-		break;
-	case COUNTER_UNSUPPORTED:
-		util_strlcpy(buf, "n/s", len);
-		break;
-	case COUNTER_ERROR:
-		util_strlcpy(buf, "err", len);
-		break;
-	}
-	return buf;
+	static const struct cells_style text = {.width = 0, .unit_decimals = 2, .mux_brackets = true};
+
+	return cells_counter(e, v, &text, buf, len);
 }
 
 /* A preset's format: the preset parser admits exactly one floating-point
@@ -243,7 +214,7 @@ static void text_events(FILE *out, const struct model *m)
 		const struct model_event *e = &m->events[i];
 		char cov[16] = "-";
 
-		if (e->state == COUNTER_OK || e->state == COUNTER_MULTIPLEXED)
+		if (cells_state_counted(e->state))
 			snprintf(cov, sizeof(cov), "%.1f%%", e->coverage * 100.0);
 		untrusted_text(name, sizeof(name), e->name);
 		fprintf(out, "%s%*s  %-*s  %8s  ", name, wn - untrusted_width(name), "", ws,
@@ -565,9 +536,9 @@ static void json_row_counters(FILE *out, const struct model *m, const struct mod
 		fprintf(out, "%s", i ? "," : "");
 		json_string(out, e->name);
 		fputs(":{\"value\":", out);
-		json_value(out, e, counted(v) ? display(e, v->value) : NAN);
+		json_value(out, e, cells_counted(v) ? display(e, v->value) : NAN);
 		fputs(",\"coverage\":", out);
-		json_number(out, counted(v) ? v->coverage : NAN);
+		json_number(out, cells_counted(v) ? v->coverage : NAN);
 		fputs(",\"state\":", out);
 		json_string(out, snapshot_state_name(v->state));
 		fputc('}', out);
@@ -678,7 +649,7 @@ static void write_json(FILE *out, const struct model *m)
 		fputs(",\"state\":", out);
 		json_string(out, snapshot_state_name(e->state));
 		fputs(",\"coverage\":", out);
-		json_number(out, e->state == COUNTER_OK || e->state == COUNTER_MULTIPLEXED
+		json_number(out, cells_state_counted(e->state)
 					 ? e->coverage
 					 : NAN);
 		fputs(",\"reason\":", out);

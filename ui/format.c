@@ -5,42 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 
-char *format_scaled(double v, int decimals, int width, char *buf, size_t len)
-{
-	static const char units[] = "KMGTPE";
-	double a;
-	int n;
-
-	if (width < 5)
-		width = 5;
-	if (isnan(v) || isinf(v)) {
-		snprintf(buf, len, "-");
-		return buf;
-	}
-	n = snprintf(buf, len, "%.*f", decimals, v);
-	if (n <= width)
-		return buf;
-	n = snprintf(buf, len, "%.0f", v);
-	if (n <= width)
-		return buf;
-	a = fabs(v);
-	for (int u = 0; units[u]; u++) {
-		a /= 1000.0;
-		/* Round first so 999.96K becomes 1.00M, not "1000K". */
-		double r = a < 9.995   ? round(a * 100) / 100
-		           : a < 99.95 ? round(a * 10) / 10
-		                       : round(a);
-		if (r >= 1000.0 && units[u + 1])
-			continue;
-		int prec = r < 10 ? 2 : r < 100 ? 1 : 0;
-		/* Only the sign can make it too wide: give up a decimal for it. */
-		do
-			n = snprintf(buf, len, "%s%.*f%c", v < 0 ? "-" : "", prec, r, units[u]);
-		while (n > width && prec-- > 0);
-		return buf;
-	}
-	return buf;
-}
 
 int format_layout(const struct format_column *c, int n, int cols, int *x, int *width)
 {

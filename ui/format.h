@@ -1,17 +1,10 @@
-/* format: fixed-width numbers with K/M/G units, and column layout for narrow screens. */
+/* format: column layout for narrow screens (numbers: cells.h). */
 #ifndef PFMTOP_FORMAT_H
 #define PFMTOP_FORMAT_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-/*
- * v in at most width characters: with decimals places when that fits, else
- * as an integer, else scaled by 1000s with K, M, G, T, P and three
- * significant digits ("1.23M", "45.6G", "789K"). NaN gives "-". Returns
- * buf. width below 5 is taken as 5 (the widest scaled form, "-999K" is 5).
- */
-char *format_scaled(double v, int decimals, int width, char *buf, size_t len);
 
 /* A column of a table on screen. */
 struct format_column {

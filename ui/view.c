@@ -1,6 +1,7 @@
 /* view: the interactive ncurses screen: header, health bar, four views, keys, themes. */
 #include "view.h"
 
+#include "cells.h"
 #include "format.h"
 #include "snapshot.h"
 #include "theme.h"
@@ -345,27 +346,18 @@ static void metric_text(const struct model_metric *mm, double x, char *buf, size
 static enum theme_slot counter_cell(const struct model_event *e, const struct counter_value *c,
                                     int width, char *buf, size_t len)
 {
-	double scale = e->scale > 0 ? e->scale : 1.0;
-	int decimals = e->unit[0] || scale != 1.0 ? 1 : 0;
-	char num[32];
+	const struct cells_style screen = {.width = width, .unit_decimals = 1};
 
+	cells_counter(e, c, &screen, buf, len);
 	switch (c->state) {
 	case COUNTER_OK:
-		format_scaled(c->value * scale, decimals, width, buf, len);
 		return THEME_ROW;
 	case COUNTER_MULTIPLEXED:
-		format_scaled(c->value * scale, decimals, width - 5 < 5 ? 5 : width - 5, num,
-		              sizeof(num));
-		snprintf(buf, len, "%s %2.0f%%", num, floor(c->coverage * 100.0));
 		return THEME_VALUE_MULTIPLEXED;
 	case COUNTER_NOT_COUNTED:
-		util_strlcpy(buf, "n/c", len);
 		return THEME_VALUE_NOT_COUNTED;
 	case COUNTER_UNSUPPORTED:
-		util_strlcpy(buf, "n/s", len);
-		return THEME_VALUE_UNSUPPORTED;
 	case COUNTER_ERROR:
-		util_strlcpy(buf, "err", len);
 		return THEME_VALUE_UNSUPPORTED;
 	}
 	return THEME_ROW;
@@ -437,7 +429,7 @@ static enum theme_slot cell(const struct view *v, int r, const struct col *c, in
 		return s >= 10.0 ? THEME_HOT_HIGH : s >= 2.0 ? THEME_HOT_MID : THEME_HOT_LOW;
 	}
 	case C_SAMPLES:
-		format_scaled((double)m->hot[r].samples, 0, width, buf, len);
+		cells_scaled((double)m->hot[r].samples, 0, width, buf, len);
 		return THEME_ROW;
 	case C_HPID:
 		snprintf(buf, len, "%d", (int)m->hot[r].pid);
@@ -464,7 +456,7 @@ static enum theme_slot cell(const struct view *v, int r, const struct col *c, in
 	}
 	case C_EVCOV: {
 		const struct model_event *e = &m->events[r];
-		if (e->state == COUNTER_OK || e->state == COUNTER_MULTIPLEXED)
+		if (cells_state_counted(e->state))
 			snprintf(buf, len, "%.1f%%", e->coverage * 100.0);
 		else
 			util_strlcpy(buf, "-", len);
@@ -490,7 +482,7 @@ static double cell_num(const struct view *v, int r, const struct col *c)
 		return row_of(v, r)->cpu_pct;
 	case C_EVENT: {
 		const struct counter_value *cv = &row_of(v, r)->cells[c->index];
-		return cv->state == COUNTER_OK || cv->state == COUNTER_MULTIPLEXED ? cv->value
+		return cells_counted(cv) ? cv->value
 		                                                                   : NAN;
 	}
 	case C_METRIC:
@@ -506,7 +498,7 @@ static double cell_num(const struct view *v, int r, const struct col *c)
 	case C_HPID:
 		return m->hot[r].pid;
 	case C_EVCOV:
-		return m->events[r].state == COUNTER_OK || m->events[r].state == COUNTER_MULTIPLEXED
+		return cells_state_counted(m->events[r].state)
 		           ? m->events[r].coverage
 		           : NAN;
 	default:
@@ -602,7 +594,7 @@ static int cmp_rows(const void *pa, const void *pb, void *arg)
 		char ta[CELL], tb[CELL];
 		cell(v, a, c, CELL, ta, sizeof(ta));
 		cell(v, b, c, CELL, tb, sizeof(tb));
-		d = strcasecmp(ta, tb);
+		d = cells_cmp_names(ta, tb);
 	} else {
 		double x = cell_num(v, a, c), y = cell_num(v, b, c);
 		if (isnan(x) || isnan(y))

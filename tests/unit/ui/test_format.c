@@ -1,4 +1,5 @@
 /* test_format: fixed-width numbers with K/M/G units and the narrow-screen column layout. */
+#include "cells.h"
 #include "format.h"
 
 #include <math.h>
@@ -14,7 +15,7 @@ static const char *fmt(double v, int decimals, int width)
 {
 	static char buf[64];
 
-	return format_scaled(v, decimals, width, buf, sizeof(buf));
+	return cells_scaled(v, decimals, width, buf, sizeof(buf));
 }
 
 static void test_plain(void **state)

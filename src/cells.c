@@ -1,0 +1,88 @@
+/* cells: the one formatter of table cells, for every renderer (text, the view). */
+#include "cells.h"
+
+#include "util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+char *cells_scaled(double v, int decimals, int width, char *buf, size_t len)
+{
+	static const char units[] = "KMGTPE";
+	double a;
+	int n;
+
+	if (width < 5)
+		width = 5;
+	if (isnan(v) || isinf(v)) {
+		snprintf(buf, len, "-");
+		return buf;
+	}
+	n = snprintf(buf, len, "%.*f", decimals, v);
+	if (n <= width)
+		return buf;
+	n = snprintf(buf, len, "%.0f", v);
+	if (n <= width)
+		return buf;
+	a = fabs(v);
+	for (int u = 0; units[u]; u++) {
+		a /= 1000.0;
+		/* Round first so 999.96K becomes 1.00M, not "1000K". */
+		double r = a < 9.995   ? round(a * 100) / 100
+		           : a < 99.95 ? round(a * 10) / 10
+		                       : round(a);
+		if (r >= 1000.0 && units[u + 1])
+			continue;
+		int prec = r < 10 ? 2 : r < 100 ? 1 : 0;
+		/* Only the sign can make it too wide: give up a decimal for it. */
+		do
+			n = snprintf(buf, len, "%s%.*f%c", v < 0 ? "-" : "", prec, r, units[u]);
+		while (n > width && prec-- > 0);
+		return buf;
+	}
+	return buf;
+}
+
+char *cells_counter(const struct model_event *e, const struct counter_value *v,
+                    const struct cells_style *st, char *buf, size_t len)
+{
+	double scale = e->scale > 0 ? e->scale : 1.0;
+	int decimals = e->unit[0] || scale != 1.0 ? st->unit_decimals : 0;
+	int width = st->width ? st->width : (int)len - 1;
+	char num[32];
+
+	switch (v->state) {
+	case COUNTER_OK:
+		cells_scaled(v->value * scale, decimals, width, buf, len);
+		break;
+	case COUNTER_MULTIPLEXED:
+		if (st->mux_brackets) {
+			cells_scaled(v->value * scale, decimals, width, num, sizeof(num));
+			snprintf(buf, len, "%s (%.0f%%)", num, floor(v->coverage * 100.0));
+		} else {
+			cells_scaled(v->value * scale, decimals, width - 5 < 5 ? 5 : width - 5, num,
+			             sizeof(num));
+			snprintf(buf, len, "%s %2.0f%%", num, floor(v->coverage * 100.0));
+		}
+		break;
+	case COUNTER_NOT_COUNTED:
+		util_strlcpy(buf, "n/c", len);
+		break;
+	case COUNTER_UNSUPPORTED:
+		util_strlcpy(buf, "n/s", len);
+		break;
+	case COUNTER_ERROR:
+		util_strlcpy(buf, "err", len);
+		break;
+	}
+	return buf;
+}
+
+int cells_cmp_names(const char *a, const char *b)
+{
+	int d = strcasecmp(a, b);
+
+	return d ? d : strcmp(a, b);
+}
