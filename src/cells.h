@@ -28,9 +28,9 @@ char *cells_scaled(double v, int decimals, int width, char *buf, size_t len);
 
 /* How a renderer writes counter cells. */
 struct cells_style {
-	int width;          /* at most this wide (K/M/G beyond); 0: as wide as needed */
-	int unit_decimals;  /* decimals of a value with a unit (ms) */
-	bool mux_brackets;  /* multiplexed: "4000 (62%)" rather than "4000 62%" */
+	int width;         /* at most this wide (K/M/G beyond); 0: as wide as needed */
+	int unit_decimals; /* decimals of a value with a unit (ms) */
+	bool mux_brackets; /* multiplexed: "4000 (62%)" rather than "4000 62%" */
 };
 
 /* The cell of counter value v of event e: the value in the event's unit,

@@ -39,7 +39,7 @@ struct counter_value counters_scale(uint64_t dvalue, uint64_t denabled, uint64_t
 size_t counters_read_size(uint64_t read_format, int nr)
 {
 	size_t times = !!(read_format & PERF_FORMAT_TOTAL_TIME_ENABLED) +
-		       !!(read_format & PERF_FORMAT_TOTAL_TIME_RUNNING);
+	               !!(read_format & PERF_FORMAT_TOTAL_TIME_RUNNING);
 	size_t per = 1 + !!(read_format & PERF_FORMAT_ID) + !!(read_format & PERF_FORMAT_LOST);
 
 	if (read_format & PERF_FORMAT_GROUP)
@@ -48,7 +48,7 @@ size_t counters_read_size(uint64_t read_format, int nr)
 }
 
 int counters_parse_read(const void *buf, size_t len, uint64_t read_format,
-			struct counters_read *out)
+                        struct counters_read *out)
 {
 	const uint64_t *w = buf;
 	size_t n = len / sizeof(uint64_t), k = 0;
@@ -101,7 +101,7 @@ static void close_all(struct counter_set *s)
 }
 
 static int open_set(struct counter_set *s, const struct counters_config *cfg, pid_t pid, int cpu,
-		    unsigned long flags)
+                    unsigned long flags)
 {
 	memset(s, 0, sizeof(*s));
 	s->pid = pid;
@@ -162,7 +162,7 @@ int counters_open(struct counter_set *s, const struct counters_config *cfg, pid_
 }
 
 int counters_open_cgroup(struct counter_set *s, const struct counters_config *cfg, int cgroup_fd,
-			 int cpu)
+                         int cpu)
 {
 	/* Inherit and enable_on_exec mean nothing for a cgroup. */
 	struct counters_config c = *cfg;
@@ -239,7 +239,8 @@ static int read_group(struct counter_set *s, int leader)
 		return -EIO;
 	for (uint64_t k = 0; k < r.nr; k++) {
 		for (int j = leader; j < s->nr; j++) {
-			if (s->cfg->ev[j].group == g && s->c[j].fd >= 0 && s->c[j].id == r.v[k].id) {
+			if (s->cfg->ev[j].group == g && s->c[j].fd >= 0 &&
+			    s->c[j].id == r.v[k].id) {
 				s->c[j].cur.value = r.v[k].value;
 				s->c[j].cur.enabled = r.enabled;
 				s->c[j].cur.running = r.running;
@@ -275,7 +276,7 @@ void counters_close(struct counter_set *s)
 }
 
 static struct counter_value value_between(const struct counter *c, const struct counter_reading *a,
-					  const struct counter_reading *b)
+                                          const struct counter_reading *b)
 {
 	struct counter_value v = {.value = NAN, .coverage = 0};
 
@@ -288,7 +289,7 @@ static struct counter_value value_between(const struct counter *c, const struct 
 		return v;
 	}
 	return counters_scale(b->value - a->value, b->enabled - a->enabled,
-			      b->running - a->running);
+	                      b->running - a->running);
 }
 
 struct counter_value counters_interval(const struct counter_set *s, int i)

@@ -9,8 +9,8 @@
 #include <sys/types.h>
 
 /* What every counting fd reads: one layout for groups of one or many. */
-#define COUNTERS_READ_FORMAT                                                                  \
-	(PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED |                 \
+#define COUNTERS_READ_FORMAT                                                                       \
+	(PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED |                     \
 	 PERF_FORMAT_TOTAL_TIME_RUNNING)
 
 enum counter_state {
@@ -47,7 +47,7 @@ struct counters_read {
  * Handles PERF_FORMAT_GROUP and the single-event layout (value, enabled,
  * running, id). 0, or -EINVAL if len does not match the layout. */
 int counters_parse_read(const void *buf, size_t len, uint64_t read_format,
-			struct counters_read *out);
+                        struct counters_read *out);
 
 /* An event as counters need it: the attr to open and its group number. */
 struct counters_event {
@@ -69,10 +69,10 @@ struct counter_reading {
 
 /* One event on one target. */
 struct counter {
-	int fd;       /* -1 when not open */
-	uint64_t id;  /* PERF_EVENT_IOC_ID */
-	int err;      /* errno of the failed open, 0 when open */
-	bool error;   /* the group's read returned 0 bytes */
+	int fd;      /* -1 when not open */
+	uint64_t id; /* PERF_EVENT_IOC_ID */
+	int err;     /* errno of the failed open, 0 when open */
+	bool error;  /* the group's read returned 0 bytes */
 	struct counter_reading cur, prev;
 };
 
@@ -99,7 +99,7 @@ int counters_open(struct counter_set *s, const struct counters_config *cfg, pid_
 /* The same for a cgroup: cgroup_fd is an open cgroup (v2) directory,
  * counted on one CPU (PERF_FLAG_PID_CGROUP). */
 int counters_open_cgroup(struct counter_set *s, const struct counters_config *cfg, int cgroup_fd,
-			 int cpu);
+                         int cpu);
 
 /* Enable every group (unless cfg->enable_on_exec). 0 or -errno. */
 int counters_enable(struct counter_set *s);

@@ -33,7 +33,6 @@ static int kernel_before(const struct probe *p, int major, int minor)
 	return ma < major || (ma == major && mi < minor);
 }
 
-
 /*
  * EACCES/EPERM. Checked in this order: unknown situation, paranoid 3, raw
  * tracepoint data, CPU-wide, kernel space, another task, exclude bits the PMU

@@ -9,10 +9,10 @@
 struct probe;
 
 struct explain_ctx {
-	const struct probe *probe;           /* may be NULL */
-	const char *event;                   /* event name as the user wrote it */
-	const struct perf_event_attr *attr;  /* what was passed, may be NULL */
-	pid_t pid;                           /* as passed to perf_event_open */
+	const struct probe *probe;          /* may be NULL */
+	const char *event;                  /* event name as the user wrote it */
+	const struct perf_event_attr *attr; /* what was passed, may be NULL */
+	pid_t pid;                          /* as passed to perf_event_open */
 	int cpu;
 };
 

@@ -46,9 +46,9 @@ static const struct {
 	enum expr_opcode code;
 	int min_args, max_args;
 } funcs[] = {
-	{"ratio", EXPR_OP_RATIO, 2, 2},
-	{"min", EXPR_OP_MIN, 1, 255},
-	{"max", EXPR_OP_MAX, 1, 255},
+    {"ratio", EXPR_OP_RATIO, 2, 2},
+    {"min", EXPR_OP_MIN, 1, 255},
+    {"max", EXPR_OP_MAX, 1, 255},
 };
 
 #define NR_FUNCS (sizeof(funcs) / sizeof(funcs[0]))
@@ -87,8 +87,8 @@ static void format_double(double v, char *buf, size_t len)
 
 /* ---- errors ---- */
 
-__attribute__((format(printf, 3, 4))) static int fail(struct parser *p, size_t pos,
-						       const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static int fail(struct parser *p, size_t pos, const char *fmt,
+                                                      ...)
 {
 	va_list ap;
 
@@ -204,7 +204,7 @@ static int lex(struct parser *p)
 {
 	static const char singles[] = "+-*/(),";
 	static const enum tok kinds[] = {TOK_PLUS,   TOK_MINUS,  TOK_STAR, TOK_SLASH,
-					 TOK_LPAREN, TOK_RPAREN, TOK_COMMA};
+	                                 TOK_LPAREN, TOK_RPAREN, TOK_COMMA};
 	const char *s = p->src, *c;
 	size_t i = p->pos, n;
 
@@ -222,7 +222,7 @@ static int lex(struct parser *p)
 	if (n) {
 		if (n >= EXPR_NAME_MAX)
 			return fail(p, i, "name too long (at most %d characters)",
-				    EXPR_NAME_MAX - 1);
+			            EXPR_NAME_MAX - 1);
 		memcpy(p->tok.name, s + i, n);
 		p->tok.name[n] = '\0';
 		p->tok.kind = TOK_NAME;
@@ -272,8 +272,7 @@ static int emit_var(struct parser *p, const char *name, size_t pos)
 
 	if (v < 0) {
 		if (e->nr_vars == EXPR_VARS_MAX)
-			return fail(p, pos, "too many distinct names (at most %d)",
-				    EXPR_VARS_MAX);
+			return fail(p, pos, "too many distinct names (at most %d)", EXPR_VARS_MAX);
 		v = e->nr_vars++;
 		snprintf(e->var[v], sizeof(e->var[v]), "%s", name);
 		e->var_col[v] = (int)pos + 1;
@@ -291,9 +290,8 @@ static int parse_expr(struct parser *p);
 static const char *tok_text(const struct token *t, char *buf, size_t len)
 {
 	static const char *const text[] = {
-		[TOK_PLUS] = "'+'",   [TOK_MINUS] = "'-'",  [TOK_STAR] = "'*'",
-		[TOK_SLASH] = "'/'",  [TOK_LPAREN] = "'('", [TOK_RPAREN] = "')'",
-		[TOK_COMMA] = "','",
+	    [TOK_PLUS] = "'+'",   [TOK_MINUS] = "'-'",  [TOK_STAR] = "'*'",  [TOK_SLASH] = "'/'",
+	    [TOK_LPAREN] = "'('", [TOK_RPAREN] = "')'", [TOK_COMMA] = "','",
 	};
 
 	switch (t->kind) {
@@ -315,7 +313,7 @@ static int unexpected(struct parser *p, const char *expected)
 	char buf[80];
 
 	return fail(p, p->tok.pos, "unexpected %s, expected %s",
-		    tok_text(&p->tok, buf, sizeof(buf)), expected);
+	            tok_text(&p->tok, buf, sizeof(buf)), expected);
 }
 
 static int parse_call(struct parser *p, size_t name_pos)
@@ -330,7 +328,7 @@ static int parse_call(struct parser *p, size_t name_pos)
 			break;
 	if (k == NR_FUNCS)
 		return fail(p, name_pos, "unknown function '%.60s' (known: ratio, min, max)",
-			    fname);
+		            fname);
 	ret = lex(p); /* the '(' */
 	if (ret)
 		return ret;
@@ -340,8 +338,8 @@ static int parse_call(struct parser *p, size_t name_pos)
 		return ret;
 	if (p->tok.kind == TOK_RPAREN)
 		return fail(p, name_pos, "%s() takes %s%d argument%s, not 0", fname,
-			    funcs[k].min_args == funcs[k].max_args ? "" : "at least ",
-			    funcs[k].min_args, funcs[k].min_args == 1 ? "" : "s");
+		            funcs[k].min_args == funcs[k].max_args ? "" : "at least ",
+		            funcs[k].min_args, funcs[k].min_args == 1 ? "" : "s");
 	for (;;) {
 		ret = parse_expr(p);
 		if (ret)
@@ -353,7 +351,7 @@ static int parse_call(struct parser *p, size_t name_pos)
 			char what[48];
 
 			snprintf(what, sizeof(what), "',' or ')' (call at column %zu)",
-				 paren_pos + 1);
+			         paren_pos + 1);
 			return unexpected(p, what);
 		}
 		ret = lex(p);
@@ -362,8 +360,8 @@ static int parse_call(struct parser *p, size_t name_pos)
 	}
 	if (argc < funcs[k].min_args || argc > funcs[k].max_args)
 		return fail(p, name_pos, "%s() takes %s%d argument%s, not %d", fname,
-			    funcs[k].min_args == funcs[k].max_args ? "" : "at least ",
-			    funcs[k].min_args, funcs[k].min_args == 1 ? "" : "s", argc);
+		            funcs[k].min_args == funcs[k].max_args ? "" : "at least ",
+		            funcs[k].min_args, funcs[k].min_args == 1 ? "" : "s", argc);
 	ret = emit(p, funcs[k].code, argc, name_pos);
 	return ret ? ret : lex(p);
 }
@@ -419,7 +417,7 @@ static int parse_unary(struct parser *p)
 
 	if (++p->depth > EXPR_DEPTH_MAX)
 		return fail(p, pos, "expression nested too deeply (at most %d levels)",
-			    EXPR_DEPTH_MAX);
+		            EXPR_DEPTH_MAX);
 	if (kind == TOK_MINUS || kind == TOK_PLUS) {
 		ret = lex(p);
 		if (!ret)
@@ -564,7 +562,7 @@ double expr_eval(const struct expr *e, expr_lookup_fn lookup, void *arg)
 /* ---- names ---- */
 
 int expr_check(const struct expr *e, bool (*known)(const char *name, void *arg), void *arg,
-	       struct expr_error *err)
+               struct expr_error *err)
 {
 	for (int i = 0; i < e->nr_ops; i++) {
 		const struct expr_op *op = &e->op[i];
@@ -649,10 +647,10 @@ static void print_child(const struct expr *e, const int *start, int i, bool pare
 static void print_node(const struct expr *e, const int *start, int i, struct out *o)
 {
 	static const char *const binop[] = {
-		[EXPR_OP_ADD] = " + ",
-		[EXPR_OP_SUB] = " - ",
-		[EXPR_OP_MUL] = " * ",
-		[EXPR_OP_DIV] = " / ",
+	    [EXPR_OP_ADD] = " + ",
+	    [EXPR_OP_SUB] = " - ",
+	    [EXPR_OP_MUL] = " * ",
+	    [EXPR_OP_DIV] = " / ",
 	};
 	const struct expr_op *op = &e->op[i];
 	int child[EXPR_OPS_MAX], n = 0;
@@ -724,8 +722,8 @@ int expr_format(const struct expr *e, char *buf, size_t len)
 
 /* ---- error messages ---- */
 
-int expr_error_format(char *buf, size_t len, const char *file, int line, int col,
-		      const char *msg, const char *src_line)
+int expr_error_format(char *buf, size_t len, const char *file, int line, int col, const char *msg,
+                      const char *src_line)
 {
 	char tmp[1];
 	size_t n = 0, w;
@@ -737,7 +735,7 @@ int expr_error_format(char *buf, size_t len, const char *file, int line, int col
 	}
 #define ADD(...)                                                                                   \
 	do {                                                                                       \
-		k = snprintf(buf + (n < len ? n : len - 1), n < len ? len - n : 1, __VA_ARGS__);  \
+		k = snprintf(buf + (n < len ? n : len - 1), n < len ? len - n : 1, __VA_ARGS__);   \
 		n += k > 0 ? (size_t)k : 0;                                                        \
 	} while (0)
 	if (file)

@@ -30,14 +30,14 @@
  * finite or NaN. There are no conditionals.
  */
 
-#define EXPR_OPS_MAX 64    /* operations (numbers, names, operators) */
-#define EXPR_VARS_MAX 16   /* distinct names */
-#define EXPR_NAME_MAX 128  /* longest name + 1 (same as EVENTS_NAME_MAX) */
+#define EXPR_OPS_MAX   64  /* operations (numbers, names, operators) */
+#define EXPR_VARS_MAX  16  /* distinct names */
+#define EXPR_NAME_MAX  128 /* longest name + 1 (same as EVENTS_NAME_MAX) */
 #define EXPR_DEPTH_MAX 32  /* nesting of parentheses, calls and unary signs */
 
 enum expr_opcode {
-	EXPR_OP_NUM,   /* push num */
-	EXPR_OP_VAR,   /* push the value of name var */
+	EXPR_OP_NUM, /* push num */
+	EXPR_OP_VAR, /* push the value of name var */
 	EXPR_OP_NEG,
 	EXPR_OP_ADD,
 	EXPR_OP_SUB,
@@ -87,7 +87,7 @@ double expr_eval(const struct expr *e, expr_lookup_fn lookup, void *arg);
  * "unknown event 'NAME'" at the column of the first use of the first name
  * known() rejects (in source order). */
 int expr_check(const struct expr *e, bool (*known)(const char *name, void *arg), void *arg,
-	       struct expr_error *err);
+               struct expr_error *err);
 
 /* Replace the text of name var by name (the evaluation order is unchanged).
  * 0, -EINVAL (var out of range) or -ENAMETOOLONG. Two vars may end up with
@@ -121,7 +121,7 @@ bool expr_is_bare_name(const char *name);
  * column of width. Lines end in '\n'. Returns the length it wanted (like
  * snprintf).
  */
-int expr_error_format(char *buf, size_t len, const char *file, int line, int col,
-		      const char *msg, const char *src_line);
+int expr_error_format(char *buf, size_t len, const char *file, int line, int col, const char *msg,
+                      const char *src_line);
 
 #endif

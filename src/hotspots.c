@@ -156,7 +156,7 @@ static uint32_t probe(const struct hotspots *h, uint32_t pid, uint32_t tid, uint
 }
 
 const struct hotspots_slot *hotspots_find(const struct hotspots *h, uint32_t pid, uint32_t tid,
-					  uint64_t ip, enum records_cpumode cpumode, int cpu)
+                                          uint64_t ip, enum records_cpumode cpumode, int cpu)
 {
 	bool found;
 	uint32_t i;
@@ -170,7 +170,7 @@ const struct hotspots_slot *hotspots_find(const struct hotspots *h, uint32_t pid
 }
 
 int hotspots_add(struct hotspots *h, uint32_t pid, uint32_t tid, uint64_t ip,
-		 enum records_cpumode cpumode, int cpu, uint64_t period)
+                 enum records_cpumode cpumode, int cpu, uint64_t period)
 {
 	const uint64_t weight = period ? period : 1;
 	const uint8_t mode = (uint8_t)cpumode;
@@ -199,7 +199,7 @@ int hotspots_add(struct hotspots *h, uint32_t pid, uint32_t tid, uint64_t ip,
 	struct hotspots_slot *s = &h->slots[i];
 
 	*s = (struct hotspots_slot){
-		.ip = ip, .pid = pid, .tid = tid, .cpu = (int16_t)cpu, .cpumode = mode, .used = 1};
+	    .ip = ip, .pid = pid, .tid = tid, .cpu = (int16_t)cpu, .cpumode = mode, .used = 1};
 	slot_count(h, s, weight);
 	if (!h->used)
 		h->first_cpu = cpu;
@@ -385,26 +385,26 @@ static void heap_offer(struct hotspots_row *out, size_t *k, size_t n, const stru
 
 /* The row of slot i (cpu: the row's, -1 when folded over CPUs). */
 static void slot_row(const struct hotspots *h, uint32_t i, int cpu, uint64_t weight,
-		     uint64_t samples, struct hotspots_row *r)
+                     uint64_t samples, struct hotspots_row *r)
 {
 	const struct hotspots_slot *s = &h->slots[i];
 
 	*r = (struct hotspots_row){
-		.pid = s->pid,
-		.tid = s->tid,
-		.ip = s->ip,
-		.cpumode = (enum records_cpumode)s->cpumode,
-		.kernel = hotspots_kernel_mode((enum records_cpumode)s->cpumode),
-		.cpu = cpu,
-		.weight = weight,
-		.samples = samples,
-		.merged = 1,
-		.slot = i,
+	    .pid = s->pid,
+	    .tid = s->tid,
+	    .ip = s->ip,
+	    .cpumode = (enum records_cpumode)s->cpumode,
+	    .kernel = hotspots_kernel_mode((enum records_cpumode)s->cpumode),
+	    .cpu = cpu,
+	    .weight = weight,
+	    .samples = samples,
+	    .merged = 1,
+	    .slot = i,
 	};
 }
 
 int hotspots_top(struct hotspots *h, enum hotspots_mode mode, const struct hotspots_filter *filter,
-		 struct hotspots_row *out, int n, struct hotspots_totals *tot)
+                 struct hotspots_row *out, int n, struct hotspots_totals *tot)
 {
 	const struct hotspots_filter all = HOTSPOTS_FILTER_ALL;
 	const struct hotspots_filter *f = filter ? filter : &all;
@@ -553,7 +553,7 @@ void hotspots_symbols_changed(struct hotspots *h, uint32_t pid)
  * needed): cached, or asked of sym and cached. An UNKNOWN one is asked
  * again once it is old, if retry. */
 static enum hotspots_sym slot_symbol(struct hotspots *h, uint32_t i, const struct hotspots_row *r,
-				     hotspots_sym_fn sym, void *arg, bool retry, uint64_t *start)
+                                     hotspots_sym_fn sym, void *arg, bool retry, uint64_t *start)
 {
 	struct hotspots_slot *s = &h->slots[i];
 	const uint32_t epoch = h->sym_epochs[s->pid % HOTSPOTS_SYM_EPOCHS];
@@ -595,7 +595,7 @@ static enum hotspots_sym slot_symbol(struct hotspots *h, uint32_t i, const struc
 }
 
 enum hotspots_sym hotspots_symbol(struct hotspots *h, const struct hotspots_row *row,
-				  hotspots_sym_fn sym, void *arg, uint64_t *start)
+                                  hotspots_sym_fn sym, void *arg, uint64_t *start)
 {
 	if (h->slots && row->slot < h->cap) {
 		struct hotspots_slot *s = &h->slots[row->slot];
@@ -651,18 +651,18 @@ static void fold_into(struct hotspots *h, const struct hotspots_slot *src, uint6
 	}
 	/* A new key, as idle as src; its symbol starts at its own ip. */
 	h->slots[i] = (struct hotspots_slot){
-		.ip = to,
-		.pid = src->pid,
-		.tid = src->tid,
-		.cpu = src->cpu,
-		.cpumode = src->cpumode,
-		.used = 1,
-		.sym_state = HOTSPOTS_SYM_FOUND + 1,
-		.igen = src->igen,
-		.sym_epoch = h->sym_epochs[src->pid % HOTSPOTS_SYM_EPOCHS],
-		.weight = src->weight,
-		.samples = src->samples,
-		.sym = to,
+	    .ip = to,
+	    .pid = src->pid,
+	    .tid = src->tid,
+	    .cpu = src->cpu,
+	    .cpumode = src->cpumode,
+	    .used = 1,
+	    .sym_state = HOTSPOTS_SYM_FOUND + 1,
+	    .igen = src->igen,
+	    .sym_epoch = h->sym_epochs[src->pid % HOTSPOTS_SYM_EPOCHS],
+	    .weight = src->weight,
+	    .samples = src->samples,
+	    .sym = to,
 	};
 	h->used++;
 }
@@ -684,7 +684,7 @@ static uint32_t scan_start(const struct hotspots *h)
  * starts below its ip (all of them: keys made by folding stay put). With
  * until_cap, stop once the table is down to the soft cap. */
 static void fold_idle(struct hotspots *h, uint32_t intervals, bool until_cap, hotspots_sym_fn sym,
-		      void *arg)
+                      void *arg)
 {
 	const uint32_t mask = h->cap - 1;
 	uint32_t i = scan_start(h);
@@ -698,7 +698,8 @@ static void fold_idle(struct hotspots *h, uint32_t intervals, bool until_cap, ho
 		if (s->used && idle_for(h, s, intervals)) {
 			/* Keys known to have no symbol are not asked again
 			 * here: that is for the rows shown. */
-			if (slot_symbol(h, i, NULL, sym, arg, false, &start) == HOTSPOTS_SYM_FOUND &&
+			if (slot_symbol(h, i, NULL, sym, arg, false, &start) ==
+			        HOTSPOTS_SYM_FOUND &&
 			    start < s->ip) {
 				const struct hotspots_slot src = *s;
 
@@ -831,7 +832,7 @@ uint32_t hotspots_trim(struct hotspots *h, hotspots_sym_fn sym, void *arg)
 }
 
 uint32_t hotspots_resolve_pids(struct hotspots *h, const uint32_t *pids, size_t nr_pids,
-			       hotspots_sym_fn sym, void *arg)
+                               hotspots_sym_fn sym, void *arg)
 {
 	/* The pids as a bitmap by pid modulo its size: a pid that shares a
 	 * bit with one of them is resolved too, which is harmless. */

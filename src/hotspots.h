@@ -131,9 +131,9 @@ struct hotspots_row {
 	bool kernel; /* cpumode is KERNEL or GUEST_KERNEL */
 	int cpu;     /* the filter's CPU, or -1 when folded over CPUs */
 	uint64_t weight, samples;
-	double share; /* percent of the filtered total weight, 0..100 */
-	uint64_t key; /* hotspots_merge(): the group key; 0 from hotspots_top() */
-	int merged;   /* rows folded into this one (1 for a plain row) */
+	double share;  /* percent of the filtered total weight, 0..100 */
+	uint64_t key;  /* hotspots_merge(): the group key; 0 from hotspots_top() */
+	int merged;    /* rows folded into this one (1 for a plain row) */
 	uint32_t slot; /* a slot of the row, for hotspots_symbol(); valid until
 	                * the table next changes */
 };
@@ -167,13 +167,13 @@ bool hotspots_kernel_mode(enum records_cpumode cpumode);
  * -ENOMEM growing it, or a CPU out of range).
  */
 int hotspots_add(struct hotspots *h, uint32_t pid, uint32_t tid, uint64_t ip,
-		 enum records_cpumode cpumode, int cpu, uint64_t period);
+                 enum records_cpumode cpumode, int cpu, uint64_t period);
 
 /* The slot holding a key (tid is ignored without HOTSPOTS_BY_THREAD), or
  * NULL: what hotspots_add() would count the sample in. Valid until the
  * table next changes. */
 const struct hotspots_slot *hotspots_find(const struct hotspots *h, uint32_t pid, uint32_t tid,
-					  uint64_t ip, enum records_cpumode cpumode, int cpu);
+                                          uint64_t ip, enum records_cpumode cpumode, int cpu);
 
 /* Start a new interval: O(1). Call after the interval has been rendered. */
 void hotspots_interval_reset(struct hotspots *h);
@@ -190,7 +190,7 @@ void hotspots_clear(struct hotspots *h);
  * totals. Returns the number of rows written (<= n), or -ENOMEM (scratch).
  */
 int hotspots_top(struct hotspots *h, enum hotspots_mode mode, const struct hotspots_filter *filter,
-		 struct hotspots_row *out, int n, struct hotspots_totals *tot);
+                 struct hotspots_row *out, int n, struct hotspots_totals *tot);
 
 /* The group key of a row (e.g. a symbol's id after symbolization); rows
  * whose key is 0 are never merged. */
@@ -208,7 +208,7 @@ typedef uint64_t (*hotspots_key_fn)(const struct hotspots_row *row, void *arg);
  * allocation. Returns the new number of rows.
  */
 int hotspots_merge(struct hotspots_row *rows, int n, hotspots_key_fn key, void *arg,
-		   unsigned flags);
+                   unsigned flags);
 
 /* What a caller knows of the symbol of a row (hotspots_sym_fn). */
 enum hotspots_sym {
@@ -220,7 +220,7 @@ enum hotspots_sym {
 /* Resolve the symbol of a row (pid, ip, cpumode and kernel are set). It
  * must not change the table. */
 typedef enum hotspots_sym (*hotspots_sym_fn)(const struct hotspots_row *row, uint64_t *start,
-					     void *arg);
+                                             void *arg);
 
 /*
  * The symbol of row, a row of h from hotspots_top() (or hotspots_merge()
@@ -232,7 +232,7 @@ typedef enum hotspots_sym (*hotspots_sym_fn)(const struct hotspots_row *row, uin
  * FOUND.
  */
 enum hotspots_sym hotspots_symbol(struct hotspots *h, const struct hotspots_row *row,
-				  hotspots_sym_fn sym, void *arg, uint64_t *start);
+                                  hotspots_sym_fn sym, void *arg, uint64_t *start);
 
 /* pid's symbols changed (exec, a new mapping, a new process with a
  * recycled pid): its cached symbols are not used again. O(1). */
@@ -266,6 +266,6 @@ uint32_t hotspots_trim(struct hotspots *h, hotspots_sym_fn sym, void *arg);
  * the number of keys asked about.
  */
 uint32_t hotspots_resolve_pids(struct hotspots *h, const uint32_t *pids, size_t nr_pids,
-			       hotspots_sym_fn sym, void *arg);
+                               hotspots_sym_fn sym, void *arg);
 
 #endif

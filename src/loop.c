@@ -34,7 +34,7 @@ struct loop {
 	sigset_t watched, saved;
 	bool stopping;
 	int code;
-	struct watch *dead; /* deleted in this pass; freed after it */
+	struct watch *dead;   /* deleted in this pass; freed after it */
 	struct watch **index; /* by fd */
 	int index_len;
 };
@@ -161,7 +161,8 @@ static void on_timer(struct loop *l, int fd, uint32_t events, void *arg)
 int loop_set_tick(struct loop *l, uint64_t interval_ns, loop_tick_fn fn, void *arg)
 {
 	struct itimerspec its = {
-		.it_interval = {(time_t)(interval_ns / 1000000000ull), (long)(interval_ns % 1000000000ull)},
+	    .it_interval = {(time_t)(interval_ns / 1000000000ull),
+	                    (long)(interval_ns % 1000000000ull)},
 	};
 
 	its.it_value = its.it_interval;

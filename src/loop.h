@@ -5,7 +5,6 @@
 #include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include <stdint.h>
 
 struct loop;
 

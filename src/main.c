@@ -16,8 +16,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <locale.h>
 #include <limits.h>
+#include <locale.h>
+#include <ncurses.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -27,12 +28,11 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include <ncurses.h>
 
-#define MAX_WATCHED 1024
+#define MAX_WATCHED          1024
 #define HOT_ROWS_INTERACTIVE 500 /* hotspot rows the viewer can scroll through */
-#define MAX_PRESET_NAMES 64
-#define FIRST_TICK_NS 50000000ull /* the viewer's first interval */
+#define MAX_PRESET_NAMES     64
+#define FIRST_TICK_NS        50000000ull /* the viewer's first interval */
 
 struct app {
 	struct options opt;
@@ -41,16 +41,16 @@ struct app {
 	struct view *view;
 	struct output out; /* batch snapshots: -o FILE or standard output */
 	int snapshots;
-	bool stopping; /* a signal asked us to stop: waiting for the command */
-	bool finished; /* finish() was called: the loop ends with its status */
-	int hot_rows_saved;          /* hotspot rows a saved snapshot shows (as batch) */
+	bool stopping;      /* a signal asked us to stop: waiting for the command */
+	bool finished;      /* finish() was called: the loop ends with its status */
+	int hot_rows_saved; /* hotspot rows a saved snapshot shows (as batch) */
 	struct preset_resolved resolved;
 	/* The viewer's p lists these; the presets themselves are read again
 	 * when one is chosen, not kept (they are large). */
 	char preset_names[MAX_PRESET_NAMES][PRESET_NAME_MAX];
 	const char *preset_list[MAX_PRESET_NAMES];
 	int nr_preset_names;
-	int watched[MAX_WATCHED];    /* fds the loop watches for the session */
+	int watched[MAX_WATCHED]; /* fds the loop watches for the session */
 	int nr_watched;
 	bool first_tick; /* the viewer's first tick is a short one */
 };
@@ -60,9 +60,9 @@ static void load_presets(struct preset_set *set, const char *file);
 static const char *skipped_line(const struct preset_file *f, char *buf, size_t len);
 static int try_load_presets(struct preset_set *set, const char *file, char *err, size_t errlen);
 static const struct preset *preset_find_for(const struct preset_set *set, const char *name,
-					    struct probe *probe);
+                                            struct probe *probe);
 static const struct preset *pick_preset(const struct preset_set *set, const char *arg,
-					struct probe *probe);
+                                        struct probe *probe);
 
 /*
  * Every message to stderr: "pfmtop: " and the text, through the terminal
@@ -153,7 +153,7 @@ static void emit(struct app *a)
 			finish(a, 0);
 	} else if (ret) {
 		complain("cannot write %s: %s%s\n", a->out.name, strerror(-ret),
-			a->out.regular ? " (it holds the snapshots before this one)" : "");
+		         a->out.regular ? " (it holds the snapshots before this one)" : "");
 		output_close(&a->out);
 		finish(a, 1);
 	}
@@ -344,7 +344,7 @@ static void on_signal(struct loop *l, int sig, pid_t sender, void *arg)
 
 static void apply_preset(struct app *a, const struct preset *p, struct preset_resolved *r);
 static const struct preset *pick_preset(const struct preset_set *set, const char *arg,
-					struct probe *probe);
+                                        struct probe *probe);
 
 /* Hotspot settings from the viewer into the profile (read at each tick)
  * and into the options (kept across a reopen). */
@@ -398,7 +398,7 @@ static void reopen(struct app *a, const char *preset, bool threads)
 	if (preset_broken_file(&set, preset)) {
 		/* the viewer owns the screen: the status line says it */
 		snprintf(err, sizeof(err), "preset %s: %.400s", preset,
-			 skipped_line(preset_broken_file(&set, preset), msg, sizeof(msg)));
+		         skipped_line(preset_broken_file(&set, preset), msg, sizeof(msg)));
 		view_status(a->view, err);
 		view_draw(a->view, session_snapshot(a->s));
 		preset_set_free(&set);
@@ -411,7 +411,7 @@ static void reopen(struct app *a, const char *preset, bool threads)
 	chosen[1] = preset_find_for(&set, old_preset, &probe);
 	if (!chosen[0] || !chosen[1]) {
 		snprintf(err, sizeof(err), "preset %s is gone from the preset files",
-			 chosen[0] ? old_preset : preset);
+		         chosen[0] ? old_preset : preset);
 		view_status(a->view, err);
 		view_draw(a->view, session_snapshot(a->s));
 		preset_set_free(&set);
@@ -429,17 +429,19 @@ static void reopen(struct app *a, const char *preset, bool threads)
 		if (!ret) {
 			watch_session(a);
 			if (attempt)
-				view_status(a->view, "cannot reopen with that preset; kept the old one");
+				view_status(a->view,
+				            "cannot reopen with that preset; kept the old one");
 			else if (skipped) {
 				/* warnings go to the status line, not over the screen */
-				snprintf(err, sizeof(err), "skipped %.300s%s (preset %s, a row per %s)",
-					 skipped_line(skipped, msg, sizeof(msg)),
-					 nr_skipped > 1 ? " and more: see --check-presets" : "",
-					 session_preset(a->s), threads ? "thread" : "process");
+				snprintf(err, sizeof(err),
+				         "skipped %.300s%s (preset %s, a row per %s)",
+				         skipped_line(skipped, msg, sizeof(msg)),
+				         nr_skipped > 1 ? " and more: see --check-presets" : "",
+				         session_preset(a->s), threads ? "thread" : "process");
 				view_status(a->view, err);
 			} else {
-				snprintf(err, sizeof(err), "preset %s, a row per %s", session_preset(a->s),
-					 threads ? "thread" : "process");
+				snprintf(err, sizeof(err), "preset %s, a row per %s",
+				         session_preset(a->s), threads ? "thread" : "process");
 				view_status(a->view, err);
 			}
 			session_tick(a->s, false);
@@ -506,8 +508,8 @@ static int print_version(void)
  * (tens of ms), and the same rules decide for every tracepoint: a few are
  * tried, and the first that opens (or the third that fails) speaks for all. */
 #define LIST_TP_TRIES 3
-#define STR_(x) #x
-#define STR(x) STR_(x)
+#define STR_(x)       #x
+#define STR(x)        STR_(x)
 
 struct list_ctx {
 	struct probe probe;
@@ -566,12 +568,12 @@ static int list_events(const struct options *o)
 	}
 	printf("%d events%s%s%s, %d open here%s", c.nr, o->list_glob ? " matching '" : "",
 	       o->list_glob ? o->list_glob : "", o->list_glob ? "'" : "", c.nr_open,
-	       tfs_note[0]	   ? tfs_note
+	       tfs_note[0]           ? tfs_note
 	       : !c.probe.tracefs[0] ? "; tracepoints not listed: tracefs is not mounted (mount -t "
-				       "tracefs nodev /sys/kernel/tracing)"
-	       : !c.tp_decided ? ""
-	       : c.tp_err      ? "; tracepoints: " STR(LIST_TP_TRIES) " failed to open, taken for all"
-			       : "; tracepoints: one opened, taken for all (one rule covers them)");
+	                               "tracefs nodev /sys/kernel/tracing)"
+	       : !c.tp_decided       ? ""
+	       : c.tp_err ? "; tracepoints: " STR(LIST_TP_TRIES) " failed to open, taken for all"
+	                  : "; tracepoints: one opened, taken for all (one rule covers them)");
 	if (!pfmlib_get(err, sizeof(err)))
 		printf("; libpfm4 events not listed: %s", err);
 	printf("\n");
@@ -625,7 +627,8 @@ static int probe_events(const struct options *o)
 		if (e == 0) {
 			printf("  %-20s opens (%s)\n", name, d.encoding);
 		} else {
-			struct explain_ctx ctx = {.probe = &p, .event = name, .attr = &d.attr, .cpu = -1};
+			struct explain_ctx ctx = {
+			    .probe = &p, .event = name, .attr = &d.attr, .cpu = -1};
 			printf("  %-20s %s: %s\n", name, explain_short(e),
 			       explain_open_error(e, &ctx, err, sizeof(err)));
 		}
@@ -657,7 +660,7 @@ static bool has_variants(const struct preset_set *set, const char *name)
  * need no libpfm4 to know. libpfm4 is loaded only when the kernel has a
  * core PMU and there is a variant to choose. */
 static int preset_pmus(const struct preset_set *set, const char *name, struct probe *p,
-		       const char **pmus, int max)
+                       const char **pmus, int max)
 {
 	static const char *const generic[] = {"perf", "perf_raw"};
 	int n = 0;
@@ -731,13 +734,12 @@ static void warn_skipped(const struct preset_set *set)
 
 	for (int i = 0; i < set->nr_files; i++)
 		if (set->files[i].ret)
-			complain("%s (skipped)\n",
-				skipped_line(&set->files[i], buf, sizeof(buf)));
+			complain("%s (skipped)\n", skipped_line(&set->files[i], buf, sizeof(buf)));
 }
 
 /* The preset called name (with its variant for this machine's PMUs), or NULL. */
 static const struct preset *preset_find_for(const struct preset_set *set, const char *name,
-					    struct probe *probe)
+                                            struct probe *probe)
 {
 	const char *pmus[PROBE_MAX_PMUS];
 	int nr = preset_pmus(set, name, probe, pmus, PROBE_MAX_PMUS);
@@ -749,7 +751,7 @@ static const struct preset *preset_find_for(const struct preset_set *set, const 
  * skipped file that declares it stops the run with its error (exit 2); the
  * other skipped files get a warning line each. */
 static const struct preset *pick_preset(const struct preset_set *set, const char *arg,
-					struct probe *probe)
+                                        struct probe *probe)
 {
 	const struct preset_file *broken;
 	const char *name = arg;
@@ -770,8 +772,8 @@ static const struct preset *pick_preset(const struct preset_set *set, const char
 		preset_error_format(&broken->err, buf, sizeof(buf));
 		complain("%s", buf);
 		complain("preset %s is selected, and %s declares it: fix the file "
-				"(pfmtop --check-presets lists every file)\n",
-			name, broken->path);
+		         "(pfmtop --check-presets lists every file)\n",
+		         name, broken->path);
 		exit(2);
 	}
 	warn_skipped(set);
@@ -804,8 +806,8 @@ static int list_presets(void)
 		if (!r.nr_fallbacks && !r.nr_dropped)
 			snprintf(here, sizeof(here), "opens fully");
 		else
-			snprintf(here, sizeof(here), "%d fall back, %d not available", r.nr_fallbacks,
-				 r.nr_dropped);
+			snprintf(here, sizeof(here), "%d fall back, %d not available",
+			         r.nr_fallbacks, r.nr_dropped);
 		snprintf(name, sizeof(name), "%s%s%s", p->name, use->pmu[0] ? ":" : "", use->pmu);
 		printf("%-12s %-10s %-34s %s\n", name, preset_origin_name(p->origin), here,
 		       p->description);
@@ -833,8 +835,8 @@ static int check_preset(const char *arg)
 		}
 		close(fd);
 		return preset_check_file(arg, pmus,
-					 preset_pmus(NULL, NULL, &probe, pmus, PROBE_MAX_PMUS),
-					 session_can_open_desc, &probe, stdout);
+		                         preset_pmus(NULL, NULL, &probe, pmus, PROBE_MAX_PMUS),
+		                         session_can_open_desc, &probe, stdout);
 	}
 	load_presets(&set, NULL);
 	ret = preset_check(pick_preset(&set, arg, &probe), session_can_open_desc, &probe, stdout);
@@ -869,8 +871,8 @@ static int check_presets(void)
 		if (!buf[0] || buf[strlen(buf) - 1] != '\n')
 			putchar('\n');
 	}
-	printf("%d preset files: %d OK, %d broken or skipped\n", set.nr_files,
-	       set.nr_files - bad, bad);
+	printf("%d preset files: %d OK, %d broken or skipped\n", set.nr_files, set.nr_files - bad,
+	       bad);
 	preset_set_free(&set);
 	return bad ? 2 : 0;
 }
@@ -910,7 +912,7 @@ static void apply_preset(struct app *a, const struct preset *p, struct preset_re
 	memset(&c->events, 0, sizeof(c->events));
 	for (int i = 0; i < r->nr && i < EVENTS_LIST_MAX; i++) {
 		util_strlcpy(c->events.name[i], r->ev[i].dropped ? r->ev[i].wanted : r->ev[i].used,
-			     sizeof(c->events.name[i]));
+		             sizeof(c->events.name[i]));
 		c->events.group[i] = p->ev[i].group;
 		c->events.nr++;
 	}
@@ -931,10 +933,10 @@ static int run(struct app *a)
 
 	if (!a->opt.batch && !isatty(STDOUT_FILENO))
 		die_usage("standard output is not a terminal: use batch mode, e.g. 'pfmtop -b -n "
-			  "3' (add -o FILE to write a file)");
+		          "3' (add -o FILE to write a file)");
 	if (a->opt.output && !a->opt.batch)
 		die_usage("-o writes batch snapshots: add -b (press s in the interactive view to "
-			  "save one)");
+		          "save one)");
 	if (!a->opt.events_given) {
 		struct preset_set presets, *set = &presets;
 		struct probe probe;
@@ -942,7 +944,7 @@ static int run(struct app *a)
 		probe_collect(&probe);
 		load_presets(set, a->opt.preset && is_file(a->opt.preset) ? a->opt.preset : NULL);
 		apply_preset(a, pick_preset(set, a->opt.preset ? a->opt.preset : "default", &probe),
-			     &a->resolved);
+		             &a->resolved);
 		for (int i = 0; i < set->nr && a->nr_preset_names < MAX_PRESET_NAMES; i++) {
 			bool seen = set->p[i].pmu[0] != '\0'; /* variants come with their base */
 			for (int k = 0; k < a->nr_preset_names && !seen; k++)
@@ -950,7 +952,7 @@ static int run(struct app *a)
 			if (seen)
 				continue;
 			util_strlcpy(a->preset_names[a->nr_preset_names], set->p[i].name,
-				     sizeof(a->preset_names[0]));
+			             sizeof(a->preset_names[0]));
 			a->preset_list[a->nr_preset_names] = a->preset_names[a->nr_preset_names];
 			a->nr_preset_names++;
 		}
@@ -984,25 +986,25 @@ static int run(struct app *a)
 	}
 	if (!a->opt.batch) {
 		struct view_config vc = {
-			.theme = a->opt.theme,
-			.kind = a->opt.view,
-			.mode = session_mode(a->s),
-			.settings =
-				{
-					.interval_ns = a->opt.session.interval_ns,
-					.threads = a->opt.session.threads,
-					.hide_kernel = a->opt.session.profile.hide_kernel,
-					.hide_user = a->opt.session.profile.hide_user,
-					.accumulated = a->opt.session.profile.accumulated,
-					.filter_pid = -1,
-					.filter_cpu = -1,
-				},
-			.presets = a->preset_list,
-			.nr_presets = a->nr_preset_names,
-			.can_reopen = session_mode(a->s) != MODEL_COMMAND && !a->opt.events_given,
-			.cannot_reopen = session_mode(a->s) == MODEL_COMMAND
-						 ? "not while running a command (it would start again)"
-						 : "events were given with -e; use --preset instead",
+		    .theme = a->opt.theme,
+		    .kind = a->opt.view,
+		    .mode = session_mode(a->s),
+		    .settings =
+		        {
+		            .interval_ns = a->opt.session.interval_ns,
+		            .threads = a->opt.session.threads,
+		            .hide_kernel = a->opt.session.profile.hide_kernel,
+		            .hide_user = a->opt.session.profile.hide_user,
+		            .accumulated = a->opt.session.profile.accumulated,
+		            .filter_pid = -1,
+		            .filter_cpu = -1,
+		        },
+		    .presets = a->preset_list,
+		    .nr_presets = a->nr_preset_names,
+		    .can_reopen = session_mode(a->s) != MODEL_COMMAND && !a->opt.events_given,
+		    .cannot_reopen = session_mode(a->s) == MODEL_COMMAND
+		                         ? "not while running a command (it would start again)"
+		                         : "events were given with -e; use --preset instead",
 		};
 		util_strlcpy(vc.settings.preset, a->opt.session.preset, sizeof(vc.settings.preset));
 		a->view = view_open(&vc, err, sizeof(err));
@@ -1029,7 +1031,7 @@ static int run(struct app *a)
 	 * as every interval is), then the chosen interval takes over. */
 	a->first_tick = a->view && a->opt.session.interval_ns > FIRST_TICK_NS;
 	loop_set_tick(a->loop, a->first_tick ? FIRST_TICK_NS : a->opt.session.interval_ns, on_tick,
-		      a);
+	              a);
 	/* Symbols load while the first interval runs, not before the first frame. */
 	session_prepare(a->s);
 	/* A command may already be gone (SIGCHLD then arrives through the loop). */

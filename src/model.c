@@ -200,10 +200,10 @@ int model_parse_sort(struct model *m, const char *name)
 		const char *name;
 		int sort;
 	} fixed[] = {{"cpu", MODEL_SORT_CPU},
-		     {"cpu%", MODEL_SORT_CPU},
-		     {"pid", MODEL_SORT_PID},
-		     {"command", MODEL_SORT_COMMAND},
-		     {"comm", MODEL_SORT_COMMAND}};
+	             {"cpu%", MODEL_SORT_CPU},
+	             {"pid", MODEL_SORT_PID},
+	             {"command", MODEL_SORT_COMMAND},
+	             {"comm", MODEL_SORT_COMMAND}};
 
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
 		if (!strcasecmp(name, fixed[i].name)) {
@@ -226,7 +226,7 @@ int model_parse_sort(struct model *m, const char *name)
 	return -EINVAL;
 found:
 	snprintf(m->sort_name, sizeof(m->sort_name), "%s",
-		 m->sort == MODEL_SORT_CPU ? "CPU%" : name);
+	         m->sort == MODEL_SORT_CPU ? "CPU%" : name);
 	return 0;
 }
 

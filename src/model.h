@@ -33,12 +33,12 @@ enum model_row_kind {
 struct model_event {
 	char name[128];
 	char encoding[256];
-	char unit[16];     /* "ms" for clocks, sysfs unit, else "" */
-	double scale;      /* multiply raw values by this for display */
-	bool opened;       /* open on at least one target */
-	int err;           /* errno when it opened nowhere */
-	char why[320];     /* why it is not supported / fell back, "" when fine */
-	double coverage;   /* lowest coverage over targets this interval, 0..1 */
+	char unit[16];            /* "ms" for clocks, sysfs unit, else "" */
+	double scale;             /* multiply raw values by this for display */
+	bool opened;              /* open on at least one target */
+	int err;                  /* errno when it opened nowhere */
+	char why[320];            /* why it is not supported / fell back, "" when fine */
+	double coverage;          /* lowest coverage over targets this interval, 0..1 */
 	enum counter_state state; /* worst state over the counted targets */
 };
 
@@ -52,31 +52,31 @@ struct model_metric {
 
 struct model_row {
 	enum model_row_kind kind;
-	int cpu;               /* CPU rows */
-	pid_t pid, tid;        /* task rows (tid == pid for processes) */
-	uint64_t start;        /* the process's start time: tells a recycled PID apart */
+	int cpu;        /* CPU rows */
+	pid_t pid, tid; /* task rows (tid == pid for processes) */
+	uint64_t start; /* the process's start time: tells a recycled PID apart */
 	char comm[32];
 	char user[32];
 	int nr_threads;
-	double cpu_pct;        /* NaN when unknown */
-	bool counted;          /* has counters (else /proc figures only) */
-	bool exited;           /* exited during this interval */
-	double since_ms;       /* > 0: counted only from this many ms into the span (its
-	                        * counters opened after the task started) */
-	char note[48];         /* why not counted ("fd limit", ...) */
-	char cgroup[128];      /* task rows: its cgroup (v2); cgroup rows: the cgroup */
+	double cpu_pct;              /* NaN when unknown */
+	bool counted;                /* has counters (else /proc figures only) */
+	bool exited;                 /* exited during this interval */
+	double since_ms;             /* > 0: counted only from this many ms into the span (its
+	                              * counters opened after the task started) */
+	char note[48];               /* why not counted ("fd limit", ...) */
+	char cgroup[128];            /* task rows: its cgroup (v2); cgroup rows: the cgroup */
 	struct counter_value *cells; /* one per event */
 	double *metrics;             /* one per metric, NaN = not available */
 };
 
 /* One hotspot row: samples of one function (or address) of one process. */
 struct model_hotspot {
-	double share;      /* percent of the interval's (or run's) sample weight */
+	double share; /* percent of the interval's (or run's) sample weight */
 	uint64_t samples;
 	pid_t pid;
 	bool kernel;
 	char comm[32];
-	char symbol[160];  /* "function", "module+0xOFF", "[unknown]", "[kernel]" */
+	char symbol[160]; /* "function", "module+0xOFF", "[unknown]", "[kernel]" */
 	char module[64];
 };
 
@@ -100,38 +100,38 @@ struct model_ring {
 
 struct model_sampling {
 	bool enabled;
-	char event[128];         /* what samples: "cycles", "cpu-clock", ... */
-	char why[512];           /* why it stands in for cycles, "" if it does not */
-	uint64_t freq, period;   /* one of them is 0 */
-	bool accumulated;        /* hotspots since the start, not this interval */
+	char event[128];       /* what samples: "cycles", "cpu-clock", ... */
+	char why[512];         /* why it stands in for cycles, "" if it does not */
+	uint64_t freq, period; /* one of them is 0 */
+	bool accumulated;      /* hotspots since the start, not this interval */
 	bool hide_kernel, hide_user;
-	pid_t filter_pid;        /* hotspots of this process only, -1 all */
-	int filter_cpu;          /* hotspots of this CPU only, -1 all */
+	pid_t filter_pid; /* hotspots of this process only, -1 all */
+	int filter_cpu;   /* hotspots of this CPU only, -1 all */
 	struct model_health_figures interval, total;
-	int throttled_now;       /* rings throttled at the last drain */
+	int throttled_now;             /* rings throttled at the last drain */
 	long max_rate, max_rate_start; /* perf_event_max_sample_rate now and at start */
 	bool max_rate_lowered;
-	uint64_t total_weight;   /* behind the shares */
+	uint64_t total_weight; /* behind the shares */
 	int nr_rings, cap_rings;
 	struct model_ring *rings;
 };
 
 struct model {
 	/* header */
-	uint64_t seq;          /* snapshot number, from 1 */
-	uint64_t wall_ns;      /* time of the snapshot */
-	double interval_s;     /* measured length of this interval */
-	bool final;            /* totals since start (command exit) */
-	bool partial;          /* the last interval, cut short by the end of the run */
+	uint64_t seq;      /* snapshot number, from 1 */
+	uint64_t wall_ns;  /* time of the snapshot */
+	double interval_s; /* measured length of this interval */
+	bool final;        /* totals since start (command exit) */
+	bool partial;      /* the last interval, cut short by the end of the run */
 	char host[64];
 	char kernel[128];
 	enum model_mode mode;
-	char target[128];      /* "CPUs 0-1", "PID 1234,5678", "command: make -j2" */
+	char target[128]; /* "CPUs 0-1", "PID 1234,5678", "command: make -j2" */
 	int paranoid;
-	char privilege[64];    /* "root", "CAP_PERFMON", "unprivileged" */
+	char privilege[64]; /* "root", "CAP_PERFMON", "unprivileged" */
 	char preset[32];
 	int nr_notes;
-	char notes[8][320];    /* fallbacks and limits, one sentence each */
+	char notes[8][320]; /* fallbacks and limits, one sentence each */
 
 	int nr_events;
 	struct model_event *events;
@@ -141,10 +141,10 @@ struct model {
 	int nr_cpus, cap_cpus;
 	struct model_row *cpus;
 	int nr_tasks, cap_tasks;
-	struct model_row *tasks;   /* sorted by CPU% descending */
-	int tasks_total;           /* tasks known before the top-N cut */
-	bool tasks_counted;        /* task rows carry counters */
-	double cpu_min;            /* system-wide: tasks at this CPU% or more get counters; -1 */
+	struct model_row *tasks; /* sorted by CPU% descending */
+	int tasks_total;         /* tasks known before the top-N cut */
+	bool tasks_counted;      /* task rows carry counters */
+	double cpu_min;          /* system-wide: tasks at this CPU% or more get counters; -1 */
 	struct model_row total;
 	/* System-wide, with task counters on every CPU: what the CPUs counted
 	 * that no task row holds (tasks without counters, before theirs
@@ -152,12 +152,12 @@ struct model {
 	bool has_unattributed;
 	struct model_row unattributed;
 	int nr_cgroups, cap_cgroups;
-	struct model_row *cgroups;  /* --cgroup: one row per cgroup, summed over CPUs */
-	bool show_cgroups;          /* task rows show their cgroup */
+	struct model_row *cgroups; /* --cgroup: one row per cgroup, summed over CPUs */
+	bool show_cgroups;         /* task rows show their cgroup */
 
-	int top_n;                 /* task rows to render */
-	int sort;                  /* MODEL_SORT_* or an event index, or MODEL_SORT_METRIC + k */
-	char sort_name[64];        /* as the header shows it */
+	int top_n;          /* task rows to render */
+	int sort;           /* MODEL_SORT_* or an event index, or MODEL_SORT_METRIC + k */
+	char sort_name[64]; /* as the header shows it */
 
 	struct model_sampling sampling;
 	int nr_hot, cap_hot;

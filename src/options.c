@@ -34,114 +34,116 @@ enum {
 const char *const options_view_names[OPTIONS_NR_VIEWS] = {"cpus", "tasks", "hotspots", "events"};
 
 static const struct option long_opts[] = {
-	{"batch", no_argument, NULL, 'b'},
-	{"delay", required_argument, NULL, 'd'},
-	{"iterations", required_argument, NULL, 'n'},
-	{"output", required_argument, NULL, 'o'},
-	{"format", required_argument, NULL, OPT_FORMAT},
-	{"events", required_argument, NULL, 'e'},
-	{"pid", required_argument, NULL, 'p'},
-	{"threads", no_argument, NULL, 'H'},
-	{"no-inherit", no_argument, NULL, OPT_NO_INHERIT},
-	{"cpu", required_argument, NULL, 'C'},
-	{"top", required_argument, NULL, 'N'},
-	{"freq", required_argument, NULL, 'F'},
-	{"count", required_argument, NULL, 'c'},
-	{"sample-event", required_argument, NULL, OPT_SAMPLE_EVENT},
-	{"mmap-pages", required_argument, NULL, OPT_MMAP_PAGES},
-	{"hot", required_argument, NULL, OPT_HOT},
-	{"hot-total", no_argument, NULL, OPT_HOT_TOTAL},
-	{"no-hotspots", no_argument, NULL, OPT_NO_HOT},
-	{"hide-kernel", no_argument, NULL, 'K'},
-	{"hide-user", no_argument, NULL, 'U'},
-	{"cpu-min", required_argument, NULL, OPT_CPU_MIN},
-	{"cgroup", required_argument, NULL, OPT_CGROUP},
-	{"sort", required_argument, NULL, OPT_SORT},
-	{"preset", required_argument, NULL, OPT_PRESET},
-	{"list-presets", no_argument, NULL, OPT_LIST_PRESETS},
-	{"check-preset", required_argument, NULL, OPT_CHECK_PRESET},
-	{"check-presets", no_argument, NULL, OPT_CHECK_PRESETS},
-	{"theme", required_argument, NULL, OPT_THEME},
-	{"view", required_argument, NULL, OPT_VIEW},
-	{"probe", no_argument, NULL, OPT_PROBE},
-	{"list-events", optional_argument, NULL, OPT_LIST_EVENTS},
-	{"help", no_argument, NULL, 'h'},
-	{"version", no_argument, NULL, 'V'},
-	{0},
+    {"batch", no_argument, NULL, 'b'},
+    {"delay", required_argument, NULL, 'd'},
+    {"iterations", required_argument, NULL, 'n'},
+    {"output", required_argument, NULL, 'o'},
+    {"format", required_argument, NULL, OPT_FORMAT},
+    {"events", required_argument, NULL, 'e'},
+    {"pid", required_argument, NULL, 'p'},
+    {"threads", no_argument, NULL, 'H'},
+    {"no-inherit", no_argument, NULL, OPT_NO_INHERIT},
+    {"cpu", required_argument, NULL, 'C'},
+    {"top", required_argument, NULL, 'N'},
+    {"freq", required_argument, NULL, 'F'},
+    {"count", required_argument, NULL, 'c'},
+    {"sample-event", required_argument, NULL, OPT_SAMPLE_EVENT},
+    {"mmap-pages", required_argument, NULL, OPT_MMAP_PAGES},
+    {"hot", required_argument, NULL, OPT_HOT},
+    {"hot-total", no_argument, NULL, OPT_HOT_TOTAL},
+    {"no-hotspots", no_argument, NULL, OPT_NO_HOT},
+    {"hide-kernel", no_argument, NULL, 'K'},
+    {"hide-user", no_argument, NULL, 'U'},
+    {"cpu-min", required_argument, NULL, OPT_CPU_MIN},
+    {"cgroup", required_argument, NULL, OPT_CGROUP},
+    {"sort", required_argument, NULL, OPT_SORT},
+    {"preset", required_argument, NULL, OPT_PRESET},
+    {"list-presets", no_argument, NULL, OPT_LIST_PRESETS},
+    {"check-preset", required_argument, NULL, OPT_CHECK_PRESET},
+    {"check-presets", no_argument, NULL, OPT_CHECK_PRESETS},
+    {"theme", required_argument, NULL, OPT_THEME},
+    {"view", required_argument, NULL, OPT_VIEW},
+    {"probe", no_argument, NULL, OPT_PROBE},
+    {"list-events", optional_argument, NULL, OPT_LIST_EVENTS},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {0},
 };
 
 void options_usage(FILE *out)
 {
-	fputs("Usage: pfmtop [OPTIONS] [-- COMMAND [ARGS...]]\n"
-	      "Live per-CPU and per-task performance counters.\n"
-	      "\n"
-	      "Targets (default: the whole machine, per CPU):\n"
-	      "  -p, --pid PID[,PID...]   count these processes (all their threads) and the\n"
-	      "                           children they start from now on\n"
-	      "  -C, --cpu LIST           system-wide on these CPUs only (e.g. 0-3,8)\n"
-	      "  -- COMMAND [ARGS]        run COMMAND and count it and its children;\n"
-	      "                           pfmtop exits with its status\n"
-	      "  -H, --threads            a row per thread instead of per process\n"
-	      "      --no-inherit         -p and COMMAND: leave out the processes and threads\n"
-	      "                           they start after pfmtop does (counted by default)\n"
-	      "      --cpu-min PCT        system-wide: counters for tasks using at least PCT% CPU\n"
-	      "                           (default 0.1; new tasks at once; -1 = /proc figures only)\n"
-	      "      --cgroup PATH[,PATH] count these cgroups (v2) on every CPU; 'auto' takes the\n"
-	      "                           top-level cgroups that hold tasks\n"
-	      "\n"
-	      "Events:\n"
-	      "  -e, --events LIST        events to count, comma-separated; {a,b} counts a and b\n"
-	      "                           as one group (ratios need that); repeatable.\n"
-	      "                           Names: cycles, task-clock, sched:sched_switch,\n"
-	      "                           msr/tsc/, r01c2, with :u or :k for user/kernel only\n"
-	      "      --preset NAME|FILE   count a preset's events and metrics (default: default);\n"
-	      "                           a FILE gives its first preset\n"
-	      "      --list-presets       list the presets, where each comes from, and whether it\n"
-	      "                           opens fully here\n"
-	      "      --check-preset NAME|FILE  validate a preset against this machine; exit 0 all\n"
-	      "                           good, 1 valid but events unavailable, 2 invalid\n"
-	      "      --check-presets      check every preset file of the search path; exit 2 if\n"
-	      "                           one is broken or skipped\n"
-	      "      --list-events [GLOB] list the events this machine offers, and whether each opens\n"
-	      "      --probe              print what this machine allows and why, then exit\n"
-	      "\n"
-	      "Hotspots (sampling, like perf top):\n"
-	      "  -F, --freq HZ            samples per second per CPU (default 4000)\n"
-	      "  -c, --count PERIOD       sample every PERIOD events instead of -F\n"
-	      "      --sample-event EVENT what to sample (default cycles, else cpu-clock)\n"
-	      "      --mmap-pages N       ring size in pages per CPU, a power of two (default 128)\n"
-	      "      --hot N              hotspot rows per snapshot (default 10)\n"
-	      "      --hot-total          hotspots since the start instead of per interval\n"
-	      "  -K, --hide-kernel        hide kernel hotspots\n"
-	      "  -U, --hide-user          hide user-space hotspots\n"
-	      "      --no-hotspots        do not sample at all (counters only)\n"
-	      "\n"
-	      "Output:\n"
-	      "  -b, --batch              print snapshots instead of the interactive view\n"
-	      "  -d, --delay SECS         refresh interval, fractions allowed (default 1)\n"
-	      "  -n, --iterations N       stop after N snapshots\n"
-	      "  -o, --output FILE        write each snapshot to FILE as soon as it is made\n"
-	      "      --format text|json   text for people (default), JSON Lines for scripts\n"
-	      "  -N, --top N              task rows per snapshot (default 10, 0 = all)\n"
-	      "      --sort COLUMN        order tasks by cpu (default), pid, command, or an event\n"
-	      "                           or metric name (largest first)\n"
-	      "\n"
-	      "Interactive view (press h in it for the keys):\n"
-	      "      --view NAME          start in cpus, tasks, hotspots or events (default: cpus\n"
-	      "                           system-wide, tasks with -p or a command)\n"
-	      "      --theme NAME|FILE    colour theme: default, light, mono, high-contrast, or a\n"
-	      "                           theme file (also searched in ~/.config/pfmtop/themes);\n"
-	      "                           NO_COLOR or a terminal without colours selects mono\n"
-	      "\n"
-	      "  -h, --help               this text\n"
-	      "  -V, --version            version and library versions\n"
-	      "\n"
-	      "Exit status: 0 ok, 1 runtime error, 2 usage error; with COMMAND, its status.\n",
-	      out);
+	fputs(
+	    "Usage: pfmtop [OPTIONS] [-- COMMAND [ARGS...]]\n"
+	    "Live per-CPU and per-task performance counters.\n"
+	    "\n"
+	    "Targets (default: the whole machine, per CPU):\n"
+	    "  -p, --pid PID[,PID...]   count these processes (all their threads) and the\n"
+	    "                           children they start from now on\n"
+	    "  -C, --cpu LIST           system-wide on these CPUs only (e.g. 0-3,8)\n"
+	    "  -- COMMAND [ARGS]        run COMMAND and count it and its children;\n"
+	    "                           pfmtop exits with its status\n"
+	    "  -H, --threads            a row per thread instead of per process\n"
+	    "      --no-inherit         -p and COMMAND: leave out the processes and threads\n"
+	    "                           they start after pfmtop does (counted by default)\n"
+	    "      --cpu-min PCT        system-wide: counters for tasks using at least PCT% CPU\n"
+	    "                           (default 0.1; new tasks at once; -1 = /proc figures only)\n"
+	    "      --cgroup PATH[,PATH] count these cgroups (v2) on every CPU; 'auto' takes the\n"
+	    "                           top-level cgroups that hold tasks\n"
+	    "\n"
+	    "Events:\n"
+	    "  -e, --events LIST        events to count, comma-separated; {a,b} counts a and b\n"
+	    "                           as one group (ratios need that); repeatable.\n"
+	    "                           Names: cycles, task-clock, sched:sched_switch,\n"
+	    "                           msr/tsc/, r01c2, with :u or :k for user/kernel only\n"
+	    "      --preset NAME|FILE   count a preset's events and metrics (default: default);\n"
+	    "                           a FILE gives its first preset\n"
+	    "      --list-presets       list the presets, where each comes from, and whether it\n"
+	    "                           opens fully here\n"
+	    "      --check-preset NAME|FILE  validate a preset against this machine; exit 0 all\n"
+	    "                           good, 1 valid but events unavailable, 2 invalid\n"
+	    "      --check-presets      check every preset file of the search path; exit 2 if\n"
+	    "                           one is broken or skipped\n"
+	    "      --list-events [GLOB] list the events this machine offers, and whether each "
+	    "opens\n"
+	    "      --probe              print what this machine allows and why, then exit\n"
+	    "\n"
+	    "Hotspots (sampling, like perf top):\n"
+	    "  -F, --freq HZ            samples per second per CPU (default 4000)\n"
+	    "  -c, --count PERIOD       sample every PERIOD events instead of -F\n"
+	    "      --sample-event EVENT what to sample (default cycles, else cpu-clock)\n"
+	    "      --mmap-pages N       ring size in pages per CPU, a power of two (default 128)\n"
+	    "      --hot N              hotspot rows per snapshot (default 10)\n"
+	    "      --hot-total          hotspots since the start instead of per interval\n"
+	    "  -K, --hide-kernel        hide kernel hotspots\n"
+	    "  -U, --hide-user          hide user-space hotspots\n"
+	    "      --no-hotspots        do not sample at all (counters only)\n"
+	    "\n"
+	    "Output:\n"
+	    "  -b, --batch              print snapshots instead of the interactive view\n"
+	    "  -d, --delay SECS         refresh interval, fractions allowed (default 1)\n"
+	    "  -n, --iterations N       stop after N snapshots\n"
+	    "  -o, --output FILE        write each snapshot to FILE as soon as it is made\n"
+	    "      --format text|json   text for people (default), JSON Lines for scripts\n"
+	    "  -N, --top N              task rows per snapshot (default 10, 0 = all)\n"
+	    "      --sort COLUMN        order tasks by cpu (default), pid, command, or an event\n"
+	    "                           or metric name (largest first)\n"
+	    "\n"
+	    "Interactive view (press h in it for the keys):\n"
+	    "      --view NAME          start in cpus, tasks, hotspots or events (default: cpus\n"
+	    "                           system-wide, tasks with -p or a command)\n"
+	    "      --theme NAME|FILE    colour theme: default, light, mono, high-contrast, or a\n"
+	    "                           theme file (also searched in ~/.config/pfmtop/themes);\n"
+	    "                           NO_COLOR or a terminal without colours selects mono\n"
+	    "\n"
+	    "  -h, --help               this text\n"
+	    "  -V, --version            version and library versions\n"
+	    "\n"
+	    "Exit status: 0 ok, 1 runtime error, 2 usage error; with COMMAND, its status.\n",
+	    out);
 }
 
 /* An argument for a message: quoted, a long one cut short (see util_quote_elided). */
-#define ARG_SHOWN 48
+#define ARG_SHOWN  48
 #define QUOTED_MAX (ARG_SHOWN + 32)
 
 static const char *quoted(char *buf, const char *arg)
@@ -187,7 +189,7 @@ static int add_pid(const char *tok, void *arg)
 
 	if (util_parse_long(tok, 1, INT_MAX, &pid)) {
 		snprintf(x->err, x->errlen, "-p: %s is not a process ID; give PID[,PID...]",
-			 quoted(q, tok));
+		         quoted(q, tok));
 		return -EINVAL;
 	}
 	for (int i = 0; i < c->nr_pids; i++)
@@ -214,7 +216,7 @@ static int parse_pids(struct session_config *c, const char *arg, char *err, size
 	if (for_each_item(arg, add_pid, &x)) {
 		if (!err[0])
 			snprintf(err, errlen, "-p: an empty item in %s; give PID[,PID...]",
-				 quoted(q, arg));
+			         quoted(q, arg));
 		return -EINVAL;
 	}
 	return 0;
@@ -234,11 +236,12 @@ static int add_cgroup(const char *tok, void *arg)
 			return 0;
 	if (strlen(tok) >= sizeof(c->cgroups[0])) {
 		snprintf(x->err, x->errlen, "--cgroup: a path longer than %zu characters",
-			 sizeof(c->cgroups[0]) - 1);
+		         sizeof(c->cgroups[0]) - 1);
 		return -EINVAL;
 	}
 	if (c->nr_cgroups == (int)ARRAY_SIZE(c->cgroups)) {
-		snprintf(x->err, x->errlen, "--cgroup: at most %zu cgroups", ARRAY_SIZE(c->cgroups));
+		snprintf(x->err, x->errlen, "--cgroup: at most %zu cgroups",
+		         ARRAY_SIZE(c->cgroups));
 		return -EINVAL;
 	}
 	util_strlcpy(c->cgroups[c->nr_cgroups++], tok, sizeof(c->cgroups[0]));
@@ -278,7 +281,8 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 	err[0] = '\0';
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+bd:n:o:e:p:HC:N:F:c:KUhV", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+bd:n:o:e:p:HC:N:F:c:KUhV", long_opts, NULL)) !=
+	       -1) {
 		switch (opt) {
 		case 'b':
 			o->batch = true;
@@ -286,16 +290,16 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 		case 'd':
 			if (util_parse_seconds(optarg, &c->interval_ns)) {
 				snprintf(err, errlen,
-					 "-d: %s is not a delay; give seconds between 0.01 and "
-					 "86400, e.g. -d 0.5",
-					 quoted(q, optarg));
+				         "-d: %s is not a delay; give seconds between 0.01 and "
+				         "86400, e.g. -d 0.5",
+				         quoted(q, optarg));
 				return -EINVAL;
 			}
 			break;
 		case 'n':
 			if (util_parse_long(optarg, 1, INT_MAX, &v)) {
 				snprintf(err, errlen, "-n: %s is not a positive count",
-					 quoted(q, optarg));
+				         quoted(q, optarg));
 				return -EINVAL;
 			}
 			o->iterations = (int)v;
@@ -306,7 +310,7 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 		case OPT_FORMAT:
 			if (snapshot_parse_format(optarg, &o->format)) {
 				snprintf(err, errlen, "--format: %s is unknown; use text or json",
-					 quoted(q, optarg));
+				         quoted(q, optarg));
 				return -EINVAL;
 			}
 			break;
@@ -335,9 +339,9 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 			int n = util_cpulist_parse(optarg, c->cpus, SESSION_MAX_CPUS);
 			if (n <= 0) {
 				snprintf(err, errlen,
-					 "-C: %s is not a CPU list; give e.g. 0-3,8 (online CPUs "
-					 "are in /sys/devices/system/cpu/online)",
-					 quoted(q, optarg));
+				         "-C: %s is not a CPU list; give e.g. 0-3,8 (online CPUs "
+				         "are in /sys/devices/system/cpu/online)",
+				         quoted(q, optarg));
 				return -EINVAL;
 			}
 			c->nr_cpus = n;
@@ -346,16 +350,17 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 		case 'N':
 			if (util_parse_long(optarg, 0, INT_MAX, &v)) {
 				snprintf(err, errlen, "-N: %s is not a row count (0 = all)",
-					 quoted(q, optarg));
+				         quoted(q, optarg));
 				return -EINVAL;
 			}
 			c->top_n = (int)v;
 			break;
 		case 'F':
 			if (util_parse_long(optarg, 1, 1000000, &v)) {
-				snprintf(err, errlen, "-F: %s is not a frequency; give samples per "
-						      "second, e.g. -F 999",
-					 quoted(q, optarg));
+				snprintf(err, errlen,
+				         "-F: %s is not a frequency; give samples per "
+				         "second, e.g. -F 999",
+				         quoted(q, optarg));
 				return -EINVAL;
 			}
 			c->profile.freq = (uint64_t)v;
@@ -364,9 +369,10 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 			break;
 		case 'c':
 			if (util_parse_long(optarg, 1, LONG_MAX, &v)) {
-				snprintf(err, errlen, "-c: %s is not a sample period (events between "
-						      "samples, e.g. -c 100000)",
-					 quoted(q, optarg));
+				snprintf(err, errlen,
+				         "-c: %s is not a sample period (events between "
+				         "samples, e.g. -c 100000)",
+				         quoted(q, optarg));
 				return -EINVAL;
 			}
 			c->profile.period = (uint64_t)v;
@@ -378,9 +384,10 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 			break;
 		case OPT_MMAP_PAGES:
 			if (util_parse_long(optarg, 1, 1 << 20, &v) || (v & (v - 1))) {
-				snprintf(err, errlen, "--mmap-pages: %s is not a power of two (1, 2, "
-						      "4, ... pages)",
-					 quoted(q, optarg));
+				snprintf(err, errlen,
+				         "--mmap-pages: %s is not a power of two (1, 2, "
+				         "4, ... pages)",
+				         quoted(q, optarg));
 				return -EINVAL;
 			}
 			c->profile.mmap_pages = (unsigned)v;
@@ -388,7 +395,7 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 		case OPT_HOT:
 			if (util_parse_long(optarg, 0, 100000, &v)) {
 				snprintf(err, errlen, "--hot: %s is not a row count",
-					 quoted(q, optarg));
+				         quoted(q, optarg));
 				return -EINVAL;
 			}
 			c->profile.top = (int)v;
@@ -400,8 +407,9 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 		case OPT_CPU_MIN:
 			if (util_parse_decimal(optarg, -1, 100, &c->cpu_min) ||
 			    (c->cpu_min < 0 && c->cpu_min != -1)) {
-				snprintf(err, errlen, "--cpu-min: %s is not a CPU%% from 0 to 100 (or -1)",
-					 quoted(q, optarg));
+				snprintf(err, errlen,
+				         "--cpu-min: %s is not a CPU%% from 0 to 100 (or -1)",
+				         quoted(q, optarg));
 				return -EINVAL;
 			}
 			break;
@@ -412,8 +420,8 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 			if (for_each_item(optarg, add_cgroup, &x)) {
 				if (!err[0])
 					snprintf(err, errlen,
-						 "--cgroup: an empty item in %s; give PATH[,PATH]",
-						 quoted(q, optarg));
+					         "--cgroup: an empty item in %s; give PATH[,PATH]",
+					         quoted(q, optarg));
 				return -EINVAL;
 			}
 			break;
@@ -433,9 +441,10 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 				if (!strcmp(optarg, options_view_names[i]))
 					o->view = i;
 			if (o->view < 0) {
-				snprintf(err, errlen,
-					 "--view: %s is not a view; use cpus, tasks, hotspots or events",
-					 quoted(q, optarg));
+				snprintf(
+				    err, errlen,
+				    "--view: %s is not a view; use cpus, tasks, hotspots or events",
+				    quoted(q, optarg));
 				return -EINVAL;
 			}
 			break;
@@ -476,14 +485,14 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 		case '?':
 		default:
 			if (optopt && optopt < 0x100 && strchr("dnoepCNFc", optopt))
-				snprintf(err, errlen, "option -%c needs a value; see 'pfmtop --help'",
-					 optopt);
+				snprintf(err, errlen,
+				         "option -%c needs a value; see 'pfmtop --help'", optopt);
 			else if (optopt && optopt < 0x100)
 				snprintf(err, errlen, "unknown option -%c; see 'pfmtop --help'",
-					 optopt);
+				         optopt);
 			else
 				snprintf(err, errlen, "unknown option %s; see 'pfmtop --help'",
-					 quoted(q, argv[optind - 1]));
+				         quoted(q, argv[optind - 1]));
 			return -EINVAL;
 		}
 	}
@@ -492,9 +501,9 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 			char q2[QUOTED_MAX];
 
 			snprintf(err, errlen,
-				 "unexpected argument %s; to run a command put it after --, e.g. "
-				 "pfmtop -b -- %s",
-				 quoted(q, argv[optind]), quoted(q2, argv[optind]));
+			         "unexpected argument %s; to run a command put it after --, e.g. "
+			         "pfmtop -b -- %s",
+			         quoted(q, argv[optind]), quoted(q2, argv[optind]));
 			return -EINVAL;
 		}
 		if (c->mode == MODEL_TASKS) {
@@ -505,18 +514,21 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 		c->mode = MODEL_COMMAND;
 	}
 	if (c->nr_cpus && c->mode != MODEL_SYSTEM) {
-		snprintf(err, errlen, "-C selects CPUs for system-wide mode; drop it with -p or a "
-				      "command");
+		snprintf(err, errlen,
+		         "-C selects CPUs for system-wide mode; drop it with -p or a "
+		         "command");
 		return -EINVAL;
 	}
 	if (freq_given && period_given) {
-		snprintf(err, errlen, "-F (samples per second) and -c (events per sample) exclude "
-				      "each other; use one");
+		snprintf(err, errlen,
+		         "-F (samples per second) and -c (events per sample) exclude "
+		         "each other; use one");
 		return -EINVAL;
 	}
 	if (c->profile.hide_kernel && c->profile.hide_user) {
-		snprintf(err, errlen, "-K and -U together hide every hotspot; use --no-hotspots to "
-				      "turn sampling off");
+		snprintf(err, errlen,
+		         "-K and -U together hide every hotspot; use --no-hotspots to "
+		         "turn sampling off");
 		return -EINVAL;
 	}
 	if (o->events_given && o->preset) {

@@ -34,16 +34,16 @@ extern const char *const options_view_names[OPTIONS_NR_VIEWS];
 struct options {
 	enum options_action action;
 	bool batch;
-	int iterations;            /* 0 = until stopped */
-	const char *output;        /* -o FILE, NULL = stdout */
+	int iterations;     /* 0 = until stopped */
+	const char *output; /* -o FILE, NULL = stdout */
 	enum snapshot_format format;
-	const char *list_glob;     /* --list-events [GLOB] */
+	const char *list_glob; /* --list-events [GLOB] */
 	bool events_given;
-	const char *preset;        /* --preset NAME|FILE, NULL = default */
-	const char *check;         /* --check-preset NAME|FILE */
-	const char *theme;         /* --theme NAME|FILE, NULL = default (or mono) */
-	int view;                  /* --view: OPTIONS_VIEW_*, -1 = by mode */
-	bool hot_given;            /* --hot given (else the viewer shows a screenful) */
+	const char *preset; /* --preset NAME|FILE, NULL = default */
+	const char *check;  /* --check-preset NAME|FILE */
+	const char *theme;  /* --theme NAME|FILE, NULL = default (or mono) */
+	int view;           /* --view: OPTIONS_VIEW_*, -1 = by mode */
+	bool hot_given;     /* --hot given (else the viewer shows a screenful) */
 	struct session_config session;
 };
 

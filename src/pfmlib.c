@@ -10,8 +10,8 @@
 #define PFMTOP_LIBPFM_SONAME "libpfm.so.4"
 #endif
 
-#define WITHOUT                                                                          \
-	"only the kernel's generic events, tracepoints, sysfs PMU events and raw rNNN are " \
+#define WITHOUT                                                                                    \
+	"only the kernel's generic events, tracepoints, sysfs PMU events and raw rNNN are "        \
 	"available"
 
 static enum { UNTRIED, LOADED, FAILED } state;
@@ -24,13 +24,13 @@ static int load(void)
 		const char *name;
 		size_t off;
 	} syms[] = {
-		{"pfm_initialize", offsetof(struct pfmlib, initialize)},
-		{"pfm_get_os_event_encoding", offsetof(struct pfmlib, get_os_event_encoding)},
-		{"pfm_get_pmu_info", offsetof(struct pfmlib, get_pmu_info)},
-		{"pfm_get_event_info", offsetof(struct pfmlib, get_event_info)},
-		{"pfm_get_event_next", offsetof(struct pfmlib, get_event_next)},
-		{"pfm_strerror", offsetof(struct pfmlib, strerror)},
-		{"pfm_get_version", offsetof(struct pfmlib, get_version)},
+	    {"pfm_initialize", offsetof(struct pfmlib, initialize)},
+	    {"pfm_get_os_event_encoding", offsetof(struct pfmlib, get_os_event_encoding)},
+	    {"pfm_get_pmu_info", offsetof(struct pfmlib, get_pmu_info)},
+	    {"pfm_get_event_info", offsetof(struct pfmlib, get_event_info)},
+	    {"pfm_get_event_next", offsetof(struct pfmlib, get_event_next)},
+	    {"pfm_strerror", offsetof(struct pfmlib, strerror)},
+	    {"pfm_get_version", offsetof(struct pfmlib, get_version)},
 	};
 	const char *soname = secure_getenv("PFMTOP_TEST_LIBPFM");
 	const char *dlerr;
@@ -44,12 +44,12 @@ static int load(void)
 		dlerr = dlerror();
 		if (!dlerr || strstr(dlerr, "No such file"))
 			snprintf(why, sizeof(why),
-				 "libpfm4 is not installed (apt-get install libpfm4): " WITHOUT);
+			         "libpfm4 is not installed (apt-get install libpfm4): " WITHOUT);
 		else
 			snprintf(why, sizeof(why),
-				 "cannot load libpfm4 (%s): reinstall it (apt-get install "
-				 "--reinstall libpfm4); until then " WITHOUT,
-				 dlerr);
+			         "cannot load libpfm4 (%s): reinstall it (apt-get install "
+			         "--reinstall libpfm4); until then " WITHOUT,
+			         dlerr);
 		return -1;
 	}
 	for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
@@ -57,9 +57,9 @@ static int load(void)
 
 		if (!f) {
 			snprintf(why, sizeof(why),
-				 "%s has no %s: reinstall libpfm4 (apt-get install --reinstall "
-				 "libpfm4); until then " WITHOUT,
-				 soname, syms[i].name);
+			         "%s has no %s: reinstall libpfm4 (apt-get install --reinstall "
+			         "libpfm4); until then " WITHOUT,
+			         soname, syms[i].name);
 			dlclose(h);
 			return -1;
 		}

@@ -15,8 +15,7 @@
  */
 struct pfmlib {
 	pfm_err_t (*initialize)(void);
-	pfm_err_t (*get_os_event_encoding)(const char *str, int dfl_plm, pfm_os_t os,
-					   void *args);
+	pfm_err_t (*get_os_event_encoding)(const char *str, int dfl_plm, pfm_os_t os, void *args);
 	pfm_err_t (*get_pmu_info)(pfm_pmu_t pmu, pfm_pmu_info_t *output);
 	pfm_err_t (*get_event_info)(int idx, pfm_os_t os, pfm_event_info_t *output);
 	int (*get_event_next)(int idx);

@@ -530,7 +530,6 @@ static const char *nmi_meaning(int v)
 	return v == 0 ? "(off)" : v == 1 ? "(holds one hardware counter)" : "";
 }
 
-
 #define KEY_WIDTH 28 /* strlen("perf_event_max_sample_rate: ") */
 
 /* One "key:   value" line, the value starting in column KEY_WIDTH. */
@@ -642,5 +641,6 @@ void probe_print(const struct probe *p, FILE *out)
 		                   : "not mounted (no tracepoints; mount -t tracefs nodev "
 		                     "/sys/kernel/tracing)");
 	line(out, "RLIMIT_NOFILE", "%s (hard %s; one file per event per CPU system-wide)",
-	     util_limit_text(p->nofile_soft, a, sizeof(a)), util_limit_text(p->nofile_hard, b, sizeof(b)));
+	     util_limit_text(p->nofile_soft, a, sizeof(a)),
+	     util_limit_text(p->nofile_hard, b, sizeof(b)));
 }

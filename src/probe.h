@@ -7,30 +7,30 @@
 #include <sys/resource.h>
 
 #define PROBE_MAX_PMUS 64
-#define PROBE_UNKNOWN (-1000)
+#define PROBE_UNKNOWN  (-1000)
 
 struct probe {
 	char host[64];
-	char kernel[128];        /* uname -r */
-	int paranoid;            /* kernel.perf_event_paranoid, PROBE_UNKNOWN if unreadable */
-	bool cap_perfmon;        /* effective CAP_PERFMON */
-	bool cap_sys_admin;      /* effective CAP_SYS_ADMIN */
-	int kptr_restrict;       /* PROBE_UNKNOWN if unreadable */
-	int max_sample_rate;     /* kernel.perf_event_max_sample_rate */
-	int mlock_kb;            /* kernel.perf_event_mlock_kb */
-	int nmi_watchdog;        /* kernel.nmi_watchdog, PROBE_UNKNOWN if absent */
-	bool hypervisor;         /* running under a hypervisor (cpuinfo flag) */
-	char hypervisor_name[32];/* "KVM", "VMware", ... or "" */
+	char kernel[128];         /* uname -r */
+	int paranoid;             /* kernel.perf_event_paranoid, PROBE_UNKNOWN if unreadable */
+	bool cap_perfmon;         /* effective CAP_PERFMON */
+	bool cap_sys_admin;       /* effective CAP_SYS_ADMIN */
+	int kptr_restrict;        /* PROBE_UNKNOWN if unreadable */
+	int max_sample_rate;      /* kernel.perf_event_max_sample_rate */
+	int mlock_kb;             /* kernel.perf_event_mlock_kb */
+	int nmi_watchdog;         /* kernel.nmi_watchdog, PROBE_UNKNOWN if absent */
+	bool hypervisor;          /* running under a hypervisor (cpuinfo flag) */
+	char hypervisor_name[32]; /* "KVM", "VMware", ... or "" */
 	int nr_sysfs_pmus;
-	char sysfs_pmus[PROBE_MAX_PMUS][32]; /* /sys/bus/event_source/devices/ entries */
-	bool core_pmu;           /* a hardware core PMU is exposed by the kernel */
-	int nr_libpfm_pmus;      /* filled by probe_collect_libpfm() only */
+	char sysfs_pmus[PROBE_MAX_PMUS][32];  /* /sys/bus/event_source/devices/ entries */
+	bool core_pmu;                        /* a hardware core PMU is exposed by the kernel */
+	int nr_libpfm_pmus;                   /* filled by probe_collect_libpfm() only */
 	char libpfm_pmus[PROBE_MAX_PMUS][64]; /* libpfm4 PMUs detected as present */
-	char libpfm_err[320];    /* why libpfm4 could not be loaded, "" if it was */
-	char tracefs[256];       /* mounted tracefs root, "" if none */
+	char libpfm_err[320];                 /* why libpfm4 could not be loaded, "" if it was */
+	char tracefs[256];                    /* mounted tracefs root, "" if none */
 	rlim_t nofile_soft, nofile_hard;
 	int nr_cpus_online;
-	char cpus_online[128];   /* /sys/devices/system/cpu/online, e.g. "0-1" */
+	char cpus_online[128]; /* /sys/devices/system/cpu/online, e.g. "0-1" */
 };
 
 /* Fill *p from the running system. Never fails: unknown facts are marked.

@@ -216,7 +216,7 @@ static int parse_uid(const char *s, uid_t *uid)
 static int open_stat(pid_t pid, pid_t tid)
 {
 	return tid == 0 ? proc_open(O_RDONLY, "%d/stat", (int)pid)
-			: proc_open(O_RDONLY, "%d/task/%d/stat", (int)pid, (int)tid);
+	                : proc_open(O_RDONLY, "%d/task/%d/stat", (int)pid, (int)tid);
 }
 
 static int stat_of(pid_t pid, pid_t tid, char *buf, ssize_t n, struct procfs_task *out)
@@ -269,9 +269,10 @@ bool procfs_task_dead(const struct procfs_task *t, bool threads)
 int procfs_task_uid(pid_t pid, pid_t tid, uid_t *uid)
 {
 	char buf[4096];
-	ssize_t n = read_close(tid == 0 ? proc_open(O_RDONLY, "%d/status", (int)pid)
-					: proc_open(O_RDONLY, "%d/task/%d/status", (int)pid, (int)tid),
-			       buf, sizeof(buf), true);
+	ssize_t n =
+	    read_close(tid == 0 ? proc_open(O_RDONLY, "%d/status", (int)pid)
+	                        : proc_open(O_RDONLY, "%d/task/%d/status", (int)pid, (int)tid),
+	               buf, sizeof(buf), true);
 
 	return n < 0 ? (int)n : parse_uid(buf, uid);
 }
@@ -526,7 +527,8 @@ int procfs_cgroup2_root(char *buf, size_t len)
 		return -errno;
 	while (fgets(line, sizeof(line), f)) {
 		char dev[256], dir[512], type[64];
-		if (sscanf(line, "%255s %511s %63s", dev, dir, type) == 3 && !strcmp(type, "cgroup2")) {
+		if (sscanf(line, "%255s %511s %63s", dev, dir, type) == 3 &&
+		    !strcmp(type, "cgroup2")) {
 			util_strlcpy(buf, dir, len);
 			ret = 0;
 			break;

@@ -3,8 +3,8 @@
 #define PFMTOP_PROCFS_H
 
 #include <stdbool.h>
-#include <stdint.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct procfs_task {
@@ -13,9 +13,9 @@ struct procfs_task {
 	char comm[32];
 	char state;
 	uid_t uid;
-	uint64_t utime, stime;     /* clock ticks */
-	uint64_t starttime;        /* clock ticks since boot: tells recycled PIDs apart */
-	int processor;             /* last CPU it ran on */
+	uint64_t utime, stime; /* clock ticks */
+	uint64_t starttime;    /* clock ticks since boot: tells recycled PIDs apart */
+	int processor;         /* last CPU it ran on */
 	int num_threads;
 };
 
@@ -67,8 +67,8 @@ int procfs_threads(pid_t pid, struct procfs_ids *l);
 int procfs_pids(struct procfs_ids *l);
 
 struct procfs_cpu {
-	int cpu;                      /* -1 for the "cpu" total line */
-	uint64_t busy, total;         /* ticks: busy = total - idle - iowait */
+	int cpu;              /* -1 for the "cpu" total line */
+	uint64_t busy, total; /* ticks: busy = total - idle - iowait */
 };
 
 /* Per-CPU lines of /proc/stat into out (at most max, total line excluded);

@@ -24,8 +24,9 @@ static void sb_mmap(const struct record *r, void *arg)
 	if (r->cpumode == RECORDS_CPUMODE_KERNEL)
 		return; /* kernel module maps: kallsyms covers them */
 	symbols_mmap(p->sym, (pid_t)m->pid, m->addr, m->len, m->pgoff, m->filename,
-		     m->mmap2 && !m->has_build_id ? m->maj : 0, m->mmap2 && !m->has_build_id ? m->min : 0,
-		     m->mmap2 && !m->has_build_id ? m->ino : 0);
+	             m->mmap2 && !m->has_build_id ? m->maj : 0,
+	             m->mmap2 && !m->has_build_id ? m->min : 0,
+	             m->mmap2 && !m->has_build_id ? m->ino : 0);
 	hotspots_symbols_changed(&p->hot, m->pid); /* it may cover an older mapping */
 }
 
@@ -89,9 +90,10 @@ static void scan_all(struct profile *p)
 }
 
 int profile_open(struct profile *p, const struct profile_config *cfg,
-		 const struct sampler_target *targets, int nr_targets, bool inherit,
-		 bool enable_on_exec, bool user_only, const int *cpus, int nr_cpus,
-		 const struct probe *probe, const pid_t *pids, int nr_pids, char *err, size_t errlen)
+                 const struct sampler_target *targets, int nr_targets, bool inherit,
+                 bool enable_on_exec, bool user_only, const int *cpus, int nr_cpus,
+                 const struct probe *probe, const pid_t *pids, int nr_pids, char *err,
+                 size_t errlen)
 {
 	struct event_desc ev;
 	int ret;
@@ -102,19 +104,19 @@ int profile_open(struct profile *p, const struct profile_config *cfg,
 	if (!cfg->enabled || nr_targets == 0)
 		return 0;
 	struct sampler_config sc = {
-		.targets = targets,
-		.nr_targets = nr_targets,
-		.inherit = inherit,
-		.cpus = cpus,
-		.nr_cpus = nr_cpus,
-		.enable_on_exec = enable_on_exec,
-		.user_only = user_only,
-		.freq = cfg->freq,
-		.period = cfg->period,
-		.mmap_pages = cfg->mmap_pages,
-		.probe = probe,
-		.hot = &p->hot,
-		.sb = {sb_mmap, sb_comm, sb_fork, sb_exit, p},
+	    .targets = targets,
+	    .nr_targets = nr_targets,
+	    .inherit = inherit,
+	    .cpus = cpus,
+	    .nr_cpus = nr_cpus,
+	    .enable_on_exec = enable_on_exec,
+	    .user_only = user_only,
+	    .freq = cfg->freq,
+	    .period = cfg->period,
+	    .mmap_pages = cfg->mmap_pages,
+	    .probe = probe,
+	    .hot = &p->hot,
+	    .sb = {sb_mmap, sb_comm, sb_fork, sb_exit, p},
 	};
 	if (cfg->event) {
 		ret = events_resolve(cfg->event, &ev, err, errlen);
@@ -365,8 +367,8 @@ void profile_tick(struct profile *p, struct model *m)
 	if (p->nr_exited) {
 		const bool all = p->nr_exited > (int)ARRAY_SIZE(p->exited);
 
-		hotspots_resolve_pids(&p->hot, all ? NULL : p->exited, all ? 0 : (size_t)p->nr_exited,
-				      symbol_of, p);
+		hotspots_resolve_pids(&p->hot, all ? NULL : p->exited,
+		                      all ? 0 : (size_t)p->nr_exited, symbol_of, p);
 		p->nr_exited = 0;
 	}
 	hotspots_trim(&p->hot, symbol_of, p);

@@ -14,12 +14,12 @@
 struct probe;
 
 struct profile_config {
-	bool enabled;             /* false: no sampling at all (--no-hotspots) */
-	uint64_t freq, period;    /* -F / -c; both 0 = the sampler's default */
-	const char *event;        /* --sample-event NAME, NULL = cycles or cpu-clock */
-	unsigned mmap_pages;      /* --mmap-pages, 0 = default */
-	int top;                  /* hotspot rows in the model */
-	bool accumulated;         /* since the start instead of this interval */
+	bool enabled;          /* false: no sampling at all (--no-hotspots) */
+	uint64_t freq, period; /* -F / -c; both 0 = the sampler's default */
+	const char *event;     /* --sample-event NAME, NULL = cycles or cpu-clock */
+	unsigned mmap_pages;   /* --mmap-pages, 0 = default */
+	int top;               /* hotspot rows in the model */
+	bool accumulated;      /* since the start instead of this interval */
 	bool hide_kernel, hide_user;
 	/* Hotspots of one process and/or one CPU only (the viewer's Enter on a
 	 * task or CPU row). Read each tick like the fields above; with filter
@@ -66,9 +66,10 @@ struct profile {
  * caller, which can go on counting.
  */
 int profile_open(struct profile *p, const struct profile_config *cfg,
-		 const struct sampler_target *targets, int nr_targets, bool inherit,
-		 bool enable_on_exec, bool user_only, const int *cpus, int nr_cpus,
-		 const struct probe *probe, const pid_t *pids, int nr_pids, char *err, size_t errlen);
+                 const struct sampler_target *targets, int nr_targets, bool inherit,
+                 bool enable_on_exec, bool user_only, const int *cpus, int nr_cpus,
+                 const struct probe *probe, const pid_t *pids, int nr_pids, char *err,
+                 size_t errlen);
 
 /* The slow part of opening, kept apart so that a caller can do it while
  * the first interval runs: load the kernel's symbols and, system-wide, read

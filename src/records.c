@@ -42,7 +42,7 @@ static inline uint32_t rd32(const unsigned char *p)
 }
 
 int records_format_init(struct records_format *fmt, uint64_t sample_type,
-			uint64_t branch_sample_type, bool sample_id_all)
+                        uint64_t branch_sample_type, bool sample_id_all)
 {
 	memset(fmt, 0, sizeof(*fmt));
 	fmt->sample_type = sample_type;
@@ -62,7 +62,7 @@ int records_format_init(struct records_format *fmt, uint64_t sample_type,
 }
 
 static int decode_sample(const struct records_format *fmt, const unsigned char *p,
-			 const unsigned char *end, struct record *out)
+                         const unsigned char *end, struct record *out)
 {
 	const uint64_t st = fmt->sample_type;
 	struct records_sample *s = &out->sample;
@@ -183,7 +183,7 @@ static int decode_sample(const struct records_format *fmt, const unsigned char *
 
 /* The sample_id_all trailer, read from the end; sets *body_end to its start. */
 static int decode_trailer(const struct records_format *fmt, const unsigned char *p,
-			  const unsigned char **body_end, struct record *out)
+                          const unsigned char **body_end, struct record *out)
 {
 	const uint64_t tf = fmt->trailer_fields;
 	const unsigned char *end = *body_end;
@@ -262,7 +262,7 @@ static int decode_mmap(const unsigned char *p, const unsigned char *end, struct 
 }
 
 int records_decode(const struct records_format *fmt, const struct perf_event_header *rec,
-		   struct record *out)
+                   struct record *out)
 {
 	const unsigned char *p = (const unsigned char *)(rec + 1);
 	const unsigned char *end;
@@ -354,27 +354,27 @@ int records_decode(const struct records_format *fmt, const struct perf_event_hea
 }
 
 static const char *const type_names[] = {
-	[PERF_RECORD_MMAP] = "MMAP",
-	[PERF_RECORD_LOST] = "LOST",
-	[PERF_RECORD_COMM] = "COMM",
-	[PERF_RECORD_EXIT] = "EXIT",
-	[PERF_RECORD_THROTTLE] = "THROTTLE",
-	[PERF_RECORD_UNTHROTTLE] = "UNTHROTTLE",
-	[PERF_RECORD_FORK] = "FORK",
-	[PERF_RECORD_READ] = "READ",
-	[PERF_RECORD_SAMPLE] = "SAMPLE",
-	[PERF_RECORD_MMAP2] = "MMAP2",
-	[PERF_RECORD_AUX] = "AUX",
-	[PERF_RECORD_ITRACE_START] = "ITRACE_START",
-	[PERF_RECORD_LOST_SAMPLES] = "LOST_SAMPLES",
-	[PERF_RECORD_SWITCH] = "SWITCH",
-	[PERF_RECORD_SWITCH_CPU_WIDE] = "SWITCH_CPU_WIDE",
-	[PERF_RECORD_NAMESPACES] = "NAMESPACES",
-	[PERF_RECORD_KSYMBOL] = "KSYMBOL",
-	[PERF_RECORD_BPF_EVENT] = "BPF_EVENT",
-	[PERF_RECORD_CGROUP] = "CGROUP",
-	[PERF_RECORD_TEXT_POKE] = "TEXT_POKE",
-	[21] = "AUX_OUTPUT_HW_ID",
+    [PERF_RECORD_MMAP] = "MMAP",
+    [PERF_RECORD_LOST] = "LOST",
+    [PERF_RECORD_COMM] = "COMM",
+    [PERF_RECORD_EXIT] = "EXIT",
+    [PERF_RECORD_THROTTLE] = "THROTTLE",
+    [PERF_RECORD_UNTHROTTLE] = "UNTHROTTLE",
+    [PERF_RECORD_FORK] = "FORK",
+    [PERF_RECORD_READ] = "READ",
+    [PERF_RECORD_SAMPLE] = "SAMPLE",
+    [PERF_RECORD_MMAP2] = "MMAP2",
+    [PERF_RECORD_AUX] = "AUX",
+    [PERF_RECORD_ITRACE_START] = "ITRACE_START",
+    [PERF_RECORD_LOST_SAMPLES] = "LOST_SAMPLES",
+    [PERF_RECORD_SWITCH] = "SWITCH",
+    [PERF_RECORD_SWITCH_CPU_WIDE] = "SWITCH_CPU_WIDE",
+    [PERF_RECORD_NAMESPACES] = "NAMESPACES",
+    [PERF_RECORD_KSYMBOL] = "KSYMBOL",
+    [PERF_RECORD_BPF_EVENT] = "BPF_EVENT",
+    [PERF_RECORD_CGROUP] = "CGROUP",
+    [PERF_RECORD_TEXT_POKE] = "TEXT_POKE",
+    [21] = "AUX_OUTPUT_HW_ID",
 };
 
 const char *records_type_name(uint32_t type)

@@ -37,7 +37,7 @@ struct records_format {
  * is selected); fmt is filled either way and stays usable.
  */
 int records_format_init(struct records_format *fmt, uint64_t sample_type,
-			uint64_t branch_sample_type, bool sample_id_all);
+                        uint64_t branch_sample_type, bool sample_id_all);
 
 /* misc & PERF_RECORD_MISC_CPUMODE_MASK: an enum, not a set of bits. */
 enum records_cpumode {
@@ -70,15 +70,15 @@ struct records_sample {
 	uint64_t ip;
 	uint64_t addr;
 	uint64_t period;
-	uint64_t nr_ips;     /* CALLCHAIN: entries, PERF_CONTEXT_* markers included */
+	uint64_t nr_ips; /* CALLCHAIN: entries, PERF_CONTEXT_* markers included */
 	const uint64_t *ips;
-	uint32_t raw_size;   /* RAW: bytes at raw (padding included) */
+	uint32_t raw_size; /* RAW: bytes at raw (padding included) */
 	const void *raw;
 	uint64_t nr_branches; /* BRANCH_STACK */
 	uint64_t hw_idx;      /* with PERF_SAMPLE_BRANCH_HW_INDEX, else 0 */
 	const struct perf_branch_entry *branches;
 	const uint64_t *branch_counters; /* nr_branches of them with
-					  * PERF_SAMPLE_BRANCH_COUNTERS, else NULL */
+	                                  * PERF_SAMPLE_BRANCH_COUNTERS, else NULL */
 };
 
 /* PERF_RECORD_MMAP and PERF_RECORD_MMAP2. */
@@ -133,13 +133,13 @@ struct record {
 	uint64_t fields;
 	struct records_id id;
 	union {
-		struct records_sample sample;           /* SAMPLE */
-		struct records_mmap mmap;               /* MMAP, MMAP2 */
-		struct records_comm comm;               /* COMM */
-		struct records_task task;               /* FORK, EXIT */
-		struct records_lost lost;               /* LOST */
+		struct records_sample sample;             /* SAMPLE */
+		struct records_mmap mmap;                 /* MMAP, MMAP2 */
+		struct records_comm comm;                 /* COMM */
+		struct records_task task;                 /* FORK, EXIT */
+		struct records_lost lost;                 /* LOST */
 		struct records_lost_samples lost_samples; /* LOST_SAMPLES */
-		struct records_throttle throttle;       /* THROTTLE, UNTHROTTLE */
+		struct records_throttle throttle;         /* THROTTLE, UNTHROTTLE */
 	};
 };
 
@@ -161,7 +161,7 @@ struct record {
  * which). On error out holds what was decoded so far.
  */
 int records_decode(const struct records_format *fmt, const struct perf_event_header *rec,
-		   struct record *out);
+                   struct record *out);
 
 /* Name of a PERF_RECORD_* type ("SAMPLE", "MMAP2", ...), "UNKNOWN" if new. */
 const char *records_type_name(uint32_t type);

@@ -21,7 +21,7 @@ static bool is_pow2(uint64_t v)
 /* Common tail of ring_map() and ring_init_mem(): ctl, data and data_size
  * already checked. */
 static int ring_setup(struct ring *r, struct perf_event_mmap_page *ctl, unsigned char *data,
-		      uint64_t data_size)
+                      uint64_t data_size)
 {
 	r->bounce_size = data_size < RING_MAX_RECORD ? (size_t)data_size : RING_MAX_RECORD;
 	/* malloc's alignment covers the 8 bytes records need. */

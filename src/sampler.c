@@ -26,13 +26,13 @@
 #define SAMPLER_READ_FORMAT (PERF_FORMAT_ID | PERF_FORMAT_LOST)
 
 static const struct perf_event_attr sampler_cycles = {
-	.type = PERF_TYPE_HARDWARE,
-	.config = PERF_COUNT_HW_CPU_CYCLES,
+    .type = PERF_TYPE_HARDWARE,
+    .config = PERF_COUNT_HW_CPU_CYCLES,
 };
 
 static const struct perf_event_attr sampler_cpu_clock = {
-	.type = PERF_TYPE_SOFTWARE,
-	.config = PERF_COUNT_SW_CPU_CLOCK,
+    .type = PERF_TYPE_SOFTWARE,
+    .config = PERF_COUNT_SW_CPU_CLOCK,
 };
 
 /* What sampler_open() works with beyond the config. */
@@ -45,7 +45,7 @@ struct sampler_plan {
 };
 
 static void sampler_note(struct sampler *s, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 static void sampler_note(struct sampler *s, const char *fmt, ...)
 {
@@ -59,7 +59,7 @@ static void sampler_note(struct sampler *s, const char *fmt, ...)
 }
 
 static void sampler_err(const struct sampler_plan *p, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 static void sampler_err(const struct sampler_plan *p, const char *fmt, ...)
 {
@@ -88,8 +88,7 @@ static bool is_pow2(unsigned v)
 
 /* The attr for one stream: the event's identity, then everything sampling needs. */
 static void sampler_attr(struct perf_event_attr *a, const struct perf_event_attr *ev,
-			 const struct sampler_plan *p, bool inherit, unsigned pages,
-			 bool read_lost)
+                         const struct sampler_plan *p, bool inherit, unsigned pages, bool read_lost)
 {
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
@@ -125,8 +124,8 @@ static void sampler_attr(struct perf_event_attr *a, const struct perf_event_attr
 }
 
 static int sampler_open_fd(struct sampler *s, const struct sampler_stream *st,
-			   const struct perf_event_attr *ev, const struct sampler_plan *p,
-			   unsigned pages, struct perf_event_attr *used)
+                           const struct perf_event_attr *ev, const struct sampler_plan *p,
+                           unsigned pages, struct perf_event_attr *used)
 {
 	struct perf_event_attr a;
 	int fd;
@@ -171,7 +170,7 @@ enum stage { STAGE_OPEN, STAGE_MAP };
  * Returns 0, or a negative errno and the stage that failed.
  */
 static int sampler_setup_stream(struct sampler *s, int i, const struct perf_event_attr *ev,
-				const struct sampler_plan *p, enum stage *stage)
+                                const struct sampler_plan *p, enum stage *stage)
 {
 	struct sampler_stream *st = &s->streams[i];
 	struct perf_event_attr used;
@@ -215,16 +214,16 @@ static int sampler_setup_stream(struct sampler *s, int i, const struct perf_even
 }
 
 static void sampler_explain(const struct sampler *s, const struct sampler_plan *p, int err,
-			    const char *name, const struct perf_event_attr *ev,
-			    const struct sampler_stream *st, char *buf, size_t len)
+                            const char *name, const struct perf_event_attr *ev,
+                            const struct sampler_stream *st, char *buf, size_t len)
 {
 	struct perf_event_attr a;
 	struct explain_ctx ctx = {
-		.probe = p->cfg->probe,
-		.event = name,
-		.attr = &a,
-		.pid = st->pid,
-		.cpu = st->cpu,
+	    .probe = p->cfg->probe,
+	    .event = name,
+	    .attr = &a,
+	    .pid = st->pid,
+	    .cpu = st->cpu,
 	};
 
 	sampler_attr(&a, ev, p, st->pid != -1 && p->cfg->inherit, s->pages, s->read_lost);
@@ -234,8 +233,8 @@ static void sampler_explain(const struct sampler *s, const struct sampler_plan *
 static void sampler_map_error(const struct sampler *s, const struct sampler_plan *p, int err)
 {
 	long mlock_kb = p->cfg->probe && p->cfg->probe->mlock_kb > 0
-			    ? p->cfg->probe->mlock_kb
-			    : sampler_read_long(SAMPLER_MLOCK_PATH);
+	                    ? p->cfg->probe->mlock_kb
+	                    : sampler_read_long(SAMPLER_MLOCK_PATH);
 	char kb[32] = "?";
 
 	if (mlock_kb >= 0)
@@ -268,7 +267,7 @@ static int sampler_plan_streams(struct sampler *s, const struct sampler_plan *p)
 	for (int i = 0; i < cfg->nr_targets; i++) {
 		if (cfg->targets[i].pid == -1 && cfg->targets[i].cpu < 0) {
 			sampler_err(p, "Sampling all tasks needs one target per CPU: the kernel "
-				       "refuses pid -1 with cpu -1");
+			               "refuses pid -1 with cpu -1");
 			return -EINVAL;
 		}
 		expand |= cfg->inherit && cfg->targets[i].pid != -1 && cfg->targets[i].cpu < 0;
@@ -288,8 +287,8 @@ static int sampler_plan_streams(struct sampler *s, const struct sampler_plan *p)
 		cpus = online;
 		if (nr_cpus <= 0) {
 			sampler_err(p,
-				    "Following children of a task needs one ring per CPU, and "
-				    "the online CPUs could not be read from " SAMPLER_ONLINE_PATH);
+			            "Following children of a task needs one ring per CPU, and "
+			            "the online CPUs could not be read from " SAMPLER_ONLINE_PATH);
 			err = -EINVAL;
 			goto out;
 		}
@@ -329,7 +328,7 @@ out:
  * Returns 0 with *ev set, or a negative errno with err written.
  */
 static int sampler_choose(struct sampler *s, const struct sampler_plan *p,
-			  const struct perf_event_attr **ev)
+                          const struct perf_event_attr **ev)
 {
 	const struct sampler_config *cfg = p->cfg;
 	const struct perf_event_attr *cand[2];
@@ -381,7 +380,7 @@ static int sampler_choose(struct sampler *s, const struct sampler_plan *p,
 
 			sampler_explain(s, p, -err, names[c], cand[c], st, why, sizeof(why));
 			snprintf(s->why, sizeof(s->why), "Sampling %s instead of %s: %s",
-				 names[c + 1], names[c], why);
+			         names[c + 1], names[c], why);
 			s->fallback = true;
 			c++;
 			continue; /* same stream, next event */
@@ -396,7 +395,7 @@ static int sampler_choose(struct sampler *s, const struct sampler_plan *p,
 	}
 	/* Every task was gone. */
 	sampler_explain(s, p, ESRCH, names[c], cand[c], &s->streams[first_i < 0 ? 0 : first_i],
-			p->err, p->errlen);
+	                p->err, p->errlen);
 	return first_err ? first_err : -ESRCH;
 }
 
@@ -419,9 +418,9 @@ int sampler_open(struct sampler *s, const struct sampler_config *cfg, char *err,
 	}
 	if (!is_pow2(want) || (size_t)want * p.page / 4 > 0xffffffffu) {
 		sampler_err(&p,
-			    "--mmap-pages %u is not a power of two of a sensible size; use 1, 2, "
-			    "4, ... (default %d)",
-			    want, SAMPLER_DEFAULT_PAGES);
+		            "--mmap-pages %u is not a power of two of a sensible size; use 1, 2, "
+		            "4, ... (default %d)",
+		            want, SAMPLER_DEFAULT_PAGES);
 		return -EINVAL;
 	}
 	s->pages = want;
@@ -430,8 +429,8 @@ int sampler_open(struct sampler *s, const struct sampler_config *cfg, char *err,
 	s->enable_on_exec = cfg->enable_on_exec;
 	s->read_lost = true;
 	util_strlcpy(s->max_rate_path,
-		     cfg->max_rate_path ? cfg->max_rate_path : SAMPLER_MAX_RATE_PATH,
-		     sizeof(s->max_rate_path));
+	             cfg->max_rate_path ? cfg->max_rate_path : SAMPLER_MAX_RATE_PATH,
+	             sizeof(s->max_rate_path));
 	s->max_rate_start = sampler_read_long(s->max_rate_path);
 	s->max_rate_now = s->max_rate_start;
 	records_format_init(&s->fmt, SAMPLER_SAMPLE_TYPE, 0, true);
@@ -531,8 +530,7 @@ struct drain_ctx {
 /* Both figures count the same drops: the larger one is the ring's loss. */
 static void ring_lost_update(struct sampler_ring *r)
 {
-	r->cur.lost_samples =
-	    r->lost_in_records > r->lost_read ? r->lost_in_records : r->lost_read;
+	r->cur.lost_samples = r->lost_in_records > r->lost_read ? r->lost_in_records : r->lost_read;
 }
 
 static void sampler_on_record(const struct perf_event_header *h, void *arg)
@@ -557,7 +555,7 @@ static void sampler_on_record(const struct perf_event_header *h, void *arg)
 		hl->samples++;
 		if (s->hot)
 			hotspots_add(s->hot, rec.id.pid, rec.id.tid, rec.sample.ip, rec.cpumode,
-				     (int)rec.id.cpu, rec.sample.period);
+			             (int)rec.id.cpu, rec.sample.period);
 		break;
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
@@ -636,7 +634,7 @@ int sampler_drain(struct sampler *s, int fd)
 }
 
 static void health_sub(struct sampler_health *d, const struct sampler_health *a,
-		       const struct sampler_health *b)
+                       const struct sampler_health *b)
 {
 	d->records = a->records - b->records;
 	d->samples = a->samples - b->samples;
@@ -735,7 +733,7 @@ int sampler_tick_final(struct sampler *s)
 }
 
 int sampler_health(const struct sampler *s, int ring, enum sampler_span span,
-		   struct sampler_health *out)
+                   struct sampler_health *out)
 {
 	memset(out, 0, sizeof(*out));
 	if (ring >= s->nr_rings || ring < -1)
@@ -753,10 +751,10 @@ const char *sampler_rate_note(const struct sampler *s, char *buf, size_t len)
 	if (!s->max_rate_lowered)
 		return buf;
 	snprintf(buf, len,
-		 "The kernel lowered kernel.perf_event_max_sample_rate from %ld to %ld during the "
-		 "run (sampling interrupts took too long; see dmesg): events asking for more "
-		 "samples per second per CPU are throttled; lower -F or raise the sysctl again",
-		 s->max_rate_start, s->max_rate_now);
+	         "The kernel lowered kernel.perf_event_max_sample_rate from %ld to %ld during the "
+	         "run (sampling interrupts took too long; see dmesg): events asking for more "
+	         "samples per second per CPU are throttled; lower -F or raise the sysctl again",
+	         s->max_rate_start, s->max_rate_now);
 	return buf;
 }
 

@@ -88,10 +88,10 @@ struct sampler_config {
 
 /* Health of a ring or of all rings. */
 struct sampler_health {
-	uint64_t records;         /* records handed over by the ring */
-	uint64_t samples;         /* SAMPLE records decoded */
-	uint64_t sideband;        /* MMAP, MMAP2, COMM, FORK, EXIT records */
-	uint64_t lost_records;    /* PERF_RECORD_LOST records: the ring was full */
+	uint64_t records;      /* records handed over by the ring */
+	uint64_t samples;      /* SAMPLE records decoded */
+	uint64_t sideband;     /* MMAP, MMAP2, COMM, FORK, EXIT records */
+	uint64_t lost_records; /* PERF_RECORD_LOST records: the ring was full */
 	/*
 	 * Records dropped in a full ring: the larger of the LOST records' sum
 	 * and the ring's events' own counts (PERF_FORMAT_LOST, read on every
@@ -231,7 +231,7 @@ int sampler_tick_final(struct sampler *s);
  * throttled if any ring is), over span. 0, or -EINVAL for a bad index.
  */
 int sampler_health(const struct sampler *s, int ring, enum sampler_span span,
-		   struct sampler_health *out);
+                   struct sampler_health *out);
 
 /* One sentence about perf_event_max_sample_rate having been lowered during
  * the run; "" when it was not. Returns buf. */

@@ -236,17 +236,23 @@ static void baseline(struct session *s)
 		s->last_ns = s->start_ns; /* the first interval starts at the enable */
 }
 
+/* fn on every counter set that counts: the targets', then the cgroups'. */
+static void each_counter_set(struct session *s, int (*fn)(struct counter_set *cs))
+{
+	for (int i = 0; i < s->nr_targets; i++)
+		if (s->targets[i].counted)
+			fn(&s->targets[i].cs);
+	for (int g = 0; g < s->nr_cg; g++)
+		for (int i = 0; i < s->nr_cpus; i++)
+			if (s->cg[g].cpu[i].counted)
+				fn(&s->cg[g].cpu[i].cs);
+}
+
 int session_start(struct session *s, char *err, size_t errlen)
 {
 	if (s->cmd.pid <= 0)
 		baseline(s);
-	for (int i = 0; i < s->nr_targets; i++)
-		if (s->targets[i].counted)
-			counters_enable(&s->targets[i].cs);
-	for (int g = 0; g < s->nr_cg; g++)
-		for (int i = 0; i < s->nr_cpus; i++)
-			if (s->cg[g].cpu[i].counted)
-				counters_enable(&s->cg[g].cpu[i].cs);
+	each_counter_set(s, counters_enable);
 	profile_enable(&s->prof);
 	s->started = true;
 	s->start_ns = s->last_ns = util_now_ns();
@@ -377,13 +383,7 @@ void session_stop(struct session *s)
 {
 	if (s->stopped)
 		return;
-	for (int i = 0; i < s->nr_targets; i++)
-		if (s->targets[i].counted)
-			counters_disable(&s->targets[i].cs);
-	for (int g = 0; g < s->nr_cg; g++)
-		for (int i = 0; i < s->nr_cpus; i++)
-			if (s->cg[g].cpu[i].counted)
-				counters_disable(&s->cg[g].cpu[i].cs);
+	each_counter_set(s, counters_disable);
 	profile_disable(&s->prof);
 	s->stopped = true;
 	s->stop_ns = util_now_ns();

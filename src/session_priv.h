@@ -93,12 +93,12 @@ struct session {
 	char cgroup_root[256];
 	int nr_cg;
 	struct session_cgroup cg[64];
-	uint64_t seq;     /* snapshots made */
-	bool baseline;    /* the tick in session_start: no interval yet */
-	bool partial;     /* this tick ends the last interval, cut short */
-	bool stopped;     /* session_stop(): nothing counts any more */
-	uint64_t stop_ns; /* when it stopped: the end of the last interval */
-	uint64_t missed;  /* refresh ticks skipped since the last tick */
+	uint64_t seq;                 /* snapshots made */
+	bool baseline;                /* the tick in session_start: no interval yet */
+	bool partial;                 /* this tick ends the last interval, cut short */
+	bool stopped;                 /* session_stop(): nothing counts any more */
+	uint64_t stop_ns;             /* when it stopped: the end of the last interval */
+	uint64_t missed;              /* refresh ticks skipped since the last tick */
 	struct procfs_ids pids, tids; /* /proc listings, reused every tick */
 	struct model model;
 };

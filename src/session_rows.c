@@ -15,8 +15,7 @@
 /* Fold v into the running aggregate acc (first: acc holds nothing yet). */
 void session_cell_add(struct counter_value *acc, const struct counter_value *v, bool first)
 {
-	bool acc_counted =
-	    !first && cells_counted(acc);
+	bool acc_counted = !first && cells_counted(acc);
 	bool v_counted = cells_counted(v);
 
 	if (first) {
@@ -61,8 +60,7 @@ static double task_cpu_pct(const struct session *s, const struct model_row *r, u
 	for (int i = 0; i < s->nr_ev; i++) {
 		const struct counter_value *v = &r->cells[i];
 		if (session_is_clock(&s->cev[i].attr) &&
-		    s->cev[i].attr.config == PERF_COUNT_SW_TASK_CLOCK &&
-		    cells_counted(v))
+		    s->cev[i].attr.config == PERF_COUNT_SW_TASK_CLOCK && cells_counted(v))
 			return v->value / 1e9 / interval_s * 100.0;
 	}
 	return interval_s > 0 ? (double)ticks / (double)procfs_hz() / interval_s * 100.0 : NAN;

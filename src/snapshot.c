@@ -62,9 +62,10 @@ static double display(const struct model_event *e, double v)
 }
 
 const char *snapshot_cell(const struct model_event *e, const struct counter_value *v, char *buf,
-			  size_t len)
+                          size_t len)
 {
-	static const struct cells_style text = {.width = 0, .unit_decimals = 2, .mux_brackets = true};
+	static const struct cells_style text = {
+	    .width = 0, .unit_decimals = 2, .mux_brackets = true};
 
 	return cells_counter(e, v, &text, buf, len);
 }
@@ -177,13 +178,13 @@ static void event_title(const struct model_event *e, char *buf, size_t len)
 }
 
 static void counter_cells(struct table *t, int row, int col, const struct model *m,
-			  const struct model_row *r)
+                          const struct model_row *r)
 {
 	for (int i = 0; i < m->nr_events; i++)
 		snapshot_cell(&m->events[i], &r->cells[i], cell_at(t, row, col + i), CELL_MAX);
 	for (int k = 0; k < m->nr_metrics; k++)
-		format_metric(&m->metrics[k], r->metrics[k], cell_at(t, row, col + m->nr_events + k),
-			      CELL_MAX);
+		format_metric(&m->metrics[k], r->metrics[k],
+		              cell_at(t, row, col + m->nr_events + k), CELL_MAX);
 }
 
 static void counter_titles(struct table *t, int col, const struct model *m)
@@ -194,8 +195,8 @@ static void counter_titles(struct table *t, int col, const struct model *m)
 		char tmp[CELL_MAX * 2];
 
 		snprintf(tmp, sizeof(tmp), "%s%s",
-			 m->metrics[k].title[0] ? m->metrics[k].title : m->metrics[k].name,
-			 m->metrics[k].unit);
+		         m->metrics[k].title[0] ? m->metrics[k].title : m->metrics[k].name,
+		         m->metrics[k].unit);
 		untrusted_text(cell_at(t, 0, col + m->nr_events + k), CELL_MAX, tmp);
 	}
 }
@@ -209,7 +210,7 @@ static void text_events(FILE *out, const struct model *m)
 		if (untrusted_width(untrusted_text(name, sizeof(name), m->events[i].name)) > wn)
 			wn = untrusted_width(name);
 	fprintf(out, "%-*s  %-*s  %8s  %s\n", wn, "EVENT", ws, "STATE", "COVERAGE",
-		"ENCODING, OR WHY IT DOES NOT COUNT");
+	        "ENCODING, OR WHY IT DOES NOT COUNT");
 	for (int i = 0; i < m->nr_events; i++) {
 		const struct model_event *e = &m->events[i];
 		char cov[16] = "-";
@@ -218,7 +219,7 @@ static void text_events(FILE *out, const struct model *m)
 			snprintf(cov, sizeof(cov), "%.1f%%", e->coverage * 100.0);
 		untrusted_text(name, sizeof(name), e->name);
 		fprintf(out, "%s%*s  %-*s  %8s  ", name, wn - untrusted_width(name), "", ws,
-			snapshot_state_name(e->state), cov);
+		        snapshot_state_name(e->state), cov);
 		/* The last column holds whole sentences: never cut them. */
 		untrusted_fputs(out, e->why[0] ? e->why : e->encoding, false);
 		fputc('\n', out);
@@ -261,21 +262,23 @@ static int shown_tasks(const struct model *m)
 static void text_tasks(FILE *out, const struct model *m)
 {
 	int n = shown_tasks(m), fixed = 5;
-	int cols = fixed + 1 + (m->tasks_counted ? m->nr_events + m->nr_metrics : 0) +
-		   m->show_cgroups;
+	int cols =
+	    fixed + 1 + (m->tasks_counted ? m->nr_events + m->nr_metrics : 0) + m->show_cgroups;
 	int rows = n + 1 + (m->tasks_counted ? 1 : 0) + m->has_unattributed;
 	bool threads = n && m->tasks[0].kind == MODEL_ROW_THREAD;
 	struct table t;
 
 	if (m->tasks_counted && m->cpu_min >= 0)
-		fprintf(out, "TASKS: top %d of %d by %s (counters for tasks using %.1f%% CPU or more)\n",
-			n, m->tasks_total, m->sort_name, m->cpu_min);
+		fprintf(out,
+		        "TASKS: top %d of %d by %s (counters for tasks using %.1f%% CPU or more)\n",
+		        n, m->tasks_total, m->sort_name, m->cpu_min);
 	else if (m->tasks_counted)
 		fprintf(out, "TASKS: %d of %d by %s\n", n, m->tasks_total, m->sort_name);
 	else
-		fprintf(out, "TASKS: top %d of %d by %s (/proc figures; per-task counters are off: "
-			     "--cpu-min -1)\n",
-			n, m->tasks_total, m->sort_name);
+		fprintf(out,
+		        "TASKS: top %d of %d by %s (/proc figures; per-task counters are off: "
+		        "--cpu-min -1)\n",
+		        n, m->tasks_total, m->sort_name);
 	if (table_init(&t, cols, rows))
 		return;
 	t.left[1] = t.left[cols - 1] = t.left[cols - 1 - m->show_cgroups] = true;
@@ -295,9 +298,9 @@ static void text_tasks(FILE *out, const struct model *m)
 		untrusted_text(cell_at(&t, i + 1, 1), CELL_MAX, r->user);
 		format_pct(r->cpu_pct, cell_at(&t, i + 1, 2), CELL_MAX);
 		snprintf(cell_at(&t, i + 1, 3), CELL_MAX, "%d",
-			 threads ? (int)r->pid : r->nr_threads);
+		         threads ? (int)r->pid : r->nr_threads);
 		untrusted_text(cell_at(&t, i + 1, 4), CELL_MAX,
-			       r->note[0] ? r->note : (m->tasks_counted ? "counted" : "-"));
+		               r->note[0] ? r->note : (m->tasks_counted ? "counted" : "-"));
 		untrusted_text(cell_at(&t, i + 1, cols - 1), CELL_MAX, r->comm);
 		if (m->show_cgroups)
 			untrusted_text(cell_at(&t, i + 1, cols - 2), CELL_MAX, r->cgroup);
@@ -337,9 +340,9 @@ static void text_hotspots(FILE *out, const struct model *m)
 		return;
 	rate_text(s, rate, sizeof(rate));
 	fprintf(out, "HOTSPOTS: %d of %d, %s (%s; %" PRIu64 " samples)%s%s", m->nr_hot,
-		m->hot_total, s->accumulated ? "since the start" : "this interval", rate,
-		s->accumulated ? s->total.samples : s->interval.samples,
-		s->hide_kernel ? "; kernel hidden" : "", s->hide_user ? "; user space hidden" : "");
+	        m->hot_total, s->accumulated ? "since the start" : "this interval", rate,
+	        s->accumulated ? s->total.samples : s->interval.samples,
+	        s->hide_kernel ? "; kernel hidden" : "", s->hide_user ? "; user space hidden" : "");
 	if (s->filter_pid >= 0)
 		fprintf(out, "; PID %d only", (int)s->filter_pid);
 	if (s->filter_cpu >= 0)
@@ -350,7 +353,8 @@ static void text_hotspots(FILE *out, const struct model *m)
 	if (table_init(&t, 6, m->nr_hot + 1))
 		return;
 	t.left[3] = t.left[4] = t.left[5] = true;
-	static const char *const titles[] = {"SHARE", "SAMPLES", "PID", "COMMAND", "SYMBOL", "MODULE"};
+	static const char *const titles[] = {"SHARE",   "SAMPLES", "PID",
+	                                     "COMMAND", "SYMBOL",  "MODULE"};
 	for (int c = 0; c < 6; c++)
 		util_strlcpy(cell_at(&t, 0, c), titles[c], CELL_MAX);
 	for (int i = 0; i < m->nr_hot; i++) {
@@ -366,7 +370,7 @@ static void text_hotspots(FILE *out, const struct model *m)
 }
 
 static void health_cells(struct table *t, int row, const struct model_health_figures *f,
-			 bool throttled_now)
+                         bool throttled_now)
 {
 	snprintf(cell_at(t, row, 1), CELL_MAX, "%" PRIu64, f->samples);
 	snprintf(cell_at(t, row, 2), CELL_MAX, "%" PRIu64, f->lost_records);
@@ -397,7 +401,7 @@ static void text_health(FILE *out, const struct model *m)
 		return;
 	t.left[0] = true;
 	static const char *const titles[] = {"RING",    "SAMPLES",   "LOST",      "LOST-SAMPLES",
-					     "HW-LOST", "THROTTLES", "THROTTLED", "CORRUPT"};
+	                                     "HW-LOST", "THROTTLES", "THROTTLED", "CORRUPT"};
 	for (int c = 0; c < 8; c++)
 		util_strlcpy(cell_at(&t, 0, c), titles[c], CELL_MAX);
 	for (int i = 0; i < s->nr_rings; i++) {
@@ -412,16 +416,17 @@ static void text_health(FILE *out, const struct model *m)
 	health_cells(&t, s->nr_rings + 1, &s->interval, s->throttled_now > 0);
 	table_print(out, &t);
 	fprintf(out,
-		"since the start: %" PRIu64 " samples, %" PRIu64 " LOST records (%" PRIu64
-		" samples), %" PRIu64 " samples lost before the ring, %" PRIu64
-		" throttles, %" PRIu64 " corrupt records\n",
-		tot->samples, tot->lost_records, tot->lost_samples, tot->lost_samples_hw,
-		tot->throttles, tot->corrupt);
+	        "since the start: %" PRIu64 " samples, %" PRIu64 " LOST records (%" PRIu64
+	        " samples), %" PRIu64 " samples lost before the ring, %" PRIu64
+	        " throttles, %" PRIu64 " corrupt records\n",
+	        tot->samples, tot->lost_records, tot->lost_samples, tot->lost_samples_hw,
+	        tot->throttles, tot->corrupt);
 	if (s->max_rate_lowered)
 		fprintf(out,
-			"perf_event_max_sample_rate: %ld/s, LOWERED by the kernel from %ld/s during the "
-			"run (sampling interrupts took too long)\n",
-			s->max_rate, s->max_rate_start);
+		        "perf_event_max_sample_rate: %ld/s, LOWERED by the kernel from %ld/s "
+		        "during the "
+		        "run (sampling interrupts took too long)\n",
+		        s->max_rate, s->max_rate_start);
 	else
 		fprintf(out, "perf_event_max_sample_rate: %ld/s\n", s->max_rate);
 }
@@ -450,8 +455,8 @@ static void write_text(FILE *out, const struct model *m)
 
 	iso_time(m->wall_ns, when, sizeof(when));
 	fprintf(out, "pfmtop %s  %s  %s %" PRIu64 "  %s %.2f s%s\n", PFMTOP_VERSION, when,
-		m->final ? "final" : "snapshot", m->seq, m->final ? "totals over" : "interval",
-		m->interval_s, m->partial ? " (the last, cut short)" : "");
+	        m->final ? "final" : "snapshot", m->seq, m->final ? "totals over" : "interval",
+	        m->interval_s, m->partial ? " (the last, cut short)" : "");
 	fputs("host ", out);
 	untrusted_fputs(out, m->host, false);
 	fputs("  kernel ", out);
@@ -556,11 +561,11 @@ static void json_row_counters(FILE *out, const struct model *m, const struct mod
 static void json_health(FILE *out, const char *key, const struct model_health_figures *f)
 {
 	fprintf(out,
-		"\"%s\":{\"samples\":%" PRIu64 ",\"lost_records\":%" PRIu64
-		",\"lost_samples\":%" PRIu64 ",\"lost_samples_hw\":%" PRIu64
-		",\"throttles\":%" PRIu64 ",\"throttled\":%s,\"corrupt\":%" PRIu64 "}",
-		key, f->samples, f->lost_records, f->lost_samples, f->lost_samples_hw, f->throttles,
-		f->throttled ? "true" : "false", f->corrupt);
+	        "\"%s\":{\"samples\":%" PRIu64 ",\"lost_records\":%" PRIu64
+	        ",\"lost_samples\":%" PRIu64 ",\"lost_samples_hw\":%" PRIu64
+	        ",\"throttles\":%" PRIu64 ",\"throttled\":%s,\"corrupt\":%" PRIu64 "}",
+	        key, f->samples, f->lost_records, f->lost_samples, f->lost_samples_hw, f->throttles,
+	        f->throttled ? "true" : "false", f->corrupt);
 }
 
 /* The hotspots and sampling members. */
@@ -570,13 +575,13 @@ static void json_sampling(FILE *out, const struct model *m)
 
 	fputs(",\"hotspots\":{", out);
 	fprintf(out, "\"mode\":\"%s\",\"rows_total\":%d,\"rows\":[",
-		s->accumulated ? "accumulated" : "interval", m->hot_total);
+	        s->accumulated ? "accumulated" : "interval", m->hot_total);
 	for (int i = 0; i < m->nr_hot; i++) {
 		const struct model_hotspot *h = &m->hot[i];
 		fprintf(out, "%s{\"share\":", i ? "," : "");
 		json_number(out, h->share);
 		fprintf(out, ",\"samples\":%" PRIu64 ",\"pid\":%d,\"kernel\":%s,", h->samples,
-			(int)h->pid, h->kernel ? "true" : "false");
+		        (int)h->pid, h->kernel ? "true" : "false");
 		untrusted_json_field(out, "comm", h->comm);
 		fputc(',', out);
 		untrusted_json_field(out, "symbol", h->symbol);
@@ -594,15 +599,16 @@ static void json_sampling(FILE *out, const struct model *m)
 		json_health(out, "interval", &s->interval);
 		fputc(',', out);
 		json_health(out, "total", &s->total);
-		fprintf(out,
-			",\"throttled_now\":%d,\"max_sample_rate\":%ld,\"max_sample_rate_start\":%ld,"
-			"\"max_sample_rate_lowered\":%s,\"rings\":[",
-			s->throttled_now, s->max_rate, s->max_rate_start,
-			s->max_rate_lowered ? "true" : "false");
+		fprintf(
+		    out,
+		    ",\"throttled_now\":%d,\"max_sample_rate\":%ld,\"max_sample_rate_start\":%ld,"
+		    "\"max_sample_rate_lowered\":%s,\"rings\":[",
+		    s->throttled_now, s->max_rate, s->max_rate_start,
+		    s->max_rate_lowered ? "true" : "false");
 		for (int i = 0; i < s->nr_rings; i++) {
 			const struct model_ring *r = &s->rings[i];
 			fprintf(out, "%s{\"cpu\":%d,\"pid\":%d,\"throttled_now\":%s,", i ? "," : "",
-				r->cpu, (int)r->pid, r->throttled_now ? "true" : "false");
+			        r->cpu, (int)r->pid, r->throttled_now ? "true" : "false");
 			json_health(out, "interval", &r->interval);
 			fputc(',', out);
 			json_health(out, "total", &r->total);
@@ -619,10 +625,10 @@ static void write_json(FILE *out, const struct model *m)
 
 	iso_time(m->wall_ns, when, sizeof(when));
 	fprintf(out, "{\"pfmtop\":\"%s\",\"seq\":%" PRIu64 ",\"time\":\"%s\",\"interval_s\":",
-		PFMTOP_VERSION, m->seq, when);
+	        PFMTOP_VERSION, m->seq, when);
 	json_number(out, m->interval_s);
 	fprintf(out, ",\"final\":%s,\"partial\":%s,\"host\":", m->final ? "true" : "false",
-		m->partial ? "true" : "false");
+	        m->partial ? "true" : "false");
 	json_string(out, m->host);
 	fputs(",\"kernel\":", out);
 	json_string(out, m->kernel);
@@ -649,9 +655,7 @@ static void write_json(FILE *out, const struct model *m)
 		fputs(",\"state\":", out);
 		json_string(out, snapshot_state_name(e->state));
 		fputs(",\"coverage\":", out);
-		json_number(out, cells_state_counted(e->state)
-					 ? e->coverage
-					 : NAN);
+		json_number(out, cells_state_counted(e->state) ? e->coverage : NAN);
 		fputs(",\"reason\":", out);
 		json_string(out, e->why);
 		fputc('}', out);
@@ -677,7 +681,7 @@ static void write_json(FILE *out, const struct model *m)
 		fprintf(out, ",\"threads\":%d,\"cpu_pct\":", r->nr_threads);
 		json_number(out, r->cpu_pct);
 		fprintf(out, ",\"counted\":%s,\"exited\":%s,", r->counted ? "true" : "false",
-			r->exited ? "true" : "false");
+		        r->exited ? "true" : "false");
 		if (r->since_ms > 0) {
 			fputs("\"since_ms\":", out);
 			json_number(out, r->since_ms);

@@ -23,6 +23,6 @@ const char *snapshot_state_name(enum counter_state st);
 /* Format one counter cell into buf as the text snapshot shows it
  * (value in display units, "(63%)" when multiplexed, n/s, n/c, err). */
 const char *snapshot_cell(const struct model_event *e, const struct counter_value *v, char *buf,
-			  size_t len);
+                          size_t len);
 
 #endif

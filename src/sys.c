@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 static int kernel_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
-				  unsigned long flags)
+                                  unsigned long flags)
 {
 	return (int)syscall(__NR_perf_event_open, attr, pid, cpu, group_fd, flags);
 }
@@ -18,12 +18,12 @@ static int kernel_ioctl(int fd, unsigned long req, unsigned long arg)
 }
 
 const struct sys_ops sys_kernel_ops = {
-	.perf_event_open = kernel_perf_event_open,
-	.read = read,
-	.ioctl = kernel_ioctl,
-	.mmap = mmap,
-	.munmap = munmap,
-	.close = close,
+    .perf_event_open = kernel_perf_event_open,
+    .read = read,
+    .ioctl = kernel_ioctl,
+    .mmap = mmap,
+    .munmap = munmap,
+    .close = close,
 };
 
 const struct sys_ops *sys = &sys_kernel_ops;

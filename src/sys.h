@@ -13,7 +13,7 @@
  */
 struct sys_ops {
 	int (*perf_event_open)(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
-			       unsigned long flags);
+	                       unsigned long flags);
 	ssize_t (*read)(int fd, void *buf, size_t len);
 	int (*ioctl)(int fd, unsigned long req, unsigned long arg);
 	void *(*mmap)(void *addr, size_t len, int prot, int flags, int fd, off_t off);

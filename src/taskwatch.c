@@ -7,28 +7,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TASKWATCH_PAGES 8 /* data pages per CPU: ~1300 FORK records */
+#define TASKWATCH_PAGES       8 /* data pages per CPU: ~1300 FORK records */
 #define TASKWATCH_SAMPLE_TYPE (PERF_SAMPLE_TID | PERF_SAMPLE_TIME)
 
 int taskwatch_open(struct taskwatch *w, const int *cpus, int nr_cpus,
-		   const struct taskwatch_ops *ops)
+                   const struct taskwatch_ops *ops)
 {
 	struct perf_event_attr attr = {
-		.size = sizeof(attr),
-		.type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_DUMMY,
-		.sample_type = TASKWATCH_SAMPLE_TYPE,
-		.sample_id_all = 1,
-		.task = 1,
-		.comm = 1,
-		.comm_exec = 1,
-		/* Wake on every record, so a new task is counted at once.
-		 * wakeup_events counts samples only; a 1-byte watermark counts
-		 * side-band records too. */
-		.watermark = 1,
-		.wakeup_watermark = 1,
-		.exclude_kernel = 1,
-		.exclude_hv = 1,
+	    .size = sizeof(attr),
+	    .type = PERF_TYPE_SOFTWARE,
+	    .config = PERF_COUNT_SW_DUMMY,
+	    .sample_type = TASKWATCH_SAMPLE_TYPE,
+	    .sample_id_all = 1,
+	    .task = 1,
+	    .comm = 1,
+	    .comm_exec = 1,
+	    /* Wake on every record, so a new task is counted at once.
+	     * wakeup_events counts samples only; a 1-byte watermark counts
+	     * side-band records too. */
+	    .watermark = 1,
+	    .wakeup_watermark = 1,
+	    .exclude_kernel = 1,
+	    .exclude_hv = 1,
 	};
 	int ret;
 
@@ -75,7 +75,8 @@ static void on_record(const struct perf_event_header *h, void *arg)
 	switch (r.type) {
 	case PERF_RECORD_FORK:
 		if (w->ops.fork)
-			w->ops.fork((pid_t)r.task.pid, (pid_t)r.task.tid, (pid_t)r.task.ppid, w->ops.arg);
+			w->ops.fork((pid_t)r.task.pid, (pid_t)r.task.tid, (pid_t)r.task.ppid,
+			            w->ops.arg);
 		break;
 	case PERF_RECORD_EXIT:
 		if (w->ops.exit)

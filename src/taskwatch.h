@@ -39,7 +39,7 @@ struct taskwatch {
  * perf_event_open or mmap said); nothing is left open on failure.
  */
 int taskwatch_open(struct taskwatch *w, const int *cpus, int nr_cpus,
-		   const struct taskwatch_ops *ops);
+                   const struct taskwatch_ops *ops);
 
 /* Calls fn with each ring's fd, to watch for EPOLLIN. */
 void taskwatch_for_each_fd(const struct taskwatch *w, void (*fn)(int fd, void *arg), void *arg);

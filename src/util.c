@@ -230,21 +230,21 @@ const char *util_untrusted(const struct stat *st, uid_t uid, bool root_ok, char 
 			snprintf(buf, len, "owned by uid %u, not by root", (unsigned)st->st_uid);
 		else
 			snprintf(buf, len, "owned by uid %u, not by %s (uid %u)",
-				 (unsigned)st->st_uid, root_ok ? "root or you" : "you",
-				 (unsigned)uid);
+			         (unsigned)st->st_uid, root_ok ? "root or you" : "you",
+			         (unsigned)uid);
 		return buf;
 	}
 	if (st->st_mode & (S_IWGRP | S_IWOTH)) {
 		snprintf(buf, len, "writable by %s (mode %04o)",
-			 st->st_mode & S_IWOTH ? "others" : "its group",
-			 (unsigned)(st->st_mode & 07777));
+		         st->st_mode & S_IWOTH ? "others" : "its group",
+		         (unsigned)(st->st_mode & 07777));
 		return buf;
 	}
 	return NULL;
 }
 
 int util_open_config(int dirfd, const char *path, bool trust, struct stat *st, char *why,
-		     size_t whylen)
+                     size_t whylen)
 {
 	int fd = openat(dirfd, path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	int err = 0;
@@ -267,8 +267,8 @@ int util_open_config(int dirfd, const char *path, bool trust, struct stat *st, c
 	return fd;
 }
 
-int util_read_config(int dirfd, const char *path, bool trust, size_t max, char **text,
-		     size_t *len, char *why, size_t whylen)
+int util_read_config(int dirfd, const char *path, bool trust, size_t max, char **text, size_t *len,
+                     char *why, size_t whylen)
 {
 	struct stat st;
 	size_t got = 0;

@@ -68,13 +68,13 @@ const char *util_untrusted(const struct stat *st, uid_t uid, bool root_ok, char 
  * with a phrase in why ("" for open's own errors: strerror says it).
  */
 int util_open_config(int dirfd, const char *path, bool trust, struct stat *st, char *why,
-		     size_t whylen);
+                     size_t whylen);
 
 /* util_open_config() and read the whole file, at most max bytes (else
  * -EFBIG), into *text (malloc'd, NUL-terminated; the caller frees it) of
  * *len bytes. 0 or -errno with why as util_open_config() fills it. */
-int util_read_config(int dirfd, const char *path, bool trust, size_t max, char **text,
-		     size_t *len, char *why, size_t whylen);
+int util_read_config(int dirfd, const char *path, bool trust, size_t max, char **text, size_t *len,
+                     char *why, size_t whylen);
 
 /* Open a settings directory (O_DIRECTORY|O_CLOEXEC) that util_untrusted()
  * accepts for the real uid, root allowed. The fd, or -errno (-EPERM with

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 
-
 int format_layout(const struct format_column *c, int n, int cols, int *x, int *width)
 {
 	int shown, total = 0, flex = -1, pos = 0;

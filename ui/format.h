@@ -5,7 +5,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-
 /* A column of a table on screen. */
 struct format_column {
 	const char *title;

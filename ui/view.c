@@ -292,8 +292,7 @@ static void build_cols(struct view *v)
 			counter_cols(v, 2);
 		break;
 	case VIEW_TASKS:
-		add_col(v, C_PID, 0, thread_rows(m) ? "TID" : "PID", 7, 0,
-		        false, false);
+		add_col(v, C_PID, 0, thread_rows(m) ? "TID" : "PID", 7, 0, false, false);
 		add_col(v, C_USER, 0, "USER", 9, 40, true, false);
 		add_col(v, C_CPUPCT, 0, "CPU%", 6, 0, false, false);
 		add_col(v, C_THR, 0, thread_rows(m) ? "PID" : "THR", 5, 41, false, false);
@@ -482,8 +481,7 @@ static double cell_num(const struct view *v, int r, const struct col *c)
 		return row_of(v, r)->cpu_pct;
 	case C_EVENT: {
 		const struct counter_value *cv = &row_of(v, r)->cells[c->index];
-		return cells_counted(cv) ? cv->value
-		                                                                   : NAN;
+		return cells_counted(cv) ? cv->value : NAN;
 	}
 	case C_METRIC:
 		return row_of(v, r)->metrics[c->index];
@@ -498,9 +496,7 @@ static double cell_num(const struct view *v, int r, const struct col *c)
 	case C_HPID:
 		return m->hot[r].pid;
 	case C_EVCOV:
-		return cells_state_counted(m->events[r].state)
-		           ? m->events[r].coverage
-		           : NAN;
+		return cells_state_counted(m->events[r].state) ? m->events[r].coverage : NAN;
 	default:
 		return NAN;
 	}
@@ -926,8 +922,7 @@ static int body_lines(const struct view *v)
 }
 
 /* Word-wrap s into lines of at most width characters from y; returns the next y. */
-static int wrap(struct view *v, int y, int ymax, const char *text, enum theme_slot slot,
-                int indent)
+static int wrap(struct view *v, int y, int ymax, const char *text, enum theme_slot slot, int indent)
 {
 	char safe[2048];
 	const char *s = untrusted_text(safe, sizeof(safe), text);
@@ -1485,7 +1480,7 @@ static unsigned key(struct view *v, int ch)
 		apply_theme(v);
 		const struct theme *t = &v->themes.t[v->theme];
 		if (snprintf(st, stl, "theme %s (%s)%s", t->name, t->origin,
-			     COLORS >= 256 ? ", 256 colours" : ", 8 colours") >= (int)stl)
+		             COLORS >= 256 ? ", 256 colours" : ", 8 colours") >= (int)stl)
 			st[stl - 1] = '\0'; /* a long file name: the status line is cut */
 		break;
 	}
