@@ -45,6 +45,7 @@ struct app {
 	bool finished;      /* finish() was called: the loop ends with its status */
 	int hot_rows_saved; /* hotspot rows a saved snapshot shows (as batch) */
 	struct preset_resolved resolved;
+	struct probe probe; /* the machine, probed once a start */
 	/* The viewer's p lists these; the presets themselves are read again
 	 * when one is chosen, not kept (they are large). */
 	char preset_names[MAX_PRESET_NAMES][PRESET_NAME_MAX];
@@ -377,13 +378,12 @@ static void watch_session(struct app *a)
  */
 static void reopen(struct app *a, const char *preset, bool threads)
 {
-	char err[512], msg[1024], old_preset[sizeof(a->opt.session.preset)];
+	char err[512], msg[1024], old_preset[sizeof(a->opt.session.preset)], first_err[400] = "";
 	bool old_threads = a->opt.session.threads;
 	const char *file = a->opt.preset && is_file(a->opt.preset) ? a->opt.preset : NULL;
 	const struct preset *chosen[2];
 	const struct preset_file *skipped = NULL;
 	struct preset_set set;
-	struct probe probe;
 	int ret, nr_skipped = 0;
 
 	util_strlcpy(old_preset, a->opt.session.preset, sizeof(old_preset));
@@ -394,7 +394,7 @@ static void reopen(struct app *a, const char *preset, bool threads)
 		view_draw(a->view, session_snapshot(a->s));
 		return;
 	}
-	probe_collect(&probe);
+	probe_collect(&a->probe); /* the machine as it is now, for this start */
 	if (preset_broken_file(&set, preset)) {
 		/* the viewer owns the screen: the status line says it */
 		snprintf(err, sizeof(err), "preset %s: %.400s", preset,
@@ -407,8 +407,8 @@ static void reopen(struct app *a, const char *preset, bool threads)
 	for (int i = 0; i < set.nr_files; i++)
 		if (set.files[i].ret && !nr_skipped++)
 			skipped = &set.files[i];
-	chosen[0] = preset_find_for(&set, preset, &probe);
-	chosen[1] = preset_find_for(&set, old_preset, &probe);
+	chosen[0] = preset_find_for(&set, preset, &a->probe);
+	chosen[1] = preset_find_for(&set, old_preset, &a->probe);
 	if (!chosen[0] || !chosen[1]) {
 		snprintf(err, sizeof(err), "preset %s is gone from the preset files",
 		         chosen[0] ? old_preset : preset);
@@ -428,9 +428,11 @@ static void reopen(struct app *a, const char *preset, bool threads)
 			ret = session_start(a->s, err, sizeof(err));
 		if (!ret) {
 			watch_session(a);
-			if (attempt)
-				view_status(a->view,
-				            "cannot reopen with that preset; kept the old one");
+			if (attempt) {
+				snprintf(msg, sizeof(msg), "preset %s: %.300s; kept %s", preset,
+				         first_err, old_preset);
+				view_status(a->view, msg);
+			}
 			else if (skipped) {
 				/* warnings go to the status line, not over the screen */
 				snprintf(err, sizeof(err),
@@ -449,8 +451,10 @@ static void reopen(struct app *a, const char *preset, bool threads)
 			preset_set_free(&set);
 			return;
 		}
-		if (!attempt)
+		if (!attempt) {
+			util_strlcpy(first_err, err[0] ? err : strerror(-ret), sizeof(first_err));
 			session_fini(a->s); /* run() finishes the last one */
+		}
 	}
 	preset_set_free(&set);
 	view_close(a->view);
@@ -905,10 +909,8 @@ static void check_theme(const char *arg)
 static void apply_preset(struct app *a, const struct preset *p, struct preset_resolved *r)
 {
 	struct session_config *c = &a->opt.session;
-	struct probe probe;
 
-	probe_collect(&probe);
-	preset_choose(p, session_can_open, &probe, r);
+	preset_choose(p, session_can_open, &a->probe, r);
 	memset(&c->events, 0, sizeof(c->events));
 	for (int i = 0; i < r->nr && i < EVENTS_LIST_MAX; i++) {
 		util_strlcpy(c->events.name[i], r->ev[i].dropped ? r->ev[i].wanted : r->ev[i].used,
@@ -919,7 +921,9 @@ static void apply_preset(struct app *a, const struct preset *p, struct preset_re
 	c->events.nr_groups = p->nr_groups;
 	c->resolved = r;
 	util_strlcpy(c->preset, p->name, sizeof(c->preset));
-	if (!c->sort[0] && p->sort[0])
+	/* --sort stands; else each preset's own (or none), so that switching
+	 * presets never keeps a column the new one lacks */
+	if (!a->opt.sort_given)
 		util_strlcpy(c->sort, p->sort, sizeof(c->sort));
 }
 
@@ -937,13 +941,14 @@ static int run(struct app *a)
 	if (a->opt.output && !a->opt.batch)
 		die_usage("-o writes batch snapshots: add -b (press s in the interactive view to "
 		          "save one)");
+	/* The machine, probed once: the preset's choice and the session use it. */
+	probe_collect(&a->probe);
+	a->opt.session.probe = &a->probe;
 	if (!a->opt.events_given) {
 		struct preset_set presets, *set = &presets;
-		struct probe probe;
 
-		probe_collect(&probe);
 		load_presets(set, a->opt.preset && is_file(a->opt.preset) ? a->opt.preset : NULL);
-		apply_preset(a, pick_preset(set, a->opt.preset ? a->opt.preset : "default", &probe),
+		apply_preset(a, pick_preset(set, a->opt.preset ? a->opt.preset : "default", &a->probe),
 		             &a->resolved);
 		for (int i = 0; i < set->nr && a->nr_preset_names < MAX_PRESET_NAMES; i++) {
 			bool seen = set->p[i].pmu[0] != '\0'; /* variants come with their base */

@@ -428,6 +428,7 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 		}
 		case OPT_SORT:
 			util_strlcpy(c->sort, optarg, sizeof(c->sort));
+			o->sort_given = true;
 			break;
 		case OPT_PRESET:
 			o->preset = optarg;

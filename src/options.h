@@ -44,6 +44,7 @@ struct options {
 	const char *theme;  /* --theme NAME|FILE, NULL = default (or mono) */
 	int view;           /* --view: OPTIONS_VIEW_*, -1 = by mode */
 	bool hot_given;     /* --hot given (else the viewer shows a screenful) */
+	bool sort_given;    /* --sort given (else the preset's sort, if any) */
 	struct session_config session;
 };
 

@@ -74,7 +74,10 @@ int session_init(struct session *s, const struct session_config *cfg, char *err,
 		s->pidfd[i] = -1;
 	launch_init(&s->cmd);
 	err[0] = '\0';
-	probe_collect(&s->probe);
+	if (cfg->probe)
+		s->probe = *cfg->probe;
+	else
+		probe_collect(&s->probe);
 	probe_raise_nofile(&s->probe);
 	s->fd_budget = session_fd_budget(&s->probe);
 	s->mode = cfg->mode;

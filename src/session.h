@@ -45,6 +45,7 @@ struct session_config {
 	bool cgroup_auto; /* --cgroup auto: the top-level cgroups with tasks */
 	char sort[128];   /* --sort: "cpu", "pid", "command", an event or metric */
 	const struct preset_resolved *resolved; /* the preset's choices and metrics, or NULL (-e) */
+	const struct probe *probe; /* the machine as probed, or NULL: session_init probes */
 };
 
 /* The engine (opaque): see session_priv.h for its parts. */

@@ -226,6 +226,21 @@ keys q
 wait_for 5 pane_has 'rc=0' || fail "'q' after the preset changes did not exit 0" "$TMP/pane"
 pass "p reopens with $next and back: $before fds before, $after after (and $stat_fds /proc stat files)"
 
+# ---------------------------------------------------------------- presets: each with its own sort
+# memory sorts by page-faults, scheduler by context-switches: switching must
+# take the new preset's sort, not keep a column it lacks.
+keys clear Enter "'$PFMTOP' --cpu-min -1 --preset memory; echo rc=\$?" Enter
+wait_for 6 pane_has 'preset memory' || fail "pfmtop --preset memory did not start" "$TMP/pane"
+sleep 1.2 # the first interval: the chooser starts on the running preset
+keys p
+wait_for 2 pane_has 'Preset (Enter, Esc)' scheduler || fail "'p' did not open the preset chooser" "$TMP/pane"
+keys Down Enter
+wait_for 5 pane_has 'preset scheduler' || fail "memory -> scheduler did not reopen with scheduler" "$TMP/pane"
+pane_has 'kept' && fail "memory -> scheduler was refused" "$TMP/pane"
+keys q
+wait_for 5 pane_has 'rc=0' || fail "'q' after memory -> scheduler did not exit 0" "$TMP/pane"
+pass "p: memory (sort page-faults) -> scheduler (sort context-switches)"
+
 # ---------------------------------------------------------------- presets: a file broken after the start
 # The chooser reads the preset files again; a file broken since the start
 # is reported and the running preset stays.
