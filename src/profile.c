@@ -90,10 +90,7 @@ static void scan_all(struct profile *p)
 }
 
 int profile_open(struct profile *p, const struct profile_config *cfg,
-                 const struct sampler_target *targets, int nr_targets, bool inherit,
-                 bool enable_on_exec, bool user_only, const int *cpus, int nr_cpus,
-                 const struct probe *probe, const pid_t *pids, int nr_pids, char *err,
-                 size_t errlen)
+                 const struct profile_where *w, char *err, size_t errlen)
 {
 	struct event_desc ev;
 	int ret;
@@ -101,20 +98,20 @@ int profile_open(struct profile *p, const struct profile_config *cfg,
 	memset(p, 0, sizeof(*p));
 	p->cfg = *cfg;
 	err[0] = '\0';
-	if (!cfg->enabled || nr_targets == 0)
+	if (!cfg->enabled || w->nr_targets == 0)
 		return 0;
 	struct sampler_config sc = {
-	    .targets = targets,
-	    .nr_targets = nr_targets,
-	    .inherit = inherit,
-	    .cpus = cpus,
-	    .nr_cpus = nr_cpus,
-	    .enable_on_exec = enable_on_exec,
-	    .user_only = user_only,
+	    .targets = w->targets,
+	    .nr_targets = w->nr_targets,
+	    .inherit = w->inherit,
+	    .cpus = w->cpus,
+	    .nr_cpus = w->nr_cpus,
+	    .enable_on_exec = w->enable_on_exec,
+	    .user_only = w->user_only,
 	    .freq = cfg->freq,
 	    .period = cfg->period,
 	    .mmap_pages = cfg->mmap_pages,
-	    .probe = probe,
+	    .probe = w->probe,
 	    .hot = &p->hot,
 	    .sb = {sb_mmap, sb_comm, sb_fork, sb_exit, p},
 	};
@@ -138,9 +135,9 @@ int profile_open(struct profile *p, const struct profile_config *cfg,
 		profile_close(p);
 		return ret;
 	}
-	p->scan_all = nr_pids < 0;
-	for (int i = 0; i < nr_pids; i++)
-		symbols_process_scan(p->sym, pids[i]);
+	p->scan_all = w->nr_pids < 0;
+	for (int i = 0; i < w->nr_pids; i++)
+		symbols_process_scan(p->sym, w->pids[i]);
 	p->open = true;
 	return 0;
 }
@@ -256,7 +253,7 @@ static void health_figures(const struct sampler_health *h, struct model_health_f
 	f->throttled = h->throttled;
 }
 
-static void fill_health(struct profile *p, struct model *m)
+static void fill_health(struct profile *p, struct model *m, bool accumulated)
 {
 	struct model_sampling *ms = &m->sampling;
 	struct sampler_health h;
@@ -266,7 +263,7 @@ static void fill_health(struct profile *p, struct model *m)
 	util_strlcpy(ms->why, p->samp.fallback ? p->samp.why : "", sizeof(ms->why));
 	ms->freq = p->samp.attr.freq ? p->samp.attr.sample_freq : 0;
 	ms->period = p->samp.attr.freq ? 0 : p->samp.attr.sample_period;
-	ms->accumulated = p->cfg.accumulated;
+	ms->accumulated = accumulated;
 	ms->hide_kernel = p->cfg.hide_kernel;
 	ms->hide_user = p->cfg.hide_user;
 	ms->filter_pid = p->cfg.filter ? p->cfg.filter_pid : -1;
@@ -295,9 +292,10 @@ static void fill_health(struct profile *p, struct model *m)
 	}
 }
 
-void profile_tick(struct profile *p, struct model *m)
+void profile_tick(struct profile *p, struct model *m, bool totals)
 {
-	enum hotspots_mode mode = p->cfg.accumulated ? HOTSPOTS_TOTAL : HOTSPOTS_INTERVAL;
+	bool accumulated = totals || p->cfg.accumulated;
+	enum hotspots_mode mode = accumulated ? HOTSPOTS_TOTAL : HOTSPOTS_INTERVAL;
 	struct hotspots_filter f = HOTSPOTS_FILTER_ALL;
 	struct hotspots_totals tot;
 	int n, kept = 0;
@@ -315,7 +313,7 @@ void profile_tick(struct profile *p, struct model *m)
 		sampler_tick_final(&p->samp);
 	else
 		sampler_tick(&p->samp);
-	fill_health(p, m);
+	fill_health(p, m, accumulated);
 	if (p->cfg.filter) {
 		f.pid = p->cfg.filter_pid;
 		f.cpu = p->cfg.filter_cpu;

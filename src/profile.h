@@ -57,19 +57,28 @@ struct profile {
 	struct profile_scan scans[256];  /* pid -> the last tick it was scanned, direct-mapped */
 };
 
+/* Where to sample: the counters' targets and how they count. */
+struct profile_where {
+	const struct sampler_target *targets; /* CPUs, or tasks (with inherit: their children too) */
+	int nr_targets;
+	bool inherit;        /* tasks: follow the children they start */
+	bool enable_on_exec; /* a command: from its exec */
+	bool user_only;      /* exclude the kernel (paranoid 2, unprivileged) */
+	const int *cpus;     /* the CPUs a task is followed on */
+	int nr_cpus;
+	const struct probe *probe;
+	const pid_t *pids; /* processes whose existing mappings are read now (the others
+	                    * when their samples are first shown) */
+	int nr_pids;       /* -1: every process, in profile_prepare() */
+};
+
 /*
- * Open the sampling events on targets (CPUs, or tasks with inherit) and map
- * their rings; pids lists processes whose existing mappings to read now
- * (others are read when their samples are first shown; nr_pids -1: every
- * process, in profile_prepare()). Returns 0, or
+ * Open the sampling events where w says and map their rings. Returns 0, or
  * -errno with a sentence in err; a failure to sample is not fatal to the
  * caller, which can go on counting.
  */
 int profile_open(struct profile *p, const struct profile_config *cfg,
-                 const struct sampler_target *targets, int nr_targets, bool inherit,
-                 bool enable_on_exec, bool user_only, const int *cpus, int nr_cpus,
-                 const struct probe *probe, const pid_t *pids, int nr_pids, char *err,
-                 size_t errlen);
+                 const struct profile_where *w, char *err, size_t errlen);
 
 /* The slow part of opening, kept apart so that a caller can do it while
  * the first interval runs: load the kernel's symbols and, system-wide, read
@@ -89,10 +98,11 @@ void profile_for_each_fd(struct profile *p, void (*fn)(int fd, void *arg), void 
 void profile_drain(struct profile *p, int fd);
 
 /* Drain everything, close the interval and write the hotspot table and the
- * sampling health into m. Rows are merged by symbol through the hotspot
+ * sampling health into m (totals: hotspots since the start, whatever the
+ * configuration says). Rows are merged by symbol through the hotspot
  * table's cache of symbols (a key is resolved once); only the rows shown
  * are named. Then the table is trimmed back to its soft cap. */
-void profile_tick(struct profile *p, struct model *m);
+void profile_tick(struct profile *p, struct model *m, bool totals);
 
 void profile_close(struct profile *p);
 

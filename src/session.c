@@ -46,10 +46,19 @@ static int open_profile(struct session *s, char *err, size_t errlen)
 		if (st->tid >= 0 && (nr_pids == 0 || pids[nr_pids - 1] != st->pid))
 			pids[nr_pids++] = st->pid;
 	}
-	ret = profile_open(&s->prof, &s->cfg.profile, t, nr,
-	                   s->mode != MODEL_SYSTEM && !s->cfg.no_inherit, s->mode == MODEL_COMMAND,
-	                   s->user_only, s->cpus, s->nr_cpus, &s->probe, pids, nr_pids, why,
-	                   sizeof(why));
+	struct profile_where where = {
+	    .targets = t,
+	    .nr_targets = nr,
+	    .inherit = s->mode != MODEL_SYSTEM && !s->cfg.no_inherit,
+	    .enable_on_exec = s->mode == MODEL_COMMAND,
+	    .user_only = s->user_only,
+	    .cpus = s->cpus,
+	    .nr_cpus = s->nr_cpus,
+	    .probe = &s->probe,
+	    .pids = pids,
+	    .nr_pids = nr_pids,
+	};
+	ret = profile_open(&s->prof, &s->cfg.profile, &where, why, sizeof(why));
 	free(t);
 	free(pids);
 	if (ret && s->cfg.profile.event && (ret == -ENOENT || ret == -EINVAL)) {
@@ -369,10 +378,7 @@ int session_tick(struct session *s, bool final)
 	if (!s->baseline) {
 		/* The baseline leaves the samples to the first interval, and the
 		 * symbols to session_prepare(). */
-		bool acc = s->prof.cfg.accumulated;
-		s->prof.cfg.accumulated = acc || final;
-		profile_tick(&s->prof, m);
-		s->prof.cfg.accumulated = acc;
+		profile_tick(&s->prof, m, final);
 	}
 	for (int i = 0; i < s->nr_targets; i++)
 		s->targets[i].shown_exited |= s->targets[i].exited;
