@@ -3,6 +3,7 @@
 #include "pfmlib.h"
 
 #include <perfmon/pfmlib_perf_event.h>
+#include <linux/hw_breakpoint.h>
 
 #include <ctype.h>
 #include <dirent.h>
@@ -19,6 +20,7 @@
 
 #define EVENTS_PMU_ROOT "/sys/bus/event_source/devices"
 #define EVENTS_HINT "see 'pfmtop --list-events'"
+#define EVENTS_MODS_HINT "modifiers are u, k, h, p, pp, ppp, H, G, I, S, D, W and e"
 
 /* Modifier bits: user only, kernel only, both. */
 #define MOD_U 1
@@ -158,30 +160,119 @@ static char *trim(char *s)
 	return s;
 }
 
-/* "u", "k", "uk" or "ku" to MOD_* bits; 0 when s is not a modifier. */
-static int mod_parse(const char *s)
+/*
+ * Event modifiers as perf takes them, after the last ':' (or after a
+ * sysfs event's closing '/', or a group's '}'): u k h (privilege levels),
+ * p pp ppp (precise_ip), H (host only), G (guest only), I (not when idle),
+ * S (read the group with each sample: nothing to do when counting), D
+ * (pinned), W (a weak group: pfmtop counts what opens of a group anyway),
+ * e (exclusive: alone on the PMU).
+ */
+struct mods {
+	int uk;       /* MOD_U | MOD_K as given, 0: neither */
+	bool h;       /* 'h' given */
+	int precise;  /* number of 'p' */
+	bool host, guest, idle, read, pinned, weak, exclusive;
+	char rest[16]; /* the letters besides u and k, for the encoding */
+};
+
+/* Parse s (the whole string) as modifiers. 0, or -EINVAL when it is not
+ * one (an unknown letter, more than three 'p', empty). */
+static int mods_parse(const char *s, struct mods *m)
 {
-	if (!strcmp(s, "u"))
-		return MOD_U;
-	if (!strcmp(s, "k"))
-		return MOD_K;
-	if (!strcmp(s, "uk") || !strcmp(s, "ku"))
-		return MOD_U | MOD_K;
+	memset(m, 0, sizeof(*m));
+	if (!*s || strlen(s) >= sizeof(m->rest))
+		return -EINVAL;
+	for (; *s; s++) {
+		switch (*s) {
+		case 'u':
+			m->uk |= MOD_U;
+			continue;
+		case 'k':
+			m->uk |= MOD_K;
+			continue;
+		case 'h':
+			m->h = true;
+			break;
+		case 'p':
+			if (++m->precise > 3)
+				return -EINVAL;
+			break;
+		case 'H':
+			m->host = true;
+			break;
+		case 'G':
+			m->guest = true;
+			break;
+		case 'I':
+			m->idle = true;
+			break;
+		case 'S':
+			m->read = true;
+			break;
+		case 'D':
+			m->pinned = true;
+			break;
+		case 'W':
+			m->weak = true;
+			break;
+		case 'e':
+			m->exclusive = true;
+			break;
+		default:
+			return -EINVAL;
+		}
+		m->rest[strlen(m->rest)] = *s;
+	}
 	return 0;
 }
 
-/* Cut a trailing ":u", ":k" or ":uk" off name; returns its MOD_* bits. */
-static int mod_strip(char *name)
+/* Cut a trailing ":MODIFIERS" off name into *m (zeroed when there is none;
+ * "pmu::event" keeps its "::"). */
+static void mods_strip(char *name, struct mods *m)
 {
 	char *colon = strrchr(name, ':');
-	int mod;
 
+	memset(m, 0, sizeof(*m));
 	if (!colon || colon == name || colon[-1] == ':')
-		return 0;
-	mod = mod_parse(colon + 1);
-	if (mod)
+		return;
+	if (mods_parse(colon + 1, m) == 0)
 		*colon = '\0';
-	return mod;
+	else
+		memset(m, 0, sizeof(*m));
+}
+
+/* What the modifiers besides u and k change, once the event is resolved. */
+static void mods_apply_rest(struct event_desc *d, const struct mods *m)
+{
+	struct perf_event_attr *a = &d->attr;
+
+	if (m->h) {
+		/* the hypervisor too (alone: only it) */
+		a->exclude_hv = 0;
+		if (!m->uk) {
+			a->exclude_user = 1;
+			a->exclude_kernel = 1;
+		}
+	}
+	a->precise_ip = (unsigned)m->precise;
+	if (m->host != m->guest) {
+		a->exclude_guest = m->host;
+		a->exclude_host = m->guest;
+	} else if (m->host) {
+		a->exclude_guest = 0;
+		a->exclude_host = 0;
+	}
+	if (m->idle)
+		a->exclude_idle = 1;
+	if (m->pinned)
+		a->pinned = 1;
+	if (m->exclusive)
+		a->exclusive = 1;
+	if (m->rest[0]) {
+		size_t n = strlen(d->encoding);
+		snprintf(d->encoding + n, sizeof(d->encoding) - n, " [:%s]", m->rest);
+	}
 }
 
 /* The modifier rule for sources libpfm4 does not handle; exclude_hv as perf does. */
@@ -396,8 +487,28 @@ static bool sysfs_is_software(const char *pmu)
 	return false;
 }
 
-static int resolve_sysfs(char *spec, int mod, struct event_desc *d, char *err, size_t errlen)
+/* The modifiers of src added to those in dst. */
+static void mods_merge(struct mods *dst, const struct mods *src)
 {
+	size_t n = strlen(dst->rest);
+
+	dst->uk |= src->uk;
+	dst->h |= src->h;
+	dst->precise = dst->precise > src->precise ? dst->precise : src->precise;
+	dst->host |= src->host;
+	dst->guest |= src->guest;
+	dst->idle |= src->idle;
+	dst->read |= src->read;
+	dst->pinned |= src->pinned;
+	dst->weak |= src->weak;
+	dst->exclusive |= src->exclusive;
+	snprintf(dst->rest + n, sizeof(dst->rest) - n, "%s", src->rest);
+}
+
+static int resolve_sysfs(char *spec, struct mods *mods, struct event_desc *d, char *err,
+                         size_t errlen)
+{
+	int mod;
 	struct sysfs_ctx c = { .pmu = spec, .d = d, .err = err, .errlen = errlen };
 	char *open = strchr(spec, '/'), *close = strrchr(spec, '/');
 	char path[PATH_MAX + 16], buf[64], cfg[96] = "";
@@ -412,16 +523,17 @@ static int resolve_sysfs(char *spec, int mod, struct event_desc *d, char *err, s
 	*open = '\0';
 	*close = '\0';
 	if (close[1]) {
-		int m = mod_parse(close + 1);
+		struct mods tail;
 
-		if (!m) {
+		if (mods_parse(close + 1, &tail)) {
 			snprintf(err, errlen,
-				 "unknown modifier '%s' after '%s/.../': use u, k or uk", close + 1,
+				 "unknown modifier '%s' after '%s/.../': " EVENTS_MODS_HINT, close + 1,
 				 spec);
 			return -EINVAL;
 		}
-		mod |= m;
+		mods_merge(mods, &tail);
 	}
+	mod = mods->uk;
 	if (!spec[0] || spec[0] == '.') {
 		snprintf(err, errlen, "bad PMU name in '%s'", d->name);
 		return -EINVAL;
@@ -744,10 +856,230 @@ static int resolve_libpfm(const char *base, int mod, struct event_desc *d, char 
 	return 0;
 }
 
+/* ---- hardware breakpoints mem:ADDR[/LEN][:rwx] ---- */
+
+static int resolve_breakpoint(const char *spec, struct event_desc *d, char *err, size_t errlen)
+{
+	const char *p = spec + 4;
+	char *end;
+	uint64_t addr, len = 0;
+	unsigned type = 0;
+
+	errno = 0;
+	addr = strtoull(p, &end, 0);
+	if (end == p || errno) {
+		snprintf(err, errlen, "'%s': mem: needs an address, e.g. mem:0x404020:w", spec);
+		return -EINVAL;
+	}
+	if (*end == '/') {
+		p = end + 1;
+		len = strtoull(p, &end, 0);
+		if (end == p || errno || !(len == 1 || len == 2 || len == 4 || len == 8)) {
+			snprintf(err, errlen, "'%s': a breakpoint covers 1, 2, 4 or 8 bytes", spec);
+			return -EINVAL;
+		}
+	}
+	if (*end == ':') {
+		for (p = end + 1; *p && *p != ':'; p++) {
+			unsigned bit = *p == 'r' ? HW_BREAKPOINT_R : *p == 'w' ? HW_BREAKPOINT_W
+			               : *p == 'x' ? HW_BREAKPOINT_X : 0;
+			if (!bit || (type & bit)) {
+				snprintf(err, errlen, "'%s': the access is r, w, x or rw, at %zu",
+				         spec, (size_t)(p - spec) + 1);
+				return -EINVAL;
+			}
+			type |= bit;
+		}
+		end = (char *)p;
+	}
+	if (*end) {
+		snprintf(err, errlen, "'%s': unexpected '%s' after the breakpoint", spec, end);
+		return -EINVAL;
+	}
+	if (!type)
+		type = HW_BREAKPOINT_R | HW_BREAKPOINT_W; /* perf's default */
+	if ((type & HW_BREAKPOINT_X) && type != HW_BREAKPOINT_X) {
+		snprintf(err, errlen, "'%s': an execute breakpoint cannot also be r or w", spec);
+		return -EINVAL;
+	}
+	d->attr.type = PERF_TYPE_BREAKPOINT;
+	d->attr.bp_addr = addr;
+	d->attr.bp_type = type;
+	d->attr.bp_len = type == HW_BREAKPOINT_X ? sizeof(long) : len ? len : HW_BREAKPOINT_LEN_4;
+	d->source = EVENTS_SRC_BREAKPOINT;
+	snprintf(d->pmu, sizeof(d->pmu), "breakpoint");
+	snprintf(d->encoding, sizeof(d->encoding),
+	         "breakpoint at 0x%llx, %llu bytes, on %s%s%s (type %u)",
+	         (unsigned long long)addr, (unsigned long long)d->attr.bp_len,
+	         type & HW_BREAKPOINT_R ? "r" : "", type & HW_BREAKPOINT_W ? "w" : "",
+	         type & HW_BREAKPOINT_X ? "x" : "", PERF_TYPE_BREAKPOINT);
+	return 0;
+}
+
+/* ---- software events libpfm4 has no name for ---- */
+
+static const struct {
+	const char *name;
+	__u64 config;
+} sw_extra[] = {
+    {"alignment-faults", PERF_COUNT_SW_ALIGNMENT_FAULTS},
+    {"emulation-faults", PERF_COUNT_SW_EMULATION_FAULTS},
+    {"dummy", PERF_COUNT_SW_DUMMY},
+    {"bpf-output", PERF_COUNT_SW_BPF_OUTPUT},
+};
+
+/* 0 when base is one of them, 1 when it is not. */
+static int resolve_sw_extra(const char *base, int mod, struct event_desc *d)
+{
+	for (size_t i = 0; i < sizeof(sw_extra) / sizeof(sw_extra[0]); i++) {
+		if (strcmp(base, sw_extra[i].name))
+			continue;
+		d->attr.type = PERF_TYPE_SOFTWARE;
+		d->attr.config = sw_extra[i].config;
+		d->attr.exclude_user = mod && !(mod & MOD_U);
+		d->attr.exclude_kernel = mod && !(mod & MOD_K);
+		d->attr.exclude_hv = 1;
+		d->source = EVENTS_SRC_LIBPFM;
+		snprintf(d->pmu, sizeof(d->pmu), "software");
+		snprintf(d->encoding, sizeof(d->encoding), "software %s (type %u, config %llu)%s%s",
+		         base, PERF_TYPE_SOFTWARE, (unsigned long long)sw_extra[i].config,
+		         mod ? " :" : "", mod_suffix(mod));
+		return 0;
+	}
+	return 1;
+}
+
+/* ---- a named event with terms: cpu-clock/period=100000,name=tick/ ---- */
+
+/*
+ * perf's terms on an event that is not a sysfs PMU: name (the column's
+ * label), period and freq (sampling settings: nothing to change when
+ * counting, taken so that a perf command line works). Anything else is
+ * refused with the terms that are known.
+ */
+static int named_terms(char *terms, struct event_desc *d, char *err, size_t errlen)
+{
+	char *term, *next = terms;
+
+	while ((term = strsep(&next, ","))) {
+		char *eq = strchr(term, '='), *val = eq ? trim(eq + 1) : NULL;
+		uint64_t v;
+
+		if (eq)
+			*eq = '\0';
+		term = trim(term);
+		if (!strcmp(term, "name") && val && *val && strlen(val) < sizeof(d->name) &&
+		    !strpbrk(val, ",{}/:")) {
+			snprintf(d->name, sizeof(d->name), "%s", val);
+		} else if ((!strcmp(term, "period") || !strcmp(term, "freq")) && val &&
+		           !parse_u64(val, &v)) {
+			continue;
+		} else {
+			snprintf(err, errlen,
+			         "unknown term '%s%s%s' on '%s': an event that is not a PMU takes "
+			         "name=LABEL, period=N and freq=N",
+			         term, val ? "=" : "", val ? val : "", d->name);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* Is name[0, len) a PMU directory under the sysfs root? */
+static bool is_pmu(const char *name, size_t len)
+{
+	char path[PATH_MAX + EVENTS_NAME_MAX];
+
+	if (!len || len >= EVENTS_NAME_MAX || memchr(name, '.', 1))
+		return false;
+	return !strfmt(path, sizeof(path), "%s/%.*s/type", pmu_root, (int)len, name) &&
+	       access(path, R_OK) == 0;
+}
+
+static int resolve_base(char *base, const struct mods *m, struct event_desc *d, char *err,
+                        size_t errlen);
+
+/* "event/terms/": a named event (not a PMU) with perf's terms. 1 when the
+ * part before the '/' is no event: a PMU name then, as resolve_sysfs() says. */
+static int resolve_named(char *base, const struct mods *m, struct event_desc *d, char *err,
+                         size_t errlen)
+{
+	char *open = strchr(base, '/'), *close = strrchr(base, '/'), terms[TERMS_MAX];
+	char label[EVENTS_NAME_MAX];
+
+	if (open == close || close[1] || strlen(open + 1) >= sizeof(terms))
+		return 1;
+	snprintf(terms, sizeof(terms), "%.*s", (int)(close - open - 1), open + 1);
+	*open = '\0';
+	snprintf(label, sizeof(label), "%s", d->name);
+	if (resolve_base(base, m, d, err, errlen)) {
+		*open = '/';
+		return 1;
+	}
+	snprintf(d->name, sizeof(d->name), "%s", label);
+	return named_terms(terms, d, err, errlen);
+}
+
+/* base without its modifiers: every form but mem: and named events. */
+static int resolve_base(char *base, const struct mods *m, struct event_desc *d, char *err,
+                        size_t errlen)
+{
+	int ret;
+
+	if (is_raw(base)) {
+		resolve_raw(base, m->uk, d);
+		return 0;
+	}
+	ret = resolve_tracepoint(base, m->uk, d, err, errlen);
+	if (ret <= 0)
+		return ret;
+	if (!resolve_builtin(base, m->uk, d) || !resolve_sw_extra(base, m->uk, d))
+		return 0;
+	return resolve_libpfm(base, m->uk, d, err, errlen);
+}
+
+/* Why base, which did not resolve, does not: a bad modifier after a name
+ * that is an event, or an unknown tracepoint (and why tracefs cannot say). */
+static int explain_unknown(const char *spec, const char *base, int ret, char *err,
+                           size_t errlen)
+{
+	const char *colon = strrchr(base, ':');
+	struct event_desc probe;
+	char head[EVENTS_NAME_MAX];
+
+	if (colon && colon > base && colon[-1] != ':' && colon[1]) {
+		struct mods none = {0};
+		char e2[8];
+		snprintf(head, sizeof(head), "%.*s", (int)(colon - base), base);
+		memset(&probe, 0, sizeof(probe));
+		if (!resolve_builtin(head, 0, &probe) || !resolve_sw_extra(head, 0, &probe) ||
+		    (tp_shape(head) && resolve_tracepoint(head, none.uk, &probe, e2, sizeof(e2)) == 0)) {
+			snprintf(err, errlen, "unknown modifier '%s' in '%s' (column %zu): " EVENTS_MODS_HINT,
+			         colon + 1, spec, (size_t)(colon - base) + 2);
+			return -EINVAL;
+		}
+	}
+	if (ret == -ENOENT && tp_shape(base)) {
+		if (!events_tracefs() && events_tracefs_denied(err, errlen))
+			return -EACCES;
+		if (!events_tracefs()) {
+			snprintf(err, errlen,
+			         "tracefs is not mounted: run 'mount -t tracefs nodev "
+			         "/sys/kernel/tracing' as root");
+			return -ENODEV;
+		}
+		snprintf(err, errlen,
+		         "unknown event '%s': no such tracepoint in %s/events; " EVENTS_HINT, spec,
+		         events_tracefs());
+	}
+	return ret;
+}
+
 int events_resolve(const char *spec, struct event_desc *out, char *err, size_t errlen)
 {
 	char base[EVENTS_NAME_MAX];
-	int mod, ret;
+	struct mods m;
+	int ret;
 
 	memset(out, 0, sizeof(*out));
 	out->attr.size = sizeof(struct perf_event_attr);
@@ -757,35 +1089,26 @@ int events_resolve(const char *spec, struct event_desc *out, char *err, size_t e
 		return -EINVAL;
 	}
 	strcpy(out->name, spec);
+	if (!strncmp(spec, "mem:", 4))
+		return resolve_breakpoint(spec, out, err, errlen);
 	strcpy(base, spec);
-	mod = mod_strip(base);
+	mods_strip(base, &m);
 
-	if (strchr(base, '/'))
-		return resolve_sysfs(base, mod, out, err, errlen);
-	if (is_raw(base)) {
-		resolve_raw(base, mod, out);
-		return 0;
-	}
-	ret = resolve_tracepoint(base, mod, out, err, errlen);
-	if (ret <= 0)
-		return ret;
-
-	if (!resolve_builtin(base, mod, out))
-		return 0;
-	ret = resolve_libpfm(base, mod, out, err, errlen);
-	if (ret == -ENOENT && tp_shape(base)) {
-		if (!events_tracefs() && events_tracefs_denied(err, errlen))
-			return -EACCES;
-		if (!events_tracefs()) {
-			snprintf(err, errlen,
-				 "tracefs is not mounted: run 'mount -t tracefs nodev "
-				 "/sys/kernel/tracing' as root");
-			return -ENODEV;
+	if (strchr(base, '/')) {
+		size_t head = strcspn(base, "/");
+		ret = is_pmu(base, head) ? 1 : resolve_named(base, &m, out, err, errlen);
+		if (ret == 1) {
+			memset(&out->attr, 0, sizeof(out->attr));
+			out->attr.size = sizeof(struct perf_event_attr);
+			ret = resolve_sysfs(base, &m, out, err, errlen);
 		}
-		snprintf(err, errlen,
-			 "unknown event '%s': no such tracepoint in %s/events; " EVENTS_HINT, spec,
-			 events_tracefs());
+	} else {
+		ret = resolve_base(base, &m, out, err, errlen);
+		if (ret)
+			ret = explain_unknown(spec, base, ret, err, errlen);
 	}
+	if (!ret)
+		mods_apply_rest(out, &m);
 	return ret;
 }
 
@@ -830,19 +1153,59 @@ static int list_add(struct list_state *s, const char *list, size_t start, size_t
 	return 0;
 }
 
+/* A group's modifiers, list[start, end) after its '}': added to those of
+ * each of its events (from index first). */
+static int group_mods(struct list_state *s, const char *list, size_t start, size_t end, int first)
+{
+	char mods[16];
+	struct mods m;
+
+	if (end - start >= sizeof(mods))
+		return list_error(s, start + 1, "unknown group modifiers: " EVENTS_MODS_HINT);
+	memcpy(mods, list + start, end - start);
+	mods[end - start] = '\0';
+	if (mods_parse(mods, &m))
+		return list_error(s, start + 1, "unknown group modifiers: " EVENTS_MODS_HINT);
+	for (int k = first; k < s->l.nr; k++) {
+		char *name = s->l.name[k], *colon = strrchr(name, ':');
+		struct mods own;
+		bool has = colon && colon > name && colon[-1] != ':' && !mods_parse(colon + 1, &own);
+		size_t n = strlen(name);
+		if (n + strlen(mods) + 2 > EVENTS_NAME_MAX)
+			return list_error(s, start + 1, "event name too long with the group's modifiers");
+		snprintf(name + n, EVENTS_NAME_MAX - n, "%s%s", has ? "" : ":", mods);
+	}
+	return 0;
+}
+
+/* Does the item starting at list[start] name a breakpoint (mem:...)? Its
+ * '/' is a length then, not a PMU's terms. */
+static bool is_breakpoint(const char *list, size_t start)
+{
+	while (isspace((unsigned char)list[start]))
+		start++;
+	return !strncmp(list + start, "mem:", 4);
+}
+
 int events_parse_list(const char *list, struct events_list *out, char *err, size_t errlen)
 {
 	struct list_state st = { .l = *out, .group = -1, .err = err, .errlen = errlen }, *s = &st;
-	size_t i, start = 0, brace_col = 0, slash_col = 0;
-	bool closed = false; /* just after '}': only blanks, ',' or the end may follow */
-	int slashes = 0, ret = 0;
+	size_t i, start = 0, brace_col = 0, slash_col = 0, mods_at = 0;
+	bool closed = false; /* just after '}': only blanks, ':MODS', ',' or the end may follow */
+	int slashes = 0, ret = 0, first = 0;
 
 	for (i = 0;; i++) {
 		char c = list[i];
 
 		if (slashes % 2 && c != '/' && c)
 			continue; /* inside pmu/.../: commas and braces belong to the name */
-		if (c == '/') {
+		if (closed && c == ':' && !mods_at && skip_blank(list, start, i) == i) {
+			mods_at = i + 1; /* {a,b}:MODS */
+			continue;
+		}
+		if (mods_at && c && c != ',')
+			continue;
+		if (c == '/' && !is_breakpoint(list, start)) {
 			if (!slashes++)
 				slash_col = i + 1;
 			continue;
@@ -854,12 +1217,15 @@ int events_parse_list(const char *list, struct events_list *out, char *err, size
 				ret = list_error(s, i + 1, "missing ',' before '{'");
 			brace_col = i + 1;
 			s->group = s->l.nr_groups++;
+			first = s->l.nr;
 			start = i + 1;
 		} else if (c == '}' || c == ',' || !c) {
 			if (!c && slashes % 2)
 				ret = list_error(s, slash_col, "'/' without closing '/'");
 			else if (c == '}' && !brace_col)
 				ret = list_error(s, i + 1, "'}' without '{'");
+			else if (mods_at)
+				ret = group_mods(s, list, mods_at, i, first);
 			else if (closed && skip_blank(list, start, i) < i)
 				ret = list_error(s, skip_blank(list, start, i) + 1,
 						 "missing ',' after '}'");
@@ -872,6 +1238,7 @@ int events_parse_list(const char *list, struct events_list *out, char *err, size
 				brace_col = 0;
 				s->group = -1;
 			}
+			mods_at = 0;
 			slashes = 0;
 			start = i + 1;
 		}
@@ -1040,3 +1407,86 @@ int events_list(const char *glob, events_list_cb cb, void *arg)
 		list_tracepoints(&ls, tfs);
 	return ls.count;
 }
+
+/* ---- tracepoint globs ---- */
+
+struct glob_ctx {
+	struct events_list *out;
+	int group;      /* of the braces it stands in, -1 outside */
+	const char *mods; /* ":u" or "" */
+	int count;
+	bool full;
+};
+
+static int glob_add(const char *name, const char *desc, enum events_source src, void *arg)
+{
+	struct glob_ctx *g = arg;
+	struct events_list *l = g->out;
+
+	g->count++;
+	if (l->nr == EVENTS_LIST_MAX) {
+		g->full = true;
+		return 0; /* go on counting them, for the message */
+	}
+	snprintf(l->name[l->nr], EVENTS_NAME_MAX, "%s%s", name, g->mods);
+	l->group[l->nr++] = g->group >= 0 ? g->group : l->nr_groups++;
+	return 0;
+}
+
+static bool is_glob(const char *s)
+{
+	return strpbrk(s, "*?[") != NULL;
+}
+
+int events_expand_globs(struct events_list *l, char *err, size_t errlen)
+{
+	struct events_list out = {.nr_groups = l->nr_groups};
+	const char *tfs = events_tracefs();
+
+	for (int i = 0; i < l->nr; i++) {
+		char base[EVENTS_NAME_MAX], mods[24] = "";
+		struct mods m;
+		bool alone = true;
+
+		snprintf(base, sizeof(base), "%s", l->name[i]);
+		mods_strip(base, &m);
+		if (!is_glob(base) || !strchr(base, ':') || strchr(base, '/')) {
+			if (out.nr == EVENTS_LIST_MAX)
+				goto full;
+			snprintf(out.name[out.nr], EVENTS_NAME_MAX, "%s", l->name[i]);
+			out.group[out.nr++] = l->group[i];
+			continue;
+		}
+		if (!tfs) {
+			snprintf(err, errlen, "'%s' names tracepoints, and tracefs is not mounted: run "
+			                      "'mount -t tracefs nodev /sys/kernel/tracing' as root",
+			         l->name[i]);
+			return -ENODEV;
+		}
+		if (strlen(base) < strlen(l->name[i]))
+			snprintf(mods, sizeof(mods), "%s", l->name[i] + strlen(base));
+		for (int k = 0; k < l->nr; k++)
+			alone &= k == i || l->group[k] != l->group[i];
+		struct glob_ctx g = {&out, alone ? -1 : l->group[i], mods, 0, false};
+		struct lister ls = {.glob = base, .cb = glob_add, .arg = &g};
+		list_tracepoints(&ls, tfs);
+		if (!g.count) {
+			snprintf(err, errlen, "no tracepoint matches '%s' (see pfmtop --list-events '%s')",
+			         base, base);
+			return -ENOENT;
+		}
+		if (g.full) {
+			snprintf(err, errlen,
+			         "'%s' matches %d tracepoints, more than the %d events pfmtop counts "
+			         "at once: narrow the pattern",
+			         base, g.count, EVENTS_LIST_MAX);
+			return -E2BIG;
+		}
+	}
+	*l = out;
+	return 0;
+full:
+	snprintf(err, errlen, "too many events (at most %d)", EVENTS_LIST_MAX);
+	return -E2BIG;
+}
+

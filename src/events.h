@@ -11,6 +11,7 @@ enum events_source {
 	EVENTS_SRC_TRACEPOINT, /* subsys:name from tracefs */
 	EVENTS_SRC_SYSFS,      /* pmu/term=val,.../ from /sys/bus/event_source/devices */
 	EVENTS_SRC_RAW,        /* rHEX */
+	EVENTS_SRC_BREAKPOINT, /* mem:ADDR[/LEN][:rwx] */
 };
 
 #define EVENTS_NAME_MAX 128
@@ -82,6 +83,12 @@ struct events_list {
  * message naming the column of the problem in err. Appends to *out, so
  * several -e options accumulate; zero *out before the first call. */
 int events_parse_list(const char *list, struct events_list *out, char *err, size_t errlen);
+
+/* Replace each tracepoint glob of l (sched:sched_*, *:sched_switch, with
+ * optional modifiers) by the tracepoints it matches, in order, each an
+ * event of its own (or of the glob's group). 0, or -errno with a sentence
+ * in err (tracefs not mounted, nothing matches, more than EVENTS_LIST_MAX). */
+int events_expand_globs(struct events_list *l, char *err, size_t errlen);
 
 /* Called once per listed event: name (usable with events_resolve), a short
  * description (may be ""), and the source. Return non-zero to stop. */

@@ -497,6 +497,13 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 			return -EINVAL;
 		}
 	}
+	if (o->events_given) {
+		char perr[256];
+		if (events_expand_globs(&c->events, perr, sizeof(perr))) {
+			snprintf(err, errlen, "-e: %s", perr);
+			return -EINVAL;
+		}
+	}
 	if (optind < argc) {
 		if (strcmp(argv[optind - 1], "--") != 0) {
 			char q2[QUOTED_MAX];

@@ -1,5 +1,7 @@
 /* test_events: event name resolution, -e list parsing and listing against fixtures. */
 #include "events.h"
+
+#include <linux/hw_breakpoint.h>
 #include "pfmlib.h"
 #include "testutil.h"
 
@@ -351,8 +353,150 @@ static void test_libpfm_errors(void **state)
 				 "'amd64_fam10h_barcelona' is not present on this machine; see "
 				 "'pfmtop --list-events'");
 	assert_int_equal(resolve("cycles:bogus", &d), -EINVAL);
-	assert_non_null(strstr(err, "cannot use event 'cycles:bogus'"));
+	assert_string_equal(err, "unknown modifier 'bogus' in 'cycles:bogus' (column 8): modifiers "
+	                         "are u, k, h, p, pp, ppp, H, G, I, S, D, W and e");
 	assert_int_equal(resolve("", &d), -EINVAL);
+}
+
+/* ---- perf's syntax beyond names ---- */
+
+static void test_perf_modifiers(void **state)
+{
+	struct event_desc d;
+
+	resolve_ok("cpu-clock:ppp", &d);
+	assert_int_equal(d.attr.precise_ip, 3);
+	assert_non_null(strstr(d.encoding, "[:ppp]"));
+	resolve_ok("cycles:upp", &d);
+	assert_int_equal(d.attr.precise_ip, 2);
+	assert_excludes(&d, 0, 1, 1);
+	resolve_ok("task-clock:H", &d);
+	assert_int_equal(d.attr.exclude_guest, 1);
+	assert_int_equal(d.attr.exclude_host, 0);
+	resolve_ok("task-clock:G", &d);
+	assert_int_equal(d.attr.exclude_host, 1);
+	assert_int_equal(d.attr.exclude_guest, 0);
+	resolve_ok("task-clock:I", &d);
+	assert_int_equal(d.attr.exclude_idle, 1);
+	resolve_ok("task-clock:D", &d);
+	assert_int_equal(d.attr.pinned, 1);
+	resolve_ok("task-clock:SW", &d);
+	resolve_ok("task-clock:h", &d);
+	assert_excludes(&d, 1, 1, 0);
+	resolve_ok("sched:sched_switch:k", &d);
+	assert_excludes(&d, 1, 0, 1);
+	resolve_ok("msr/tsc/pp", &d);
+	assert_int_equal(d.attr.precise_ip, 2);
+
+	assert_int_equal(resolve("cpu-clock:pppp", &d), -EINVAL);
+	assert_non_null(strstr(err, "unknown modifier 'pppp' in 'cpu-clock:pppp' (column 11)"));
+	assert_int_equal(resolve("sched:sched_switch:x", &d), -EINVAL);
+	assert_non_null(strstr(err, "unknown modifier 'x' in 'sched:sched_switch:x' (column 20)"));
+	assert_int_equal(resolve("msr/tsc/x", &d), -EINVAL);
+	assert_non_null(strstr(err, "unknown modifier 'x' after 'msr/.../'"));
+}
+
+static void test_breakpoints(void **state)
+{
+	struct event_desc d;
+
+	resolve_ok("mem:0x404020:w", &d);
+	assert_int_equal(d.source, EVENTS_SRC_BREAKPOINT);
+	assert_int_equal(d.attr.type, PERF_TYPE_BREAKPOINT);
+	assert_int_equal(d.attr.bp_addr, 0x404020);
+	assert_int_equal(d.attr.bp_type, HW_BREAKPOINT_W);
+	assert_int_equal(d.attr.bp_len, HW_BREAKPOINT_LEN_4);
+	resolve_ok("mem:4096/8:rw", &d);
+	assert_int_equal(d.attr.bp_addr, 4096);
+	assert_int_equal(d.attr.bp_type, HW_BREAKPOINT_R | HW_BREAKPOINT_W);
+	assert_int_equal(d.attr.bp_len, 8);
+	resolve_ok("mem:0x1000", &d); /* perf's default: read and write */
+	assert_int_equal(d.attr.bp_type, HW_BREAKPOINT_R | HW_BREAKPOINT_W);
+	resolve_ok("mem:0x1000:x", &d);
+	assert_int_equal(d.attr.bp_type, HW_BREAKPOINT_X);
+	assert_int_equal(d.attr.bp_len, sizeof(long));
+
+	assert_int_equal(resolve("mem:", &d), -EINVAL);
+	assert_non_null(strstr(err, "needs an address"));
+	assert_int_equal(resolve("mem:0x10/3", &d), -EINVAL);
+	assert_non_null(strstr(err, "1, 2, 4 or 8 bytes"));
+	assert_int_equal(resolve("mem:0x10:rq", &d), -EINVAL);
+	assert_non_null(strstr(err, "the access is r, w, x or rw, at 11"));
+	assert_int_equal(resolve("mem:0x10:rx", &d), -EINVAL);
+	assert_int_equal(resolve("mem:0x10:ww", &d), -EINVAL);
+}
+
+static void test_software_and_terms(void **state)
+{
+	struct event_desc d;
+
+	resolve_ok("alignment-faults", &d);
+	assert_int_equal(d.attr.type, PERF_TYPE_SOFTWARE);
+	assert_int_equal(d.attr.config, PERF_COUNT_SW_ALIGNMENT_FAULTS);
+	resolve_ok("emulation-faults:u", &d);
+	assert_int_equal(d.attr.config, PERF_COUNT_SW_EMULATION_FAULTS);
+	assert_excludes(&d, 0, 1, 1);
+	resolve_ok("dummy", &d);
+	assert_int_equal(d.attr.config, PERF_COUNT_SW_DUMMY);
+	resolve_ok("bpf-output", &d);
+	assert_int_equal(d.attr.config, PERF_COUNT_SW_BPF_OUTPUT);
+
+	resolve_ok("cpu-clock/period=100000/", &d);
+	assert_int_equal(d.attr.type, PERF_TYPE_SOFTWARE);
+	assert_int_equal(d.attr.config, PERF_COUNT_SW_CPU_CLOCK);
+	assert_int_equal(resolve("cpu-clock/name=tick,freq=99/", &d), 0);
+	assert_string_equal(d.name, "tick");
+	assert_int_equal(resolve("cpu-clock/bogus=1/", &d), -EINVAL);
+	assert_non_null(strstr(err, "unknown term 'bogus=1' on 'cpu-clock/bogus=1/'"));
+	assert_int_equal(resolve("nosuchthing/event=1/", &d), -ENODEV);
+	assert_non_null(strstr(err, "no PMU 'nosuchthing'"));
+}
+
+static void test_parse_list_perf(void **state)
+{
+	struct events_list l;
+
+	memset(&l, 0, sizeof(l));
+	assert_int_equal(events_parse_list("{cpu-clock,task-clock:k}:u,mem:0x10/8:w,cs", &l, err,
+	                                   sizeof(err)),
+	                 0);
+	assert_int_equal(l.nr, 4);
+	assert_string_equal(l.name[0], "cpu-clock:u");
+	assert_string_equal(l.name[1], "task-clock:ku");
+	assert_int_equal(l.group[0], l.group[1]);
+	assert_string_equal(l.name[2], "mem:0x10/8:w");
+	assert_string_equal(l.name[3], "cs");
+	assert_int_equal(l.nr_groups, 3);
+
+	memset(&l, 0, sizeof(l));
+	assert_int_equal(events_parse_list("{a,b}:S", &l, err, sizeof(err)), 0);
+	assert_string_equal(l.name[1], "b:S");
+	memset(&l, 0, sizeof(l));
+	assert_int_equal(events_parse_list("{a,b}:zz,c", &l, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "column 7: unknown group modifiers"));
+}
+
+static void test_tracepoint_globs(void **state)
+{
+	struct events_list l;
+
+	memset(&l, 0, sizeof(l));
+	assert_int_equal(events_parse_list("sched:sched_*:u,{cs,*:irq_handler_entry}", &l, err,
+	                                   sizeof(err)),
+	                 0);
+	assert_int_equal(events_expand_globs(&l, err, sizeof(err)), 0);
+	assert_int_equal(l.nr, 4);
+	assert_string_equal(l.name[0], "sched:sched_switch:u");
+	assert_string_equal(l.name[1], "sched:sched_wakeup:u");
+	assert_true(l.group[0] != l.group[1]); /* each its own, as the glob was */
+	assert_string_equal(l.name[2], "cs");
+	assert_string_equal(l.name[3], "irq:irq_handler_entry");
+	assert_int_equal(l.group[2], l.group[3]); /* the glob's group */
+
+	memset(&l, 0, sizeof(l));
+	assert_int_equal(events_parse_list("sched:nothing_*", &l, err, sizeof(err)), 0);
+	assert_int_equal(events_expand_globs(&l, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "no tracepoint matches 'sched:nothing_*'"));
 }
 
 /* ---- -e lists ---- */
@@ -564,6 +708,11 @@ int main(void)
 		cmocka_unit_test(test_libpfm_modifiers),
 		cmocka_unit_test(test_libpfm_pmu_specific),
 		cmocka_unit_test(test_libpfm_errors),
+		cmocka_unit_test(test_perf_modifiers),
+		cmocka_unit_test(test_breakpoints),
+		cmocka_unit_test(test_software_and_terms),
+		cmocka_unit_test(test_parse_list_perf),
+		cmocka_unit_test(test_tracepoint_globs),
 		cmocka_unit_test(test_parse_list),
 		cmocka_unit_test(test_parse_list_sysfs),
 		cmocka_unit_test(test_parse_list_errors),

@@ -1032,7 +1032,7 @@ static void test_check(void **state)
 	free(out);
 
 	out = check(find(&set, "bad"), 2);
-	assert_non_null(strstr(out, "    g2  cycles:x    dropped: cycles:x: cannot use event "
+	assert_non_null(strstr(out, "    g2  cycles:x    dropped: cycles:x: unknown modifier 'x' in "
 				    "'cycles:x'"));
 	assert_non_null(strstr(out, ": invalid\n"));
 	free(out);
