@@ -249,13 +249,22 @@ static int add_cgroup(const char *tok, void *arg)
 }
 
 /* -e: the reason first, then where, then the list (cut short when long). */
+/* -e: the reason first, then where: the list with a caret under the
+ * column, as preset errors show it (a list too long for a line, or with
+ * bytes that are not plain text, gets its column named instead). */
 static void events_error(const char *arg, const char *perr, char *err, size_t errlen)
 {
 	char q[QUOTED_MAX + 32];
 	int col = 0, used = 0;
+	bool plain = strlen(arg) <= 160;
 
+	for (const char *p = arg; *p && plain; p++)
+		plain = *p >= 0x20 && *p < 0x7f;
 	util_quote_elided(q, sizeof(q), arg, ARG_SHOWN, "events");
-	if (sscanf(perr, "column %d: %n", &col, &used) >= 1 && used > 0)
+	if (sscanf(perr, "column %d: %n", &col, &used) >= 1 && used > 0 && plain && col > 0)
+		snprintf(err, errlen, "-e: %s (column %d)\n  %s\n  %*s^", perr + used, col, arg,
+		         col - 1, "");
+	else if (used > 0)
 		snprintf(err, errlen, "-e: %s (column %d of %s)", perr + used, col, q);
 	else
 		snprintf(err, errlen, "-e: %s (in %s)", perr, q);

@@ -16,7 +16,9 @@ usage_error() {
 	[ "$RC" -ne 124 ] || fail "$what: still running after 10 s instead of rejecting the arguments" "$out" "$err"
 	[ "$RC" -lt 128 ] || fail "$what: died by signal $((RC - 128))" "$out" "$err"
 	expect_rc 2 "$what" "$out" "$err"
-	[ "$(wc -l <"$err")" -eq 1 ] || fail "$what: stderr should be exactly one line" "$err"
+	# one line, or for an event list one line, the list and a caret under the column
+	[ "$(wc -l <"$err")" -eq 1 ] || { [ "$(wc -l <"$err")" -eq 3 ] && sed -n 3p "$err" | grep -qE '^ +\^$'; } ||
+		fail "$what: stderr should be one line (or a line, the list and a caret)" "$err"
 	grep -q '^pfmtop: ' "$err" || fail "$what: stderr does not start with 'pfmtop: '" "$err"
 	grep -qF -- "$word" "$err" || fail "$what: the message does not mention '$word'" "$err"
 	[ ! -s "$out" ] || fail "$what: printed on stdout as well" "$out"

@@ -126,7 +126,15 @@ static void expect_error(const char *const *args, const char *needle)
 		fprintf(stderr, "message '%s' lacks '%s'\n", err, needle);
 		fail();
 	}
-	assert_null(strchr(err, '\n'));
+	/* one line; an event list's error adds the list and a caret under the column */
+	const char *nl = strchr(err, '\n');
+	if (nl) {
+		const char *caret = strrchr(err, '\n') + 1;
+		assert_true(strncmp(args[0], "-e", 2) == 0);
+		assert_true(caret > nl + 1);
+		assert_int_equal(caret[strspn(caret, " ")], '^');
+		assert_int_equal(caret[strspn(caret, " ") + 1], '\0');
+	}
 }
 
 #define EXPECT_ERROR(needle, ...) expect_error((const char *const[]){__VA_ARGS__, NULL}, needle)
@@ -142,6 +150,12 @@ static void test_errors(void **state)
 	EXPECT_ERROR("CPU list", "-C", "x");
 	EXPECT_ERROR("text or json", "--format", "xml");
 	EXPECT_ERROR("column", "-e", "{cycles");
+	{
+		struct options o;
+		char err[256];
+		assert_int_equal(PARSE(&o, err, "-e", "cs,{a,b}x"), -EINVAL);
+		assert_string_equal(err, "-e: missing ',' after '}' (column 9)\n  cs,{a,b}x\n          ^");
+	}
 	EXPECT_ERROR("unknown option", "--bogus");
 	EXPECT_ERROR("unknown option -z", "-z");
 	EXPECT_ERROR("needs a value", "-d");
