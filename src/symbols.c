@@ -203,6 +203,12 @@ struct symbols {
 	size_t nr_unused;
 
 	struct symbols_stats stats;
+
+	/* The vDSO the kernel maps into every (native) process: read once,
+	 * from pfmtop's own memory, never from a process's. */
+	struct dso *vdso;
+	uint64_t vdso_size;
+	bool vdso_tried;
 };
 
 /* ---- paths and small helpers ---- */
@@ -317,8 +323,10 @@ static int build_add(struct tabbuild *b, uint64_t start, uint64_t size, const ch
 
 /*
  * Rank of one of several names for an address: a sized symbol, then a
- * non-local one, then fewer leading underscores (getpid over __getpid),
- * then global over weak, then the shorter name.
+ * non-local one (a libc with its debug symbols has local aliases such as
+ * __GI_strtoul), then, as perf chooses, a global one over a weak one
+ * (__vdso_clock_gettime over clock_gettime, __getpid over getpid), fewer
+ * leading underscores and the longer name.
  */
 static int64_t rank_of(bool sized, bool local, bool weak, const char *name, size_t len)
 {
@@ -326,8 +334,8 @@ static int64_t rank_of(bool sized, bool local, bool weak, const char *name, size
 
 	while (under < 7 && name[under] == '_')
 		under++;
-	return (int64_t)sized << 40 | (int64_t)!local << 39 | (7 - under) << 36 |
-	       (int64_t)(!local && !weak) << 35 | (int64_t)(0xffff - (len < 0xffff ? len : 0xffff));
+	return (int64_t)sized << 40 | (int64_t)!local << 39 | (int64_t)(!local && !weak) << 38 |
+	       (7 - under) << 35 | (int64_t)(len < 0xffff ? len : 0xffff);
 }
 
 static int rawsym_cmp(const void *a, const void *b, void *pool)
@@ -804,7 +812,7 @@ static int kallsyms_load(struct symbols *s, struct ktab *t, struct khead *head)
  * file owned by us that nobody else can write, in a directory of ours.
  */
 #define KCACHE_MAGIC     "PFMKSYM\n"
-#define KCACHE_VERSION   1
+#define KCACHE_VERSION   2 /* 2: aliases ranked as perf ranks them */
 #define KCACHE_ORDER     0x01020304u
 #define KCACHE_MAX       ((uint64_t)1 << 31) /* a bigger file is not one of ours */
 #define KCACHE_PREFIX    "kallsyms-"         /* then the boot id */
@@ -2017,28 +2025,71 @@ static int debug_open(const struct symbols *s, pid_t pid, const char *path)
 	return fd;
 }
 
-/* A debug file for a binary with build id id (n bytes, 0: none), or
- * -ENOENT. *elf is set on success; the caller ends it and closes the fd. */
-static int debug_by_build_id(const struct symbols *s, pid_t pid, const unsigned char *id, size_t n,
-                             Elf **elf)
+/* fd (taken) if it is an ELF file with build id id (n bytes), with *elf
+ * set; else -ENOENT, fd closed. A debug file carries its binary's note:
+ * anything else is stale. */
+static int elf_with_build_id(int fd, const unsigned char *id, size_t n, Elf **elf)
 {
 	unsigned char got[BUILD_ID_MAX];
-	char path[PATH_MAX];
-	int fd;
 
-	if (build_id_path(path, sizeof(path), id, n))
-		return -ENOENT;
-	fd = debug_open(s, pid, path);
-	if (fd < 0)
-		return -ENOENT;
 	*elf = elf_begin(fd, ELF_C_READ, NULL);
-	/* a debug file carries its binary's note: anything else is stale */
 	if (*elf && elf_kind(*elf) == ELF_K_ELF && elf_build_id(*elf, got, sizeof(got)) == (int)n &&
 	    !memcmp(got, id, n))
 		return fd;
 	elf_end(*elf);
 	close(fd);
 	return -ENOENT;
+}
+
+/*
+ * perf's build-id cache of the user running pfmtop: ~/.debug/.build-id/XX/
+ * REST links to a directory holding "debug" (from debuginfod) and "elf" (the
+ * binary as it was cached, with its symbols). Its links are followed, but a
+ * file is taken only if that user owns it or anyone may read it: root's
+ * pfmtop shows nothing a link could point it at that the user cannot see.
+ */
+static int debug_in_home(const unsigned char *id, size_t n, Elf **elf)
+{
+	static const char *const names[] = {"/debug", "/elf", ""};
+	const char *home = getenv("HOME");
+	char hex[2 * BUILD_ID_MAX + 1], path[PATH_MAX];
+	struct stat hs, st;
+
+	if (!home || home[0] != '/' || n < 2 || stat(home, &hs))
+		return -ENOENT;
+	for (size_t i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	for (size_t k = 0; k < ARRAY_SIZE(names); k++) {
+		int len = snprintf(path, sizeof(path), "%s/.debug/.build-id/%.2s/%s%s", home, hex,
+		                   hex + 2, names[k]);
+		int fd = len > 0 && (size_t)len < sizeof(path) ? open_regular(path, 0) : -ENOENT;
+		if (fd < 0)
+			continue;
+		if (fstat(fd, &st) || (st.st_uid != hs.st_uid && !(st.st_mode & S_IROTH))) {
+			close(fd);
+			continue;
+		}
+		fd = elf_with_build_id(fd, id, n, elf);
+		if (fd >= 0)
+			return fd;
+	}
+	return -ENOENT;
+}
+
+/* A debug file for a binary with build id id (n bytes, 0: none), or
+ * -ENOENT: under DEBUG_DIR, then in the user's perf cache. *elf is set on
+ * success; the caller ends it and closes the fd. */
+static int debug_by_build_id(const struct symbols *s, pid_t pid, const unsigned char *id, size_t n,
+                             Elf **elf)
+{
+	char path[PATH_MAX];
+	int fd = -ENOENT;
+
+	if (!build_id_path(path, sizeof(path), id, n))
+		fd = debug_open(s, pid, path);
+	if (fd >= 0 && (fd = elf_with_build_id(fd, id, n, elf)) >= 0)
+		return fd;
+	return s->root[0] ? -ENOENT : debug_in_home(id, n, elf);
 }
 
 /* A debug file named by the binary's .gnu_debuglink whose contents match
@@ -2104,21 +2155,18 @@ static int dso_read_debug(const struct symbols *s, struct dso *d, pid_t pid, Elf
 	return err;
 }
 
-static int dso_read_elf(struct symbols *s, struct dso *d, pid_t pid, int fd)
+/* The loadable segments and function symbols of elf into d; pid < 0: no
+ * debug file is looked for. */
+static int dso_read_image(struct symbols *s, struct dso *d, pid_t pid, Elf *elf)
 {
-	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
 	size_t phnum, i;
-	int err = -ENOEXEC;
+	int err;
 
-	if (!elf)
-		return -ENOEXEC;
 	if (elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &phnum))
-		goto out;
+		return -ENOEXEC;
 	d->segs = calloc(phnum ? phnum : 1, sizeof(*d->segs));
-	if (!d->segs) {
-		err = -ENOMEM;
-		goto out;
-	}
+	if (!d->segs)
+		return -ENOMEM;
 	for (i = 0; i < phnum; i++) {
 		GElf_Phdr ph;
 
@@ -2128,17 +2176,26 @@ static int dso_read_elf(struct symbols *s, struct dso *d, pid_t pid, int fd)
 		    (struct seg){.off = ph.p_offset, .filesz = ph.p_filesz, .vaddr = ph.p_vaddr};
 	}
 	/* a debug file's .symtab is the fullest, then the binary's own */
-	err = dso_read_debug(s, d, pid, elf);
-	if (!err) {
+	if (pid >= 0 && !dso_read_debug(s, d, pid, elf)) {
 		s->stats.debug_loads++;
-		goto out;
+		return 0;
 	}
 	err = dso_read_syms(d, elf, SHT_SYMTAB);
 	if (err == -ENOENT)
 		err = dso_read_syms(d, elf, SHT_DYNSYM);
 	if (err == -ENOENT)
 		err = 0; /* stripped: ips still get module+0xVADDR */
-out:
+	return err;
+}
+
+static int dso_read_elf(struct symbols *s, struct dso *d, pid_t pid, int fd)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	int err;
+
+	if (!elf)
+		return -ENOEXEC;
+	err = dso_read_image(s, d, pid, elf);
 	elf_end(elf);
 	return err;
 }
@@ -2209,16 +2266,14 @@ static const struct seg *dso_seg(const struct dso *d, uint64_t off)
 	return NULL;
 }
 
-static void resolve_file(struct symbols *s, struct proc *p, const struct map *m, uint64_t ip,
-                         struct symbols_result *out)
+/* ip in map m of an image d: its function, or module+0xVADDR. */
+static void resolve_in(const struct dso *d, const struct map *m, uint64_t ip,
+                       struct symbols_result *out)
 {
-	struct dso *d = m->dso;
 	uint64_t off = ip - m->start + m->pgoff, vaddr;
 	const struct seg *seg;
 	ssize_t i;
 
-	if (d->state == DSO_NEW)
-		dso_load(s, d, p->pid, m);
 	if (d->state != DSO_LOADED || !(seg = dso_seg(d, off))) {
 		result_no_symbol(out, d->base, off);
 		return;
@@ -2231,6 +2286,84 @@ static void resolve_file(struct symbols *s, struct proc *p, const struct map *m,
 	}
 	result_set(out, SYMBOLS_FOUND, d->tab.pool + d->tab.syms[i].name,
 	           vaddr - d->tab.syms[i].start, d->base);
+}
+
+static void resolve_file(struct symbols *s, struct proc *p, const struct map *m, uint64_t ip,
+                         struct symbols_result *out)
+{
+	if (m->dso->state == DSO_NEW)
+		dso_load(s, m->dso, p->pid, m);
+	resolve_in(m->dso, m, ip, out);
+}
+
+/* ---- the vDSO ---- */
+
+/* The largest vDSO taken (they are a few pages). */
+#define VDSO_MAX (1u << 20)
+
+/* pfmtop's own [vdso] mapping, from /proc/self/maps. 0 or -ENOENT. */
+static int own_vdso(uint64_t *start, uint64_t *size)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	char line[512];
+	int ret = -ENOENT;
+
+	if (!f)
+		return -ENOENT;
+	while (ret && fgets(line, sizeof(line), f)) {
+		unsigned long long a, b;
+		if (strstr(line, " [vdso]") && sscanf(line, "%llx-%llx", &a, &b) == 2 && b > a &&
+		    b - a <= VDSO_MAX) {
+			*start = a;
+			*size = b - a;
+			ret = 0;
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
+/*
+ * The kernel maps the same vDSO image into every native process: its
+ * symbols are read once, from the copy in pfmtop's own memory (nothing is
+ * read from another process). A mapping of another size (a 32-bit
+ * process's image) is not this one. NULL when there is none.
+ */
+static const struct dso *vdso_get(struct symbols *s, uint64_t size)
+{
+	uint64_t start, own;
+	char *copy;
+	Elf *elf;
+
+	if (!s->vdso_tried) {
+		s->vdso_tried = true;
+		if (own_vdso(&start, &own))
+			return NULL;
+		copy = malloc(own);
+		s->vdso = calloc(1, sizeof(*s->vdso));
+		if (!copy || !s->vdso || !(s->vdso->path = strdup("[vdso]")) ||
+		    !(s->vdso->file = strdup("[vdso]"))) {
+			free(copy);
+			if (s->vdso)
+				dso_destroy(s->vdso);
+			s->vdso = NULL;
+			return NULL;
+		}
+		memcpy(copy, (const void *)(uintptr_t)start, own);
+		s->vdso->base = s->vdso->file;
+		elf = elf_memory(copy, own);
+		if (!elf || dso_read_image(s, s->vdso, -1, elf)) {
+			dso_destroy(s->vdso);
+			s->vdso = NULL;
+		} else {
+			s->vdso->state = DSO_LOADED;
+			s->vdso_size = own;
+		}
+		if (elf)
+			elf_end(elf);
+		free(copy);
+	}
+	return s->vdso && size == s->vdso_size ? s->vdso : NULL;
 }
 
 /* ---- processes and their mappings ---- */
@@ -2830,6 +2963,16 @@ static bool resolve_jit(struct symbols *s, struct proc *p, uint64_t ip, struct s
 
 /* ---- lookups ---- */
 
+/* Code in anonymous memory that no perf map names (a JIT without one, a
+ * shellcode page): its 4 KB page, so that one hot page is one row. */
+static void anon_page(struct symbols_result *out, const char *label, uint64_t ip)
+{
+	char page[24];
+
+	snprintf(page, sizeof(page), "0x%llx", (unsigned long long)(ip & ~0xfffull));
+	result_set(out, SYMBOLS_NO_SYMBOL, page, ip & 0xfff, label);
+}
+
 static int resolve_user(struct symbols *s, pid_t pid, uint64_t ip, struct symbols_result *out)
 {
 	const struct map *m;
@@ -2854,11 +2997,16 @@ static int resolve_user(struct symbols *s, pid_t pid, uint64_t ip, struct symbol
 	m = proc_lookup(p, ip);
 	if (!m || m->kind == MAPPING_ANON) {
 		if (!resolve_jit(s, p, ip, out) && m)
-			util_strlcpy(out->module, m->label, sizeof(out->module));
+			anon_page(out, m->label, ip);
 		return 0;
 	}
 	if (m->kind == MAPPING_SPECIAL) {
-		result_no_symbol(out, m->label, ip - m->start);
+		const struct dso *vdso =
+		    !strcmp(m->label, "[vdso]") ? vdso_get(s, m->end - m->start) : NULL;
+		if (vdso)
+			resolve_in(vdso, m, ip, out);
+		else
+			result_no_symbol(out, m->label, ip - m->start);
 		return 0;
 	}
 	resolve_file(s, p, m, ip, out);
@@ -2925,6 +3073,8 @@ void symbols_free(struct symbols *s)
 		}
 	}
 	ktab_free(&s->ktab);
+	if (s->vdso)
+		dso_destroy(s->vdso);
 	free(s->procs);
 	free(s->dsos);
 	free(s);
