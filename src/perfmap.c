@@ -1,0 +1,162 @@
+/* perfmap: JIT symbols from /tmp/perf-PID.map. */
+#include "symbols_priv.h"
+
+/* ---- perf-PID.map ---- */
+
+/* The pid of pid inside its own pid namespace (last NSpid field), or pid. */
+static pid_t ns_pid(const struct symbols *s, pid_t pid)
+{
+	char path[PATH_MAX], *line = NULL;
+	size_t cap = 0;
+	pid_t ns = pid;
+	FILE *f;
+
+	if (sym_root_path(s, path, sizeof(path), "/proc/%d/status", (int)pid))
+		return pid;
+	f = fopen(path, "re");
+	if (!f)
+		return pid;
+	while (getline(&line, &cap, f) > 0) {
+		char *p = line + strlen("NSpid:"), *end;
+
+		if (!sym_has_prefix(line, "NSpid:"))
+			continue;
+		for (;;) {
+			long v = strtol(p, &end, 10);
+
+			if (end == p)
+				break;
+			if (v > 0 && v <= INT_MAX)
+				ns = v;
+			p = end;
+		}
+		break;
+	}
+	free(line);
+	fclose(f);
+	return ns;
+}
+
+/* A perf map is trusted when root, we, or the process's owner wrote it. */
+static bool jit_owner_ok(const struct symbols *s, pid_t pid, const struct stat *st)
+{
+	char path[PATH_MAX];
+	struct stat ps;
+
+	if (st->st_uid == 0 || st->st_uid == geteuid())
+		return true;
+	return !sym_root_path(s, path, sizeof(path), "/proc/%d", (int)pid) && !stat(path, &ps) &&
+	       ps.st_uid == st->st_uid;
+}
+
+/* Open pid's perf map: inside its mount namespace under its namespace pid
+ * first, then in ours. FILE or NULL; *st filled. */
+static FILE *jit_open(const struct symbols *s, pid_t pid, struct stat *st)
+{
+	char path[PATH_MAX];
+	pid_t ns = ns_pid(s, pid);
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		FILE *f;
+		int fd;
+
+		if (k == 0 ? sym_root_path(s, path, sizeof(path), "/proc/%d/root/tmp/perf-%d.map",
+		                           (int)pid, (int)ns)
+		           : sym_root_path(s, path, sizeof(path), "/tmp/perf-%d.map", (int)pid))
+			continue;
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		if (fd < 0)
+			continue;
+		if (fstat(fd, st) || !S_ISREG(st->st_mode) || !jit_owner_ok(s, pid, st)) {
+			close(fd);
+			continue;
+		}
+		f = fdopen(fd, "r");
+		if (f)
+			return f;
+		close(fd);
+	}
+	return NULL;
+}
+
+/* "START SIZE name" (hex, 0x optional); later lines win for one START. */
+static int jit_line(struct tabbuild *b, char *line, int64_t lineno)
+{
+	unsigned long long start, size;
+	char *p = line, *end;
+	size_t n;
+
+	errno = 0;
+	start = strtoull(p, &end, 16);
+	if (end == p || errno || (*end != ' ' && *end != '\t'))
+		return 0;
+	p = end;
+	size = strtoull(p, &end, 16);
+	if (end == p || errno || (*end != ' ' && *end != '\t'))
+		return 0;
+	p = end + strspn(end, " \t");
+	n = strcspn(p, "\n");
+	while (n && (p[n - 1] == '\r' || p[n - 1] == ' '))
+		n--;
+	if (!n || !start)
+		return 0;
+	return sym_build_add(b, start, size, p, n, lineno);
+}
+
+/* (Re)read p's perf map if it appeared or changed since the last read. */
+static void jit_refresh(struct symbols *s, struct proc *p)
+{
+	struct tabbuild b = {0};
+	struct stat st;
+	char *line = NULL;
+	size_t cap = 0;
+	int64_t lineno = 0;
+	FILE *f;
+	int err = 0;
+
+	p->jit.tried = true;
+	f = jit_open(s, p->pid, &st);
+	if (!f)
+		return;
+	if (p->jit.loaded && st.st_dev == p->jit.dev && st.st_ino == p->jit.ino &&
+	    st.st_size == p->jit.size && st.st_mtim.tv_sec == p->jit.mtime.tv_sec &&
+	    st.st_mtim.tv_nsec == p->jit.mtime.tv_nsec) {
+		fclose(f);
+		return;
+	}
+	while (!err && getline(&line, &cap, f) > 0)
+		err = jit_line(&b, line, ++lineno);
+	free(line);
+	fclose(f);
+	if (err) {
+		sym_build_free(&b);
+		return;
+	}
+	if (sym_build_finish(&b, &p->jit.tab))
+		return;
+	p->jit.loaded = true;
+	p->jit.dev = st.st_dev;
+	p->jit.ino = st.st_ino;
+	p->jit.size = st.st_size;
+	p->jit.mtime = st.st_mtim;
+	s->stats.jit_loads++;
+}
+
+bool sym_resolve_jit(struct symbols *s, struct proc *p, uint64_t ip, struct symbols_result *out)
+{
+	ssize_t i = -1;
+
+	if (p->jit.tried)
+		i = sym_symtab_find(&p->jit.tab, ip);
+	if (i < 0) {
+		/* first use, or a miss: the JIT may have written more since */
+		jit_refresh(s, p);
+		i = sym_symtab_find(&p->jit.tab, ip);
+	}
+	if (i < 0)
+		return false;
+	sym_result_set(out, SYMBOLS_FOUND, p->jit.tab.pool + p->jit.tab.syms[i].name,
+	               ip - p->jit.tab.syms[i].start, "[jit]");
+	return true;
+}
