@@ -1,9 +1,9 @@
 /* events: resolve event names (sysfs PMUs, raw, tracepoints, libpfm4) to perf_event_attr. */
-#include "events.h"
+#include "events_priv.h"
 #include "pfmlib.h"
 
-#include <perfmon/pfmlib_perf_event.h>
 #include <linux/hw_breakpoint.h>
+#include <perfmon/pfmlib_perf_event.h>
 
 #include <ctype.h>
 #include <dirent.h>
@@ -19,15 +19,8 @@
 #include <unistd.h>
 
 #define EVENTS_PMU_ROOT "/sys/bus/event_source/devices"
-#define EVENTS_HINT "see 'pfmtop --list-events'"
-#define EVENTS_MODS_HINT "modifiers are u, k, h, p, pp, ppp, H, G, I, S, D, W and e"
-
-/* Modifier bits: user only, kernel only, both. */
-#define MOD_U 1
-#define MOD_K 2
 
 /* Longest term list or alias file we accept. */
-#define TERMS_MAX 512
 
 static char pmu_root[PATH_MAX] = EVENTS_PMU_ROOT;
 static char tracefs_root[PATH_MAX]; /* "" = probe the default places */
@@ -44,7 +37,7 @@ void events_set_roots(const char *pmu_devices, const char *tracefs)
 }
 
 /* snprintf that reports truncation: 0 or -ENAMETOOLONG (buf holds a prefix). */
-__attribute__((format(printf, 3, 4))) static int strfmt(char *buf, size_t len, const char *fmt, ...)
+int events_strfmt(char *buf, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -55,7 +48,7 @@ __attribute__((format(printf, 3, 4))) static int strfmt(char *buf, size_t len, c
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
-static bool is_dir(const char *path)
+bool events_is_dir(const char *path)
 {
 	struct stat st;
 
@@ -67,13 +60,12 @@ static bool has_events_dir(const char *root)
 	char path[PATH_MAX];
 
 	snprintf(path, sizeof(path), "%s/events", root);
-	return is_dir(path);
+	return events_is_dir(path);
 }
 
 const char *events_tracefs(void)
 {
-	static const char *const defaults[] = { "/sys/kernel/tracing",
-						"/sys/kernel/debug/tracing" };
+	static const char *const defaults[] = {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"};
 	size_t i;
 
 	if (tracefs_root[0])
@@ -86,8 +78,7 @@ const char *events_tracefs(void)
 
 int events_tracefs_denied(char *buf, size_t len)
 {
-	static const char *const defaults[] = { "/sys/kernel/tracing",
-						"/sys/kernel/debug/tracing" };
+	static const char *const defaults[] = {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"};
 	char path[PATH_MAX];
 	struct stat st;
 
@@ -100,23 +91,23 @@ int events_tracefs_denied(char *buf, size_t len)
 		/* The mount point itself can be looked at: say what it is. */
 		if (stat(defaults[i], &st) == 0)
 			snprintf(buf, len,
-				 "tracefs at %s is mode %04o, owner uid %u, and you (uid %u) may "
-				 "not read it: tracepoints are named there; run as root, or make "
-				 "it readable (mount -o remount,mode=0755 %s)",
-				 defaults[i], (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid,
-				 (unsigned)getuid(), defaults[i]);
+			         "tracefs at %s is mode %04o, owner uid %u, and you (uid %u) may "
+			         "not read it: tracepoints are named there; run as root, or make "
+			         "it readable (mount -o remount,mode=0755 %s)",
+			         defaults[i], (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid,
+			         (unsigned)getuid(), defaults[i]);
 		else
 			snprintf(buf, len,
-				 "tracefs under %s cannot be read by you (uid %u): tracepoints "
-				 "are named there; run as root",
-				 defaults[i], (unsigned)getuid());
+			         "tracefs under %s cannot be read by you (uid %u): tracepoints "
+			         "are named there; run as root",
+			         defaults[i], (unsigned)getuid());
 		return -EACCES;
 	}
 	return 0;
 }
 
 /* Read a small text file into buf without its trailing whitespace. */
-static int read_text(const char *path, char *buf, size_t len)
+int events_read_text(const char *path, char *buf, size_t len)
 {
 	FILE *f = fopen(path, "re");
 	size_t n;
@@ -160,25 +151,9 @@ static char *trim(char *s)
 	return s;
 }
 
-/*
- * Event modifiers as perf takes them, after the last ':' (or after a
- * sysfs event's closing '/', or a group's '}'): u k h (privilege levels),
- * p pp ppp (precise_ip), H (host only), G (guest only), I (not when idle),
- * S (read the group with each sample: nothing to do when counting), D
- * (pinned), W (a weak group: pfmtop counts what opens of a group anyway),
- * e (exclusive: alone on the PMU).
- */
-struct mods {
-	int uk;       /* MOD_U | MOD_K as given, 0: neither */
-	bool h;       /* 'h' given */
-	int precise;  /* number of 'p' */
-	bool host, guest, idle, read, pinned, weak, exclusive;
-	char rest[16]; /* the letters besides u and k, for the encoding */
-};
-
 /* Parse s (the whole string) as modifiers. 0, or -EINVAL when it is not
  * one (an unknown letter, more than three 'p', empty). */
-static int mods_parse(const char *s, struct mods *m)
+int events_mods_parse(const char *s, struct mods *m)
 {
 	memset(m, 0, sizeof(*m));
 	if (!*s || strlen(s) >= sizeof(m->rest))
@@ -229,14 +204,14 @@ static int mods_parse(const char *s, struct mods *m)
 
 /* Cut a trailing ":MODIFIERS" off name into *m (zeroed when there is none;
  * "pmu::event" keeps its "::"). */
-static void mods_strip(char *name, struct mods *m)
+void events_mods_strip(char *name, struct mods *m)
 {
 	char *colon = strrchr(name, ':');
 
 	memset(m, 0, sizeof(*m));
 	if (!colon || colon == name || colon[-1] == ':')
 		return;
-	if (mods_parse(colon + 1, m) == 0)
+	if (events_mods_parse(colon + 1, m) == 0)
 		*colon = '\0';
 	else
 		memset(m, 0, sizeof(*m));
@@ -289,7 +264,7 @@ static void mod_apply(struct perf_event_attr *attr, int mod)
 
 static const char *mod_suffix(int mod)
 {
-	static const char *const suffix[] = { "", "u", "k", "uk" };
+	static const char *const suffix[] = {"", "u", "k", "uk"};
 
 	return suffix[mod & 3];
 }
@@ -342,8 +317,8 @@ static int format_apply(struct sysfs_ctx *c, const char *term, const char *forma
 		goto bad;
 	if (width < 64 && val >> width) {
 		snprintf(c->err, c->errlen,
-			 "value 0x%llx is too wide for term '%s' of PMU '%s' (%u bits: %s)",
-			 (unsigned long long)val, term, c->pmu, width, format);
+		         "value 0x%llx is too wide for term '%s' of PMU '%s' (%u bits: %s)",
+		         (unsigned long long)val, term, c->pmu, width, format);
 		return -EINVAL;
 	}
 	for (i = 0; i < nr; i++) {
@@ -356,7 +331,7 @@ static int format_apply(struct sysfs_ctx *c, const char *term, const char *forma
 	return 0;
 bad:
 	snprintf(c->err, c->errlen, "cannot parse format '%s' of term '%s' in %s/format", format,
-		 term, c->dir);
+	         term, c->dir);
 	return -EINVAL;
 }
 
@@ -372,7 +347,7 @@ static void list_dir(const char *dir, char *buf, size_t len)
 	for (i = 0; i < n; i++) {
 		if (ents[i]->d_name[0] != '.' && off < len)
 			off += snprintf(buf + off, len - off, "%s%s", off ? ", " : "",
-					ents[i]->d_name);
+			                ents[i]->d_name);
 		free(ents[i]);
 	}
 	if (n >= 0)
@@ -387,16 +362,16 @@ static int sysfs_alias(struct sysfs_ctx *c, const char *path)
 	char buf[TERMS_MAX], extra[PATH_MAX + 8], scale[64];
 	int ret;
 
-	ret = read_text(path, buf, sizeof(buf));
+	ret = events_read_text(path, buf, sizeof(buf));
 	if (ret < 0) {
 		snprintf(c->err, c->errlen, "cannot read %s: %s", path, strerror(-ret));
 		return ret;
 	}
-	if (!strfmt(extra, sizeof(extra), "%s.scale", path) &&
-	    read_text(extra, scale, sizeof(scale)) == 0)
+	if (!events_strfmt(extra, sizeof(extra), "%s.scale", path) &&
+	    events_read_text(extra, scale, sizeof(scale)) == 0)
 		c->d->scale = strtod(scale, NULL);
-	if (!strfmt(extra, sizeof(extra), "%s.unit", path))
-		read_text(extra, c->d->unit, sizeof(c->d->unit));
+	if (!events_strfmt(extra, sizeof(extra), "%s.unit", path))
+		events_read_text(extra, c->d->unit, sizeof(c->d->unit));
 	return sysfs_terms(c, buf, true);
 }
 
@@ -413,8 +388,8 @@ static int sysfs_term(struct sysfs_ctx *c, char *term, bool in_alias)
 		*eq = '\0';
 		if (parse_u64(trim(eq + 1), &val) < 0) {
 			snprintf(c->err, c->errlen,
-				 "bad value '%s' for '%s' of PMU '%s': use hex (0x..) or decimal",
-				 trim(eq + 1), trim(term), c->pmu);
+			         "bad value '%s' for '%s' of PMU '%s': use hex (0x..) or decimal",
+			         trim(eq + 1), trim(term), c->pmu);
 			return -EINVAL;
 		}
 	}
@@ -428,7 +403,7 @@ static int sysfs_term(struct sysfs_ctx *c, char *term, bool in_alias)
 		return sysfs_alias(c, path);
 
 	snprintf(path, sizeof(path), "%s/format/%s", c->dir, term);
-	if (read_text(path, format, sizeof(format)) == 0) {
+	if (events_read_text(path, format, sizeof(format)) == 0) {
 		ret = format_apply(c, term, format, val);
 		if (ret < 0)
 			return ret;
@@ -442,15 +417,15 @@ static int sysfs_term(struct sysfs_ctx *c, char *term, bool in_alias)
 		snprintf(path, sizeof(path), "%s/format", c->dir);
 		list_dir(path, valid, sizeof(valid));
 		snprintf(c->err, c->errlen,
-			 "unknown %s '%s' for PMU '%s': valid terms are %s, "
-			 "or an event from 'pfmtop --list-events \"%s/*\"'",
-			 eq ? "term" : "event or term", term, c->pmu, valid[0] ? valid : "(none)",
-			 c->pmu);
+		         "unknown %s '%s' for PMU '%s': valid terms are %s, "
+		         "or an event from 'pfmtop --list-events \"%s/*\"'",
+		         eq ? "term" : "event or term", term, c->pmu, valid[0] ? valid : "(none)",
+		         c->pmu);
 		return eq ? -EINVAL : -ENOENT;
 	}
 	off = strlen(c->terms);
 	snprintf(c->terms + off, sizeof(c->terms) - off, "%s%s=0x%llx", off ? "," : "", term,
-		 (unsigned long long)val);
+	         (unsigned long long)val);
 	return 0;
 }
 
@@ -477,8 +452,8 @@ static int sysfs_terms(struct sysfs_ctx *c, const char *terms, bool in_alias)
 
 static bool sysfs_is_software(const char *pmu)
 {
-	static const char *const soft[] = { "software", "tracepoint", "breakpoint", "kprobe",
-					     "uprobe" };
+	static const char *const soft[] = {"software", "tracepoint", "breakpoint", "kprobe",
+	                                   "uprobe"};
 	size_t i;
 
 	for (i = 0; i < sizeof(soft) / sizeof(soft[0]); i++)
@@ -509,7 +484,7 @@ static int resolve_sysfs(char *spec, struct mods *mods, struct event_desc *d, ch
                          size_t errlen)
 {
 	int mod;
-	struct sysfs_ctx c = { .pmu = spec, .d = d, .err = err, .errlen = errlen };
+	struct sysfs_ctx c = {.pmu = spec, .d = d, .err = err, .errlen = errlen};
 	char *open = strchr(spec, '/'), *close = strrchr(spec, '/');
 	char path[PATH_MAX + 16], buf[64], cfg[96] = "";
 	uint64_t type;
@@ -517,7 +492,7 @@ static int resolve_sysfs(char *spec, struct mods *mods, struct event_desc *d, ch
 
 	if (open == close) {
 		snprintf(err, errlen, "missing closing '/' in '%s': write it as pmu/terms/",
-			 d->name);
+		         d->name);
 		return -EINVAL;
 	}
 	*open = '\0';
@@ -525,10 +500,10 @@ static int resolve_sysfs(char *spec, struct mods *mods, struct event_desc *d, ch
 	if (close[1]) {
 		struct mods tail;
 
-		if (mods_parse(close + 1, &tail)) {
+		if (events_mods_parse(close + 1, &tail)) {
 			snprintf(err, errlen,
-				 "unknown modifier '%s' after '%s/.../': " EVENTS_MODS_HINT, close + 1,
-				 spec);
+			         "unknown modifier '%s' after '%s/.../': " EVENTS_MODS_HINT,
+			         close + 1, spec);
 			return -EINVAL;
 		}
 		mods_merge(mods, &tail);
@@ -538,9 +513,9 @@ static int resolve_sysfs(char *spec, struct mods *mods, struct event_desc *d, ch
 		snprintf(err, errlen, "bad PMU name in '%s'", d->name);
 		return -EINVAL;
 	}
-	if (strfmt(c.dir, sizeof(c.dir), "%s/%s", pmu_root, spec) ||
-	    strfmt(path, sizeof(path), "%s/type", c.dir) || read_text(path, buf, sizeof(buf)) < 0 ||
-	    parse_u64(buf, &type) < 0) {
+	if (events_strfmt(c.dir, sizeof(c.dir), "%s/%s", pmu_root, spec) ||
+	    events_strfmt(path, sizeof(path), "%s/type", c.dir) ||
+	    events_read_text(path, buf, sizeof(buf)) < 0 || parse_u64(buf, &type) < 0) {
 		snprintf(err, errlen, "no PMU '%s' on this machine (see %s)", spec, pmu_root);
 		return -ENODEV;
 	}
@@ -551,7 +526,7 @@ static int resolve_sysfs(char *spec, struct mods *mods, struct event_desc *d, ch
 	mod_apply(&d->attr, mod);
 
 	snprintf(path, sizeof(path), "%s/cpumask", c.dir);
-	read_text(path, d->cpumask, sizeof(d->cpumask));
+	events_read_text(path, d->cpumask, sizeof(d->cpumask));
 	snprintf(d->pmu, sizeof(d->pmu), "%s", spec);
 	d->source = EVENTS_SRC_SYSFS;
 	d->hardware = !sysfs_is_software(spec);
@@ -559,9 +534,10 @@ static int resolve_sysfs(char *spec, struct mods *mods, struct event_desc *d, ch
 		snprintf(cfg, sizeof(cfg), ", config1 0x%llx", (unsigned long long)d->attr.config1);
 	if (d->attr.config2)
 		snprintf(cfg + strlen(cfg), sizeof(cfg) - strlen(cfg), ", config2 0x%llx",
-			 (unsigned long long)d->attr.config2);
-	strfmt(d->encoding, sizeof(d->encoding), "%s/%s/%s (type %u, config 0x%llx%s)", spec,
-		 c.terms, mod_suffix(mod), d->attr.type, (unsigned long long)d->attr.config, cfg);
+		         (unsigned long long)d->attr.config2);
+	events_strfmt(d->encoding, sizeof(d->encoding), "%s/%s/%s (type %u, config 0x%llx%s)", spec,
+	              c.terms, mod_suffix(mod), d->attr.type, (unsigned long long)d->attr.config,
+	              cfg);
 	return 0;
 }
 
@@ -591,8 +567,8 @@ static void resolve_raw(const char *base, int mod, struct event_desc *d)
 	d->hardware = true;
 	snprintf(d->pmu, sizeof(d->pmu), "raw");
 	snprintf(d->encoding, sizeof(d->encoding), "r%llx%s%s (type %u, config 0x%llx)",
-		 (unsigned long long)d->attr.config, mod ? ":" : "", mod_suffix(mod), PERF_TYPE_RAW,
-		 (unsigned long long)d->attr.config);
+	         (unsigned long long)d->attr.config, mod ? ":" : "", mod_suffix(mod), PERF_TYPE_RAW,
+	         (unsigned long long)d->attr.config);
 }
 
 /* ---- tracepoints subsys:name ---- */
@@ -613,7 +589,7 @@ static bool tp_shape(const char *s)
 
 /* 0 when base names a tracepoint, 1 when it does not, or a negative errno. */
 static int resolve_tracepoint(const char *base, int mod, struct event_desc *d, char *err,
-			      size_t errlen)
+                              size_t errlen)
 {
 	const char *tfs = events_tracefs();
 	char sub[EVENTS_NAME_MAX], path[PATH_MAX + 2 * EVENTS_NAME_MAX], buf[32];
@@ -625,7 +601,7 @@ static int resolve_tracepoint(const char *base, int mod, struct event_desc *d, c
 	name = strchr(base, ':') + 1;
 	snprintf(sub, sizeof(sub), "%.*s", (int)(name - base - 1), base);
 	snprintf(path, sizeof(path), "%s/events/%s/%s/id", tfs, sub, name);
-	if (read_text(path, buf, sizeof(buf)) < 0)
+	if (events_read_text(path, buf, sizeof(buf)) < 0)
 		return 1;
 	if (parse_u64(buf, &id) < 0) {
 		snprintf(err, errlen, "bad tracepoint id '%s' in %s", buf, path);
@@ -637,7 +613,7 @@ static int resolve_tracepoint(const char *base, int mod, struct event_desc *d, c
 	d->source = EVENTS_SRC_TRACEPOINT;
 	snprintf(d->pmu, sizeof(d->pmu), "tracepoint");
 	snprintf(d->encoding, sizeof(d->encoding), "%s%s%s (tracepoint id %llu)", base,
-		 mod ? ":" : "", mod_suffix(mod), (unsigned long long)id);
+	         mod ? ":" : "", mod_suffix(mod), (unsigned long long)id);
 	return 0;
 }
 
@@ -667,72 +643,80 @@ struct builtin_event {
 	__u64 config;
 };
 
-#define HW(n, e) {n, #e, PERF_TYPE_HARDWARE, e}
-#define SW(n, e) {n, #e, PERF_TYPE_SOFTWARE, e}
-#define HWC(n, c, op, res)                                                              \
-	{n, "PERF_COUNT_HW_CACHE_" #c ":" #op ":" #res, PERF_TYPE_HW_CACHE,               \
-	 PERF_COUNT_HW_CACHE_##c | PERF_COUNT_HW_CACHE_OP_##op << 8 |                      \
-	     PERF_COUNT_HW_CACHE_RESULT_##res << 16}
+#define HW(n, e)                                                                                   \
+	{                                                                                          \
+		n, #e, PERF_TYPE_HARDWARE, e                                                       \
+	}
+#define SW(n, e)                                                                                   \
+	{                                                                                          \
+		n, #e, PERF_TYPE_SOFTWARE, e                                                       \
+	}
+#define HWC(n, c, op, res)                                                                         \
+	{                                                                                          \
+		n, "PERF_COUNT_HW_CACHE_" #c ":" #op ":" #res, PERF_TYPE_HW_CACHE,                 \
+		    PERF_COUNT_HW_CACHE_##c | PERF_COUNT_HW_CACHE_OP_##op << 8 |                   \
+		        PERF_COUNT_HW_CACHE_RESULT_##res << 16                                     \
+	}
 static const struct builtin_event builtin_events[] = {
 #if defined(__x86_64__) || defined(__i386__)
-	HW("cycles", PERF_COUNT_HW_CPU_CYCLES),
-	HW("cpu-cycles", PERF_COUNT_HW_CPU_CYCLES),
-	HW("instructions", PERF_COUNT_HW_INSTRUCTIONS),
-	HW("cache-references", PERF_COUNT_HW_CACHE_REFERENCES),
-	HW("cache-misses", PERF_COUNT_HW_CACHE_MISSES),
-	HW("branch-instructions", PERF_COUNT_HW_BRANCH_INSTRUCTIONS),
-	HW("branch-misses", PERF_COUNT_HW_BRANCH_MISSES),
-	HW("bus-cycles", PERF_COUNT_HW_BUS_CYCLES),
-	HW("stalled-cycles-frontend", PERF_COUNT_HW_STALLED_CYCLES_FRONTEND),
-	HW("stalled-cycles-backend", PERF_COUNT_HW_STALLED_CYCLES_BACKEND),
-	HW("ref-cycles", PERF_COUNT_HW_REF_CPU_CYCLES),
-	SW("cpu-clock", PERF_COUNT_SW_CPU_CLOCK),
-	SW("task-clock", PERF_COUNT_SW_TASK_CLOCK),
-	SW("page-faults", PERF_COUNT_SW_PAGE_FAULTS),
-	SW("faults", PERF_COUNT_SW_PAGE_FAULTS),
-	SW("context-switches", PERF_COUNT_SW_CONTEXT_SWITCHES),
-	SW("cs", PERF_COUNT_SW_CONTEXT_SWITCHES),
-	SW("cpu-migrations", PERF_COUNT_SW_CPU_MIGRATIONS),
-	SW("migrations", PERF_COUNT_SW_CPU_MIGRATIONS),
-	SW("minor-faults", PERF_COUNT_SW_PAGE_FAULTS_MIN),
-	SW("major-faults", PERF_COUNT_SW_PAGE_FAULTS_MAJ),
-	/* The cache events libpfm4 has perf's names for (a preset's fallback,
-	 * like the default's LLC-load-misses, is resolved when the event it
-	 * stands in for does not open: on every machine without a PMU). */
-	HWC("L1-dcache-loads", L1D, READ, ACCESS),
-	HWC("L1-dcache-load-misses", L1D, READ, MISS),
-	HWC("L1-dcache-stores", L1D, WRITE, ACCESS),
-	HWC("L1-dcache-store-misses", L1D, WRITE, MISS),
-	HWC("L1-dcache-prefetches", L1D, PREFETCH, ACCESS),
-	HWC("L1-dcache-prefetch-misses", L1D, PREFETCH, MISS),
-	HWC("L1-icache-loads", L1I, READ, ACCESS),
-	HWC("L1-icache-load-misses", L1I, READ, MISS),
-	HWC("L1-icache-prefetches", L1I, PREFETCH, ACCESS),
-	HWC("L1-icache-prefetch-misses", L1I, PREFETCH, MISS),
-	HWC("LLC-loads", LL, READ, ACCESS),
-	HWC("LLC-load-misses", LL, READ, MISS),
-	HWC("LLC-stores", LL, WRITE, ACCESS),
-	HWC("LLC-store-misses", LL, WRITE, MISS),
-	HWC("LLC-prefetches", LL, PREFETCH, ACCESS),
-	HWC("LLC-prefetch-misses", LL, PREFETCH, MISS),
-	HWC("dTLB-loads", DTLB, READ, ACCESS),
-	HWC("dTLB-load-misses", DTLB, READ, MISS),
-	HWC("dTLB-stores", DTLB, WRITE, ACCESS),
-	HWC("dTLB-store-misses", DTLB, WRITE, MISS),
-	HWC("dTLB-prefetches", DTLB, PREFETCH, ACCESS),
-	HWC("dTLB-prefetch-misses", DTLB, PREFETCH, MISS),
-	HWC("iTLB-loads", ITLB, READ, ACCESS),
-	HWC("iTLB-load-misses", ITLB, READ, MISS),
-	HWC("branch-loads", BPU, READ, ACCESS),
-	HWC("branch-load-misses", BPU, READ, MISS),
-	HWC("node-loads", NODE, READ, ACCESS),
-	HWC("node-load-misses", NODE, READ, MISS),
-	HWC("node-stores", NODE, WRITE, ACCESS),
-	HWC("node-store-misses", NODE, WRITE, MISS),
-	HWC("node-prefetches", NODE, PREFETCH, ACCESS),
-	HWC("node-prefetch-misses", NODE, PREFETCH, MISS),
+    HW("cycles", PERF_COUNT_HW_CPU_CYCLES),
+    HW("cpu-cycles", PERF_COUNT_HW_CPU_CYCLES),
+    HW("instructions", PERF_COUNT_HW_INSTRUCTIONS),
+    HW("cache-references", PERF_COUNT_HW_CACHE_REFERENCES),
+    HW("cache-misses", PERF_COUNT_HW_CACHE_MISSES),
+    HW("branch-instructions", PERF_COUNT_HW_BRANCH_INSTRUCTIONS),
+    HW("branch-misses", PERF_COUNT_HW_BRANCH_MISSES),
+    HW("bus-cycles", PERF_COUNT_HW_BUS_CYCLES),
+    HW("stalled-cycles-frontend", PERF_COUNT_HW_STALLED_CYCLES_FRONTEND),
+    HW("stalled-cycles-backend", PERF_COUNT_HW_STALLED_CYCLES_BACKEND),
+    HW("ref-cycles", PERF_COUNT_HW_REF_CPU_CYCLES),
+    SW("cpu-clock", PERF_COUNT_SW_CPU_CLOCK),
+    SW("task-clock", PERF_COUNT_SW_TASK_CLOCK),
+    SW("page-faults", PERF_COUNT_SW_PAGE_FAULTS),
+    SW("faults", PERF_COUNT_SW_PAGE_FAULTS),
+    SW("context-switches", PERF_COUNT_SW_CONTEXT_SWITCHES),
+    SW("cs", PERF_COUNT_SW_CONTEXT_SWITCHES),
+    SW("cpu-migrations", PERF_COUNT_SW_CPU_MIGRATIONS),
+    SW("migrations", PERF_COUNT_SW_CPU_MIGRATIONS),
+    SW("minor-faults", PERF_COUNT_SW_PAGE_FAULTS_MIN),
+    SW("major-faults", PERF_COUNT_SW_PAGE_FAULTS_MAJ),
+    /* The cache events libpfm4 has perf's names for (a preset's fallback,
+     * like the default's LLC-load-misses, is resolved when the event it
+     * stands in for does not open: on every machine without a PMU). */
+    HWC("L1-dcache-loads", L1D, READ, ACCESS),
+    HWC("L1-dcache-load-misses", L1D, READ, MISS),
+    HWC("L1-dcache-stores", L1D, WRITE, ACCESS),
+    HWC("L1-dcache-store-misses", L1D, WRITE, MISS),
+    HWC("L1-dcache-prefetches", L1D, PREFETCH, ACCESS),
+    HWC("L1-dcache-prefetch-misses", L1D, PREFETCH, MISS),
+    HWC("L1-icache-loads", L1I, READ, ACCESS),
+    HWC("L1-icache-load-misses", L1I, READ, MISS),
+    HWC("L1-icache-prefetches", L1I, PREFETCH, ACCESS),
+    HWC("L1-icache-prefetch-misses", L1I, PREFETCH, MISS),
+    HWC("LLC-loads", LL, READ, ACCESS),
+    HWC("LLC-load-misses", LL, READ, MISS),
+    HWC("LLC-stores", LL, WRITE, ACCESS),
+    HWC("LLC-store-misses", LL, WRITE, MISS),
+    HWC("LLC-prefetches", LL, PREFETCH, ACCESS),
+    HWC("LLC-prefetch-misses", LL, PREFETCH, MISS),
+    HWC("dTLB-loads", DTLB, READ, ACCESS),
+    HWC("dTLB-load-misses", DTLB, READ, MISS),
+    HWC("dTLB-stores", DTLB, WRITE, ACCESS),
+    HWC("dTLB-store-misses", DTLB, WRITE, MISS),
+    HWC("dTLB-prefetches", DTLB, PREFETCH, ACCESS),
+    HWC("dTLB-prefetch-misses", DTLB, PREFETCH, MISS),
+    HWC("iTLB-loads", ITLB, READ, ACCESS),
+    HWC("iTLB-load-misses", ITLB, READ, MISS),
+    HWC("branch-loads", BPU, READ, ACCESS),
+    HWC("branch-load-misses", BPU, READ, MISS),
+    HWC("node-loads", NODE, READ, ACCESS),
+    HWC("node-load-misses", NODE, READ, MISS),
+    HWC("node-stores", NODE, WRITE, ACCESS),
+    HWC("node-store-misses", NODE, WRITE, MISS),
+    HWC("node-prefetches", NODE, PREFETCH, ACCESS),
+    HWC("node-prefetch-misses", NODE, PREFETCH, MISS),
 #endif
-	{NULL, NULL, 0, 0},
+    {NULL, NULL, 0, 0},
 };
 #undef HW
 #undef SW
@@ -768,7 +752,7 @@ static int resolve_builtin(const char *base, int mod, struct event_desc *d)
 	d->hardware = b->type != PERF_TYPE_SOFTWARE;
 	snprintf(d->pmu, sizeof(d->pmu), "perf");
 	snprintf(d->encoding, sizeof(d->encoding), "perf::%s:u=%d:k=%d%s:excl=0:mg=0:mh=1",
-		 b->event, u, k, b->type != PERF_TYPE_SOFTWARE ? ":h=0:precise=0" : "");
+	         b->event, u, k, b->type != PERF_TYPE_SOFTWARE ? ":h=0:precise=0" : "");
 	return 0;
 }
 
@@ -780,7 +764,8 @@ static bool libpfm_pmu_absent(const struct pfmlib *lib, const char *name, size_t
 	pfm_pmu_info_t info;
 	int i;
 
-	pfm_for_all_pmus(i) {
+	pfm_for_all_pmus(i)
+	{
 		memset(&info, 0, sizeof(info));
 		info.size = sizeof(info);
 		if (lib->get_pmu_info(i, &info) == PFM_SUCCESS && strlen(info.name) == len &&
@@ -790,10 +775,9 @@ static bool libpfm_pmu_absent(const struct pfmlib *lib, const char *name, size_t
 	return false;
 }
 
-static int resolve_libpfm(const char *base, int mod, struct event_desc *d, char *err,
-			  size_t errlen)
+static int resolve_libpfm(const char *base, int mod, struct event_desc *d, char *err, size_t errlen)
 {
-	static const char *const suffix[] = { "", ":u", ":k", ":u:k" };
+	static const char *const suffix[] = {"", ":u", ":k", ":u:k"};
 	char name[EVENTS_NAME_MAX + 8], *fstr = NULL, *sep, why[320];
 	const struct pfmlib *lib = pfmlib_get(why, sizeof(why));
 	struct perf_event_attr attr;
@@ -815,22 +799,22 @@ static int resolve_libpfm(const char *base, int mod, struct event_desc *d, char 
 		sep = strstr(base, "::");
 		if (sep && libpfm_pmu_absent(lib, base, (size_t)(sep - base)))
 			snprintf(err, errlen,
-				 "unknown event '%s': PMU '%.*s' is not present on this machine; "
-				 EVENTS_HINT,
-				 d->name, (int)(sep - base), base);
+			         "unknown event '%s': PMU '%.*s' is not present on this "
+			         "machine; " EVENTS_HINT,
+			         d->name, (int)(sep - base), base);
 		else
 			snprintf(err, errlen, "unknown event '%s': " EVENTS_HINT, d->name);
 		return -ENOENT;
 	}
 	if (ret != PFM_SUCCESS) {
 		snprintf(err, errlen, "cannot use event '%s': %s; " EVENTS_HINT, d->name,
-			 lib->strerror(ret));
+		         lib->strerror(ret));
 		free(fstr);
 		return ret == PFM_ERR_NOMEM ? -ENOMEM : -EINVAL;
 	}
 	if (mod && (attr.exclude_user != !(mod & MOD_U) || attr.exclude_kernel != !(mod & MOD_K))) {
 		snprintf(err, errlen, "event '%s' does not honour the modifier ':%s'", d->name,
-			 mod_suffix(mod));
+		         mod_suffix(mod));
 		free(fstr);
 		return -EINVAL;
 	}
@@ -846,7 +830,7 @@ static int resolve_libpfm(const char *base, int mod, struct event_desc *d, char 
 	d->attr.exclude_guest = attr.exclude_guest;
 	d->source = EVENTS_SRC_LIBPFM;
 	d->hardware = attr.type == PERF_TYPE_HARDWARE || attr.type == PERF_TYPE_HW_CACHE ||
-		      attr.type == PERF_TYPE_RAW || attr.type >= PERF_TYPE_MAX;
+	              attr.type == PERF_TYPE_RAW || attr.type >= PERF_TYPE_MAX;
 	if (fstr) {
 		snprintf(d->encoding, sizeof(d->encoding), "%s", fstr);
 		sep = strstr(fstr, "::");
@@ -881,8 +865,10 @@ static int resolve_breakpoint(const char *spec, struct event_desc *d, char *err,
 	}
 	if (*end == ':') {
 		for (p = end + 1; *p && *p != ':'; p++) {
-			unsigned bit = *p == 'r' ? HW_BREAKPOINT_R : *p == 'w' ? HW_BREAKPOINT_W
-			               : *p == 'x' ? HW_BREAKPOINT_X : 0;
+			unsigned bit = *p == 'r'   ? HW_BREAKPOINT_R
+			               : *p == 'w' ? HW_BREAKPOINT_W
+			               : *p == 'x' ? HW_BREAKPOINT_X
+			                           : 0;
 			if (!bit || (type & bit)) {
 				snprintf(err, errlen, "'%s': the access is r, w, x or rw, at %zu",
 				         spec, (size_t)(p - spec) + 1);
@@ -909,10 +895,10 @@ static int resolve_breakpoint(const char *spec, struct event_desc *d, char *err,
 	d->source = EVENTS_SRC_BREAKPOINT;
 	snprintf(d->pmu, sizeof(d->pmu), "breakpoint");
 	snprintf(d->encoding, sizeof(d->encoding),
-	         "breakpoint at 0x%llx, %llu bytes, on %s%s%s (type %u)",
-	         (unsigned long long)addr, (unsigned long long)d->attr.bp_len,
-	         type & HW_BREAKPOINT_R ? "r" : "", type & HW_BREAKPOINT_W ? "w" : "",
-	         type & HW_BREAKPOINT_X ? "x" : "", PERF_TYPE_BREAKPOINT);
+	         "breakpoint at 0x%llx, %llu bytes, on %s%s%s (type %u)", (unsigned long long)addr,
+	         (unsigned long long)d->attr.bp_len, type & HW_BREAKPOINT_R ? "r" : "",
+	         type & HW_BREAKPOINT_W ? "w" : "", type & HW_BREAKPOINT_X ? "x" : "",
+	         PERF_TYPE_BREAKPOINT);
 	return 0;
 }
 
@@ -992,7 +978,7 @@ static bool is_pmu(const char *name, size_t len)
 
 	if (!len || len >= EVENTS_NAME_MAX || memchr(name, '.', 1))
 		return false;
-	return !strfmt(path, sizeof(path), "%s/%.*s/type", pmu_root, (int)len, name) &&
+	return !events_strfmt(path, sizeof(path), "%s/%.*s/type", pmu_root, (int)len, name) &&
 	       access(path, R_OK) == 0;
 }
 
@@ -1040,8 +1026,7 @@ static int resolve_base(char *base, const struct mods *m, struct event_desc *d, 
 
 /* Why base, which did not resolve, does not: a bad modifier after a name
  * that is an event, or an unknown tracepoint (and why tracefs cannot say). */
-static int explain_unknown(const char *spec, const char *base, int ret, char *err,
-                           size_t errlen)
+static int explain_unknown(const char *spec, const char *base, int ret, char *err, size_t errlen)
 {
 	const char *colon = strrchr(base, ':');
 	struct event_desc probe;
@@ -1053,8 +1038,10 @@ static int explain_unknown(const char *spec, const char *base, int ret, char *er
 		snprintf(head, sizeof(head), "%.*s", (int)(colon - base), base);
 		memset(&probe, 0, sizeof(probe));
 		if (!resolve_builtin(head, 0, &probe) || !resolve_sw_extra(head, 0, &probe) ||
-		    (tp_shape(head) && resolve_tracepoint(head, none.uk, &probe, e2, sizeof(e2)) == 0)) {
-			snprintf(err, errlen, "unknown modifier '%s' in '%s' (column %zu): " EVENTS_MODS_HINT,
+		    (tp_shape(head) &&
+		     resolve_tracepoint(head, none.uk, &probe, e2, sizeof(e2)) == 0)) {
+			snprintf(err, errlen,
+			         "unknown modifier '%s' in '%s' (column %zu): " EVENTS_MODS_HINT,
 			         colon + 1, spec, (size_t)(colon - base) + 2);
 			return -EINVAL;
 		}
@@ -1092,7 +1079,7 @@ int events_resolve(const char *spec, struct event_desc *out, char *err, size_t e
 	if (!strncmp(spec, "mem:", 4))
 		return resolve_breakpoint(spec, out, err, errlen);
 	strcpy(base, spec);
-	mods_strip(base, &m);
+	events_mods_strip(base, &m);
 
 	if (strchr(base, '/')) {
 		size_t head = strcspn(base, "/");
@@ -1112,381 +1099,12 @@ int events_resolve(const char *spec, struct event_desc *out, char *err, size_t e
 	return ret;
 }
 
-/* ---- event lists ---- */
-
-struct list_state {
-	struct events_list l;
-	int group; /* group of the open '{', -1 outside braces */
-	char *err;
-	size_t errlen;
-};
-
-static int list_error(struct list_state *s, size_t col, const char *what)
+const char *events_pmu_root(void)
 {
-	snprintf(s->err, s->errlen, "column %zu: %s", col, what);
-	return -EINVAL;
+	return pmu_root;
 }
 
-/* Index of the first non-blank character in list[start, end), or end. */
-static size_t skip_blank(const char *list, size_t start, size_t end)
+const char *events_builtin_event(int i)
 {
-	while (start < end && isspace((unsigned char)list[start]))
-		start++;
-	return start;
+	return events_builtin_name(i) ? builtin_events[i].event : NULL;
 }
-
-/* Add list[start, end) (trimmed) as one event. */
-static int list_add(struct list_state *s, const char *list, size_t start, size_t end)
-{
-	start = skip_blank(list, start, end);
-	while (end > start && isspace((unsigned char)list[end - 1]))
-		end--;
-	if (start == end)
-		return list_error(s, end + 1, "empty event name");
-	if (s->l.nr == EVENTS_LIST_MAX)
-		return list_error(s, start + 1, "too many events (at most 64)");
-	if (end - start >= EVENTS_NAME_MAX)
-		return list_error(s, start + 1, "event name too long");
-	memcpy(s->l.name[s->l.nr], list + start, end - start);
-	s->l.name[s->l.nr][end - start] = '\0';
-	s->l.group[s->l.nr++] = s->group >= 0 ? s->group : s->l.nr_groups++;
-	return 0;
-}
-
-/* A group's modifiers, list[start, end) after its '}': added to those of
- * each of its events (from index first). */
-static int group_mods(struct list_state *s, const char *list, size_t start, size_t end, int first)
-{
-	char mods[16];
-	struct mods m;
-
-	if (end - start >= sizeof(mods))
-		return list_error(s, start + 1, "unknown group modifiers: " EVENTS_MODS_HINT);
-	memcpy(mods, list + start, end - start);
-	mods[end - start] = '\0';
-	if (mods_parse(mods, &m))
-		return list_error(s, start + 1, "unknown group modifiers: " EVENTS_MODS_HINT);
-	for (int k = first; k < s->l.nr; k++) {
-		char *name = s->l.name[k], *colon = strrchr(name, ':');
-		struct mods own;
-		bool has = colon && colon > name && colon[-1] != ':' && !mods_parse(colon + 1, &own);
-		size_t n = strlen(name);
-		if (n + strlen(mods) + 2 > EVENTS_NAME_MAX)
-			return list_error(s, start + 1, "event name too long with the group's modifiers");
-		snprintf(name + n, EVENTS_NAME_MAX - n, "%s%s", has ? "" : ":", mods);
-	}
-	return 0;
-}
-
-/* Does the item starting at list[start] name a breakpoint (mem:...)? Its
- * '/' is a length then, not a PMU's terms. */
-static bool is_breakpoint(const char *list, size_t start)
-{
-	while (isspace((unsigned char)list[start]))
-		start++;
-	return !strncmp(list + start, "mem:", 4);
-}
-
-int events_parse_list(const char *list, struct events_list *out, char *err, size_t errlen)
-{
-	struct list_state st = { .l = *out, .group = -1, .err = err, .errlen = errlen }, *s = &st;
-	size_t i, start = 0, brace_col = 0, slash_col = 0, mods_at = 0;
-	bool closed = false; /* just after '}': only blanks, ':MODS', ',' or the end may follow */
-	int slashes = 0, ret = 0, first = 0;
-
-	for (i = 0;; i++) {
-		char c = list[i];
-
-		if (slashes % 2 && c != '/' && c)
-			continue; /* inside pmu/.../: commas and braces belong to the name */
-		if (closed && c == ':' && !mods_at && skip_blank(list, start, i) == i) {
-			mods_at = i + 1; /* {a,b}:MODS */
-			continue;
-		}
-		if (mods_at && c && c != ',')
-			continue;
-		if (c == '/' && !is_breakpoint(list, start)) {
-			if (!slashes++)
-				slash_col = i + 1;
-			continue;
-		}
-		if (c == '{') {
-			if (brace_col)
-				ret = list_error(s, i + 1, "nested '{'");
-			else if (closed || skip_blank(list, start, i) < i)
-				ret = list_error(s, i + 1, "missing ',' before '{'");
-			brace_col = i + 1;
-			s->group = s->l.nr_groups++;
-			first = s->l.nr;
-			start = i + 1;
-		} else if (c == '}' || c == ',' || !c) {
-			if (!c && slashes % 2)
-				ret = list_error(s, slash_col, "'/' without closing '/'");
-			else if (c == '}' && !brace_col)
-				ret = list_error(s, i + 1, "'}' without '{'");
-			else if (mods_at)
-				ret = group_mods(s, list, mods_at, i, first);
-			else if (closed && skip_blank(list, start, i) < i)
-				ret = list_error(s, skip_blank(list, start, i) + 1,
-						 "missing ',' after '}'");
-			else if (!closed)
-				ret = list_add(s, list, start, i);
-			if (!ret && !c && brace_col)
-				ret = list_error(s, brace_col, "'{' without '}'");
-			closed = c == '}';
-			if (closed) {
-				brace_col = 0;
-				s->group = -1;
-			}
-			mods_at = 0;
-			slashes = 0;
-			start = i + 1;
-		}
-		if (ret || !c)
-			break;
-	}
-	if (!ret)
-		*out = s->l;
-	return ret;
-}
-
-/* ---- listing ---- */
-
-struct lister {
-	const char *glob;
-	events_list_cb cb;
-	void *arg;
-	int count;
-	bool stop;
-};
-
-static void lister_emit(struct lister *ls, const char *name, const char *desc,
-			enum events_source src)
-{
-	if (ls->stop || (ls->glob && fnmatch(ls->glob, name, FNM_CASEFOLD)))
-		return;
-	ls->count++;
-	if (ls->cb(name, desc ? desc : "", src, ls->arg))
-		ls->stop = true;
-}
-
-static void list_libpfm(struct lister *ls, const struct pfmlib *lib)
-{
-	char name[EVENTS_NAME_MAX], *p;
-	pfm_event_info_t info;
-	pfm_pmu_info_t pinfo;
-	bool generic;
-	int i, e;
-
-	pfm_for_all_pmus(i) {
-		memset(&pinfo, 0, sizeof(pinfo));
-		pinfo.size = sizeof(pinfo);
-		if (lib->get_pmu_info(i, &pinfo) != PFM_SUCCESS || !pinfo.is_present)
-			continue;
-		/* perf_raw only describes the rNNNN syntax, resolved without libpfm4. */
-		if (!strcmp(pinfo.name, "perf_raw"))
-			continue;
-		generic = !strcmp(pinfo.name, "perf");
-		for (e = pinfo.first_event; e != -1 && !ls->stop; e = lib->get_event_next(e)) {
-			memset(&info, 0, sizeof(info));
-			info.size = sizeof(info);
-			if (lib->get_event_info(e, PFM_OS_NONE, &info) != PFM_SUCCESS)
-				continue;
-			if (!generic) {
-				snprintf(name, sizeof(name), "%s::%s", pinfo.name, info.name);
-			} else {
-				/* perf's own spelling for the aliases: cycles, task-clock. */
-				snprintf(name, sizeof(name), "%s", info.name);
-				if (strncmp(name, "PERF_COUNT_", 11))
-					for (p = name; *p; p++)
-						*p = (char)tolower((unsigned char)*p);
-			}
-			lister_emit(ls, name, info.desc, EVENTS_SRC_LIBPFM);
-		}
-	}
-}
-
-static bool has_suffix(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-
-	return n >= m && !strcmp(s + n - m, suffix);
-}
-
-static int skip_dots(const struct dirent *d)
-{
-	return d->d_name[0] != '.';
-}
-
-/* scandir filter for <pmu>/events/: aliases, not their .scale/.unit/... companions. */
-static int sysfs_alias_file(const struct dirent *d)
-{
-	return skip_dots(d) && !has_suffix(d->d_name, ".scale") &&
-	       !has_suffix(d->d_name, ".unit") && !has_suffix(d->d_name, ".snapshot") &&
-	       !has_suffix(d->d_name, ".per-pkg");
-}
-
-static void free_dirents(struct dirent **ents, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		free(ents[i]);
-	if (n >= 0)
-		free(ents);
-}
-
-static void list_sysfs(struct lister *ls)
-{
-	char path[PATH_MAX], name[EVENTS_NAME_MAX], desc[TERMS_MAX];
-	struct dirent **pmus, **evs = NULL;
-	int i, j, np, ne;
-
-	np = scandir(pmu_root, &pmus, skip_dots, alphasort);
-	for (i = 0; i < np; i++) {
-		const char *pmu = pmus[i]->d_name;
-
-		ne = -1;
-		if (!strfmt(path, sizeof(path), "%s/%s/events", pmu_root, pmu))
-			ne = scandir(path, &evs, sysfs_alias_file, alphasort);
-		for (j = 0; j < ne; j++) {
-			if (strfmt(name, sizeof(name), "%s/%s/", pmu, evs[j]->d_name))
-				continue;
-			if (strfmt(path, sizeof(path), "%s/%s/events/%s", pmu_root, pmu,
-				   evs[j]->d_name) ||
-			    read_text(path, desc, sizeof(desc)) < 0)
-				desc[0] = '\0';
-			lister_emit(ls, name, desc, EVENTS_SRC_SYSFS);
-		}
-		free_dirents(evs, ne);
-	}
-	free_dirents(pmus, np);
-}
-
-static void list_tracepoints(struct lister *ls, const char *tfs)
-{
-	char path[PATH_MAX], name[EVENTS_NAME_MAX];
-	struct dirent **subs, **evs = NULL;
-	int i, j, ns, ne;
-
-	strfmt(path, sizeof(path), "%s/events", tfs);
-	ns = scandir(path, &subs, skip_dots, alphasort);
-	for (i = 0; i < ns; i++) {
-		const char *sub = subs[i]->d_name;
-
-		ne = -1;
-		if (!strfmt(path, sizeof(path), "%s/events/%s", tfs, sub) && is_dir(path))
-			ne = scandir(path, &evs, skip_dots, alphasort);
-		for (j = 0; j < ne; j++) {
-			if (strfmt(name, sizeof(name), "%s:%s", sub, evs[j]->d_name) ||
-			    strfmt(path, sizeof(path), "%s/events/%s/%s/id", tfs, sub,
-				   evs[j]->d_name) ||
-			    access(path, F_OK))
-				continue;
-			lister_emit(ls, name, "tracepoint", EVENTS_SRC_TRACEPOINT);
-		}
-		free_dirents(evs, ne);
-	}
-	free_dirents(subs, ns);
-}
-
-int events_list(const char *glob, events_list_cb cb, void *arg)
-{
-	struct lister ls = { .glob = glob, .cb = cb, .arg = arg };
-	const char *tfs = events_tracefs();
-	const struct pfmlib *lib = pfmlib_get(NULL, 0);
-
-	if (lib)
-		list_libpfm(&ls, lib);
-	else /* at least the names that resolve without it */
-		for (const struct builtin_event *b = builtin_events; b->name && !ls.stop; b++)
-			lister_emit(&ls, b->name, b->event, EVENTS_SRC_LIBPFM);
-	if (!ls.stop)
-		list_sysfs(&ls);
-	if (!ls.stop && tfs)
-		list_tracepoints(&ls, tfs);
-	return ls.count;
-}
-
-/* ---- tracepoint globs ---- */
-
-struct glob_ctx {
-	struct events_list *out;
-	int group;      /* of the braces it stands in, -1 outside */
-	const char *mods; /* ":u" or "" */
-	int count;
-	bool full;
-};
-
-static int glob_add(const char *name, const char *desc, enum events_source src, void *arg)
-{
-	struct glob_ctx *g = arg;
-	struct events_list *l = g->out;
-
-	g->count++;
-	if (l->nr == EVENTS_LIST_MAX) {
-		g->full = true;
-		return 0; /* go on counting them, for the message */
-	}
-	snprintf(l->name[l->nr], EVENTS_NAME_MAX, "%s%s", name, g->mods);
-	l->group[l->nr++] = g->group >= 0 ? g->group : l->nr_groups++;
-	return 0;
-}
-
-static bool is_glob(const char *s)
-{
-	return strpbrk(s, "*?[") != NULL;
-}
-
-int events_expand_globs(struct events_list *l, char *err, size_t errlen)
-{
-	struct events_list out = {.nr_groups = l->nr_groups};
-	const char *tfs = events_tracefs();
-
-	for (int i = 0; i < l->nr; i++) {
-		char base[EVENTS_NAME_MAX], mods[24] = "";
-		struct mods m;
-		bool alone = true;
-
-		snprintf(base, sizeof(base), "%s", l->name[i]);
-		mods_strip(base, &m);
-		if (!is_glob(base) || !strchr(base, ':') || strchr(base, '/')) {
-			if (out.nr == EVENTS_LIST_MAX)
-				goto full;
-			snprintf(out.name[out.nr], EVENTS_NAME_MAX, "%s", l->name[i]);
-			out.group[out.nr++] = l->group[i];
-			continue;
-		}
-		if (!tfs) {
-			snprintf(err, errlen, "'%s' names tracepoints, and tracefs is not mounted: run "
-			                      "'mount -t tracefs nodev /sys/kernel/tracing' as root",
-			         l->name[i]);
-			return -ENODEV;
-		}
-		if (strlen(base) < strlen(l->name[i]))
-			snprintf(mods, sizeof(mods), "%s", l->name[i] + strlen(base));
-		for (int k = 0; k < l->nr; k++)
-			alone &= k == i || l->group[k] != l->group[i];
-		struct glob_ctx g = {&out, alone ? -1 : l->group[i], mods, 0, false};
-		struct lister ls = {.glob = base, .cb = glob_add, .arg = &g};
-		list_tracepoints(&ls, tfs);
-		if (!g.count) {
-			snprintf(err, errlen, "no tracepoint matches '%s' (see pfmtop --list-events '%s')",
-			         base, base);
-			return -ENOENT;
-		}
-		if (g.full) {
-			snprintf(err, errlen,
-			         "'%s' matches %d tracepoints, more than the %d events pfmtop counts "
-			         "at once: narrow the pattern",
-			         base, g.count, EVENTS_LIST_MAX);
-			return -E2BIG;
-		}
-	}
-	*l = out;
-	return 0;
-full:
-	snprintf(err, errlen, "too many events (at most %d)", EVENTS_LIST_MAX);
-	return -E2BIG;
-}
-

@@ -15,12 +15,14 @@ enum events_source {
 };
 
 #define EVENTS_NAME_MAX 128
-#define EVENTS_ENC_MAX 256
+#define EVENTS_ENC_MAX  256
 
 /* One resolved event. Plain data: copy it freely. */
 struct event_desc {
 	char name[EVENTS_NAME_MAX];    /* as the user wrote it, modifiers included */
-	char encoding[EVENTS_ENC_MAX]; /* canonical form: libpfm4 fstr, "sched:sched_switch (tracepoint id 314)", "msr/event=0x0/ (type 9 config 0x0)", ... */
+	char encoding[EVENTS_ENC_MAX]; /* canonical form: libpfm4 fstr, "sched:sched_switch
+	                                  (tracepoint id 314)", "msr/event=0x0/ (type 9 config
+	                                  0x0)", ... */
 	char pmu[64];                  /* "perf", "amd64_fam19h_zen4", "msr", "tracepoint", "raw" */
 	enum events_source source;
 	/* Only type, size, config, config1, config2 and the exclude_* bits are
@@ -93,7 +95,7 @@ int events_expand_globs(struct events_list *l, char *err, size_t errlen);
 /* Called once per listed event: name (usable with events_resolve), a short
  * description (may be ""), and the source. Return non-zero to stop. */
 typedef int (*events_list_cb)(const char *name, const char *desc, enum events_source src,
-			      void *arg);
+                              void *arg);
 
 /* List events this machine offers whose name matches glob (fnmatch, NULL =
  * all): libpfm4 events of detected PMUs (none when libpfm4 cannot be loaded:
