@@ -1,5 +1,5 @@
 /* view: the interactive ncurses screen: header, health bar, four views, keys, themes. */
-#include "view.h"
+#include "view_priv.h"
 
 #include "cells.h"
 #include "format.h"
@@ -19,84 +19,6 @@
 #include <strings.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
-
-#define MIN_COLS  50
-#define MIN_LINES 10
-#define BODY_Y    5 /* first row under the column titles */
-#define KEY_ESC   27
-#define CELL      160
-
-enum col_kind {
-	C_CPU,
-	C_CPUPCT,
-	C_EVENT,
-	C_METRIC,
-	C_PID,
-	C_USER,
-	C_THR,
-	C_STATE,
-	C_COMMAND,
-	C_SHARE,
-	C_SAMPLES,
-	C_HPID,
-	C_HCOMM,
-	C_SYMBOL,
-	C_MODULE,
-	C_EVNAME,
-	C_EVSTATE,
-	C_EVCOV,
-	C_EVWHY,
-};
-
-struct col {
-	struct format_column f;
-	enum col_kind kind;
-	int index; /* event or metric */
-	char title[40];
-	bool text; /* sorts ascending as text */
-};
-
-struct sort_key {
-	enum col_kind kind;
-	int index;
-	bool reverse;
-};
-
-enum prompt {
-	PROMPT_NONE,
-	PROMPT_FILTER,
-	PROMPT_DELAY,
-	PROMPT_PRESET,
-};
-
-struct view {
-	const struct model *m;
-	enum view_kind kind, back; /* back: where Esc returns from filtered hotspots */
-	struct view_settings set;
-	struct view_config cfg;
-	int sel[VIEW_NR_KINDS], top[VIEW_NR_KINDS];
-	int64_t sel_id[VIEW_NR_KINDS];
-	bool sel_id_valid[VIEW_NR_KINDS];
-	struct sort_key sort[VIEW_NR_KINDS];
-	bool task_sort_from_model;
-	char filter[64];
-	enum prompt prompt;
-	char input[32];
-	int preset_sel;
-	bool paused, help;
-	int help_top;
-	char status[320];
-	/* rows of the current view, after filter and sort */
-	int *idx;
-	int nr_idx, cap_idx;
-	struct col cols[FORMAT_MAX_COLUMNS];
-	int nr_cols, x[FORMAT_MAX_COLUMNS], w[FORMAT_MAX_COLUMNS];
-	/* themes */
-	struct theme_set themes;
-	int theme;
-	bool colors, mono_only;
-	attr_t attr[THEME_NR_SLOTS];
-};
 
 /* ---- themes ---- */
 
@@ -121,7 +43,7 @@ static attr_t curses_attrs(unsigned a)
 	return r;
 }
 
-static void apply_theme(struct view *v)
+void view_apply_theme(struct view *v)
 {
 	const struct theme *t = &v->themes.t[v->theme];
 	bool wide = v->colors && COLORS >= 256;
@@ -198,7 +120,7 @@ struct view *view_open(const struct view_config *cfg, char *err, size_t errlen)
 		theme_error_format(&v->themes.error, terr, sizeof(terr));
 		snprintf(v->status, sizeof(v->status), "theme skipped: %.300s", terr);
 	}
-	apply_theme(v);
+	view_apply_theme(v);
 	if (cfg->kind >= 0 && cfg->kind < VIEW_NR_KINDS)
 		v->kind = (enum view_kind)cfg->kind;
 	else
@@ -567,7 +489,7 @@ static int64_t row_id(const struct view *v, int r)
 	}
 }
 
-static const struct col *sort_col(const struct view *v)
+const struct col *view_sort_col(const struct view *v)
 {
 	const struct sort_key *k = &v->sort[v->kind];
 
@@ -580,7 +502,7 @@ static const struct col *sort_col(const struct view *v)
 static int cmp_rows(const void *pa, const void *pb, void *arg)
 {
 	const struct view *v = arg;
-	const struct col *c = sort_col(v);
+	const struct col *c = view_sort_col(v);
 	int a = *(const int *)pa, b = *(const int *)pb, d = 0;
 	bool rev = v->sort[v->kind].reverse;
 
@@ -655,7 +577,7 @@ static void build_rows(struct view *v)
 		v->sel[v->kind] = 0;
 }
 
-static void remember_selection(struct view *v)
+void view_remember_selection(struct view *v)
 {
 	int s = v->sel[v->kind];
 
@@ -818,7 +740,7 @@ static const char *const view_names[VIEW_NR_KINDS] = {"CPUs", "Tasks", "Hotspots
 
 static void draw_tabs(struct view *v)
 {
-	const struct col *c = v->m ? sort_col(v) : NULL;
+	const struct col *c = v->m ? view_sort_col(v) : NULL;
 	char buf[160];
 	int x = 0;
 
@@ -898,7 +820,7 @@ static void draw_info(struct view *v)
 
 static void draw_titles(struct view *v)
 {
-	const struct col *sc = sort_col(v);
+	const struct col *sc = view_sort_col(v);
 
 	bar(v, 4, THEME_COLUMN_TITLE);
 	for (int i = 0; i < v->nr_cols; i++) {
@@ -912,7 +834,7 @@ static void draw_titles(struct view *v)
 	}
 }
 
-static int body_lines(const struct view *v)
+int view_body_lines(const struct view *v)
 {
 	int n = LINES - 1 - BODY_Y;
 
@@ -1152,7 +1074,7 @@ static void draw_presets(struct view *v)
 	}
 }
 
-static void render(struct view *v)
+void view_render(struct view *v)
 {
 	char buf[96];
 
@@ -1175,7 +1097,7 @@ static void render(struct view *v)
 		build_rows(v);
 		draw_info(v);
 		draw_titles(v);
-		draw_rows(v, body_lines(v));
+		draw_rows(v, view_body_lines(v));
 		if (v->prompt == PROMPT_PRESET)
 			draw_presets(v);
 	}
@@ -1191,7 +1113,7 @@ void view_draw(struct view *v, const struct model *m)
 		if (v->task_sort_from_model)
 			task_sort_from_model(v);
 	}
-	render(v);
+	view_render(v);
 }
 
 void view_resize(struct view *v)
@@ -1200,325 +1122,5 @@ void view_resize(struct view *v)
 
 	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row && ws.ws_col)
 		resizeterm(ws.ws_row, ws.ws_col);
-	render(v);
-}
-
-/* ---- keys ---- */
-
-static void move_sel(struct view *v, int delta)
-{
-	int *s = &v->sel[v->kind];
-
-	*s += delta;
-	if (*s >= v->nr_idx)
-		*s = v->nr_idx - 1;
-	if (*s < 0)
-		*s = 0;
-	remember_selection(v);
-}
-
-static void set_view(struct view *v, enum view_kind k)
-{
-	v->kind = k;
-	v->filter[0] = '\0';
-	if (v->prompt == PROMPT_FILTER)
-		v->prompt = PROMPT_NONE;
-}
-
-static void cycle_sort(struct view *v, int dir)
-{
-	struct sort_key *k = &v->sort[v->kind];
-	const struct col *c = sort_col(v);
-	int i = c && k->index >= 0 ? (int)(c - v->cols) : -1;
-
-	if (!v->nr_cols)
-		return;
-	i += dir;
-	if (i < 0)
-		i = v->nr_cols - 1;
-	if (i >= v->nr_cols)
-		i = 0;
-	k->kind = v->cols[i].kind;
-	k->index = v->cols[i].index;
-	k->reverse = false;
-}
-
-/* Enter: hotspots of the selected task or CPU. */
-static unsigned open_hotspots(struct view *v)
-{
-	int s = v->sel[v->kind];
-
-	if (s < 0 || s >= v->nr_idx)
-		return 0;
-	int r = v->idx[s];
-	if (v->kind == VIEW_TASKS) {
-		v->set.hot_filter = true;
-		v->set.filter_pid = v->m->tasks[r].pid;
-		v->set.filter_cpu = -1;
-	} else if (v->kind == VIEW_CPUS) {
-		v->set.hot_filter = r >= 0;
-		v->set.filter_pid = -1;
-		v->set.filter_cpu = r >= 0 ? v->m->cpus[r].cpu : -1;
-	} else {
-		return 0;
-	}
-	v->back = v->kind;
-	set_view(v, VIEW_HOTSPOTS);
-	v->sel[VIEW_HOTSPOTS] = 0;
-	v->sel_id_valid[VIEW_HOTSPOTS] = false;
-	return VIEW_PROFILE;
-}
-
-static unsigned key_prompt(struct view *v, int ch)
-{
-	size_t n;
-
-	if (v->prompt == PROMPT_FILTER) {
-		n = strlen(v->filter);
-		if (ch == KEY_ESC) {
-			v->filter[0] = '\0';
-			v->prompt = PROMPT_NONE;
-		} else if (ch == '\r' || ch == '\n' || ch == KEY_ENTER) {
-			v->prompt = PROMPT_NONE;
-		} else if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
-			if (n)
-				v->filter[n - 1] = '\0';
-		} else if (ch >= 32 && ch < 127 && n + 1 < sizeof(v->filter)) {
-			v->filter[n] = (char)ch;
-			v->filter[n + 1] = '\0';
-		}
-		v->sel[v->kind] = 0;
-		v->sel_id_valid[v->kind] = false;
-		return VIEW_REDRAW;
-	}
-	if (v->prompt == PROMPT_DELAY) {
-		n = strlen(v->input);
-		if (ch == KEY_ESC) {
-			v->prompt = PROMPT_NONE;
-		} else if (ch == '\r' || ch == '\n' || ch == KEY_ENTER) {
-			uint64_t ns;
-			v->prompt = PROMPT_NONE;
-			if (!v->input[0])
-				return VIEW_REDRAW;
-			if (util_parse_seconds(v->input, &ns) || ns < 10000000ull ||
-			    ns > 3600000000000ull) {
-				snprintf(v->status, sizeof(v->status),
-				         "delay '%s' not set: give seconds from 0.01 to 3600",
-				         v->input);
-				return VIEW_REDRAW;
-			}
-			v->set.interval_ns = ns;
-			snprintf(v->status, sizeof(v->status), "refresh every %s s", v->input);
-			return VIEW_DELAY | VIEW_REDRAW;
-		} else if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
-			if (n)
-				v->input[n - 1] = '\0';
-		} else if ((isdigit(ch) || ch == '.') && n + 1 < sizeof(v->input)) {
-			v->input[n] = (char)ch;
-			v->input[n + 1] = '\0';
-		}
-		return VIEW_REDRAW;
-	}
-	/* PROMPT_PRESET */
-	if (ch == KEY_ESC || ch == 'q') {
-		v->prompt = PROMPT_NONE;
-	} else if (ch == KEY_UP && v->preset_sel > 0) {
-		v->preset_sel--;
-	} else if (ch == KEY_DOWN && v->preset_sel + 1 < v->cfg.nr_presets) {
-		v->preset_sel++;
-	} else if (ch == '\r' || ch == '\n' || ch == KEY_ENTER) {
-		v->prompt = PROMPT_NONE;
-		util_strlcpy(v->set.preset, v->cfg.presets[v->preset_sel], sizeof(v->set.preset));
-		return VIEW_PRESET | VIEW_REDRAW;
-	}
-	return VIEW_REDRAW;
-}
-
-static unsigned key(struct view *v, int ch)
-{
-	int page = body_lines(v) > 1 ? body_lines(v) - 1 : 1;
-	char *st = v->status;
-	size_t stl = sizeof(v->status);
-
-	if (v->prompt != PROMPT_NONE)
-		return key_prompt(v, ch);
-	if (v->help) {
-		if (ch == KEY_UP || ch == KEY_DOWN || ch == KEY_PPAGE || ch == KEY_NPAGE) {
-			v->help_top += ch == KEY_UP      ? -1
-			               : ch == KEY_DOWN  ? 1
-			               : ch == KEY_PPAGE ? -10
-			                                 : 10;
-			return VIEW_REDRAW;
-		}
-		v->help = false;
-		return ch == 'q' || ch == KEY_F(10) ? VIEW_QUIT : VIEW_REDRAW;
-	}
-	switch (ch) {
-	case 'q':
-	case 'Q':
-	case KEY_F(10):
-		return VIEW_QUIT;
-	case 's':
-		return VIEW_SAVE;
-	case ' ':
-		v->paused = !v->paused;
-		return VIEW_PAUSE | VIEW_REDRAW;
-	case 'h':
-	case '?':
-	case KEY_F(1):
-		v->help = true;
-		v->help_top = 0;
-		return VIEW_REDRAW;
-	case '\t':
-		set_view(v, (enum view_kind)((v->kind + 1) % VIEW_NR_KINDS));
-		break;
-	case KEY_BTAB:
-		set_view(v, (enum view_kind)((v->kind + VIEW_NR_KINDS - 1) % VIEW_NR_KINDS));
-		break;
-	case '1':
-	case '2':
-	case '3':
-	case '4':
-		set_view(v, (enum view_kind)(ch - '1'));
-		break;
-	case KEY_UP:
-		move_sel(v, -1);
-		break;
-	case KEY_DOWN:
-		move_sel(v, 1);
-		break;
-	case KEY_PPAGE:
-		move_sel(v, -page);
-		break;
-	case KEY_NPAGE:
-		move_sel(v, page);
-		break;
-	case KEY_HOME:
-		move_sel(v, -v->nr_idx);
-		break;
-	case KEY_END:
-		move_sel(v, v->nr_idx);
-		break;
-	case '<':
-	case ',':
-		cycle_sort(v, -1);
-		break;
-	case '>':
-	case '.':
-	case KEY_F(6):
-		cycle_sort(v, 1);
-		break;
-	case 'r':
-		v->sort[v->kind].reverse = !v->sort[v->kind].reverse;
-		break;
-	case '/':
-	case KEY_F(4):
-		v->prompt = PROMPT_FILTER;
-		break;
-	case KEY_ESC:
-		if (v->filter[0]) {
-			v->filter[0] = '\0';
-		} else if (v->kind == VIEW_HOTSPOTS && v->set.hot_filter) {
-			v->set.hot_filter = false;
-			v->set.filter_pid = -1;
-			v->set.filter_cpu = -1;
-			set_view(v, v->back);
-			return VIEW_PROFILE | VIEW_REDRAW;
-		}
-		break;
-	case '\r':
-	case '\n':
-	case KEY_ENTER:
-		return open_hotspots(v) | VIEW_REDRAW;
-	case 'd':
-		v->prompt = PROMPT_DELAY;
-		v->input[0] = '\0';
-		break;
-	case 'H':
-		if (!v->cfg.can_reopen) {
-			snprintf(st, stl, "H: %s", v->cfg.cannot_reopen);
-			break;
-		}
-		v->set.threads = !v->set.threads;
-		snprintf(st, stl, "a row per %s", v->set.threads ? "thread" : "process");
-		return VIEW_THREADS | VIEW_REDRAW;
-	case 'K':
-	case 'U': {
-		bool *hide = ch == 'K' ? &v->set.hide_kernel : &v->set.hide_user;
-		bool *other = ch == 'K' ? &v->set.hide_user : &v->set.hide_kernel;
-		*hide = !*hide;
-		if (*hide)
-			*other = false; /* hiding both would hide everything */
-		snprintf(st, stl, "%s hotspots %s (from the next interval)",
-		         ch == 'K' ? "kernel" : "user-space", *hide ? "hidden" : "shown");
-		return VIEW_PROFILE | VIEW_REDRAW;
-	}
-	case 'z':
-		v->set.accumulated = !v->set.accumulated;
-		snprintf(st, stl, "hotspots %s (from the next interval)",
-		         v->set.accumulated ? "since the start" : "of each interval");
-		return VIEW_PROFILE | VIEW_REDRAW;
-	case 'p':
-		if (!v->cfg.can_reopen || !v->cfg.nr_presets) {
-			snprintf(st, stl, "p: %s",
-			         v->cfg.cannot_reopen ? v->cfg.cannot_reopen : "no presets");
-			break;
-		}
-		v->prompt = PROMPT_PRESET;
-		v->preset_sel = 0;
-		for (int i = 0; i < v->cfg.nr_presets; i++)
-			if (v->m && !strcmp(v->cfg.presets[i], v->m->preset))
-				v->preset_sel = i;
-		break;
-	case 't': {
-		if (v->mono_only) {
-			snprintf(st, stl,
-			         "no colours here (NO_COLOR or the terminal): mono theme only");
-			break;
-		}
-		v->theme = (v->theme + 1) % v->themes.nr;
-		apply_theme(v);
-		const struct theme *t = &v->themes.t[v->theme];
-		if (snprintf(st, stl, "theme %s (%s)%s", t->name, t->origin,
-		             COLORS >= 256 ? ", 256 colours" : ", 8 colours") >= (int)stl)
-			st[stl - 1] = '\0'; /* a long file name: the status line is cut */
-		break;
-	}
-	case KEY_RESIZE:
-		break;
-	default:
-		return 0;
-	}
-	return VIEW_REDRAW;
-}
-
-unsigned view_input(struct view *v)
-{
-	unsigned act = 0;
-	int ch;
-
-	while ((ch = getch()) != ERR) {
-		if (ch != KEY_RESIZE)
-			v->status[0] = '\0';
-		act |= key(v, ch);
-		if (act & VIEW_QUIT)
-			break;
-	}
-	return act;
-}
-
-void view_status(struct view *v, const char *msg)
-{
-	util_strlcpy(v->status, msg, sizeof(v->status));
-	render(v);
-}
-
-const struct view_settings *view_settings(const struct view *v)
-{
-	return &v->set;
-}
-
-bool view_paused(const struct view *v)
-{
-	return v->paused;
+	view_render(v);
 }

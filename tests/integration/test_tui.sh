@@ -118,7 +118,13 @@ wait_for 2 pane_lacks 'pfmtop keys' || fail "a key did not close the help" "$TMP
 keys '?'
 wait_for 2 pane_has 'pfmtop keys' || fail "'?' did not open the help" "$TMP/pane"
 keys x
-pass "h and ? list every key"
+# F1 then q closes the help, as in htop: it does not quit
+keys F1
+wait_for 2 pane_has 'pfmtop keys' || fail "F1 did not open the help" "$TMP/pane"
+keys q
+wait_for 2 pane_lacks 'pfmtop keys' || fail "q did not close the help" "$TMP/pane"
+pane_has 'task-clock' || fail "q in the help quit pfmtop instead of closing the help" "$TMP/pane"
+pass "h, ? and F1 list every key; q closes the help"
 
 # ---------------------------------------------------------------- delay, theme, hide
 keys d 2 Enter

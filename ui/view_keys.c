@@ -1,0 +1,381 @@
+/* view_keys: what the keys of the interactive view do. */
+#include "view_priv.h"
+
+#include "util.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---- keys ---- */
+
+static void move_sel(struct view *v, int delta)
+{
+	int *s = &v->sel[v->kind];
+
+	*s += delta;
+	if (*s >= v->nr_idx)
+		*s = v->nr_idx - 1;
+	if (*s < 0)
+		*s = 0;
+	view_remember_selection(v);
+}
+
+static void set_view(struct view *v, enum view_kind k)
+{
+	v->kind = k;
+	v->filter[0] = '\0';
+	if (v->prompt == PROMPT_FILTER)
+		v->prompt = PROMPT_NONE;
+}
+
+static void cycle_sort(struct view *v, int dir)
+{
+	struct sort_key *k = &v->sort[v->kind];
+	const struct col *c = view_sort_col(v);
+	int i = c && k->index >= 0 ? (int)(c - v->cols) : -1;
+
+	if (!v->nr_cols)
+		return;
+	i += dir;
+	if (i < 0)
+		i = v->nr_cols - 1;
+	if (i >= v->nr_cols)
+		i = 0;
+	k->kind = v->cols[i].kind;
+	k->index = v->cols[i].index;
+	k->reverse = false;
+}
+
+/* Enter: hotspots of the selected task or CPU. */
+static unsigned open_hotspots(struct view *v)
+{
+	int s = v->sel[v->kind];
+
+	if (s < 0 || s >= v->nr_idx)
+		return 0;
+	int r = v->idx[s];
+	if (v->kind == VIEW_TASKS) {
+		v->set.hot_filter = true;
+		v->set.filter_pid = v->m->tasks[r].pid;
+		v->set.filter_cpu = -1;
+	} else if (v->kind == VIEW_CPUS) {
+		v->set.hot_filter = r >= 0;
+		v->set.filter_pid = -1;
+		v->set.filter_cpu = r >= 0 ? v->m->cpus[r].cpu : -1;
+	} else {
+		return 0;
+	}
+	v->back = v->kind;
+	set_view(v, VIEW_HOTSPOTS);
+	v->sel[VIEW_HOTSPOTS] = 0;
+	v->sel_id_valid[VIEW_HOTSPOTS] = false;
+	return VIEW_PROFILE;
+}
+
+static unsigned key_prompt(struct view *v, int ch)
+{
+	size_t n;
+
+	if (v->prompt == PROMPT_FILTER) {
+		n = strlen(v->filter);
+		if (ch == KEY_ESC) {
+			v->filter[0] = '\0';
+			v->prompt = PROMPT_NONE;
+		} else if (ch == '\r' || ch == '\n' || ch == KEY_ENTER) {
+			v->prompt = PROMPT_NONE;
+		} else if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
+			if (n)
+				v->filter[n - 1] = '\0';
+		} else if (ch >= 32 && ch < 127 && n + 1 < sizeof(v->filter)) {
+			v->filter[n] = (char)ch;
+			v->filter[n + 1] = '\0';
+		}
+		v->sel[v->kind] = 0;
+		v->sel_id_valid[v->kind] = false;
+		return VIEW_REDRAW;
+	}
+	if (v->prompt == PROMPT_DELAY) {
+		n = strlen(v->input);
+		if (ch == KEY_ESC) {
+			v->prompt = PROMPT_NONE;
+		} else if (ch == '\r' || ch == '\n' || ch == KEY_ENTER) {
+			uint64_t ns;
+			v->prompt = PROMPT_NONE;
+			if (!v->input[0])
+				return VIEW_REDRAW;
+			/* the bounds of -d */
+			if (util_parse_seconds(v->input, &ns)) {
+				snprintf(v->status, sizeof(v->status),
+				         "delay '%s' not set: give seconds from 0.01 to 86400",
+				         v->input);
+				return VIEW_REDRAW;
+			}
+			v->set.interval_ns = ns;
+			snprintf(v->status, sizeof(v->status), "refresh every %s s", v->input);
+			return VIEW_DELAY | VIEW_REDRAW;
+		} else if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
+			if (n)
+				v->input[n - 1] = '\0';
+		} else if ((isdigit(ch) || ch == '.') && n + 1 < sizeof(v->input)) {
+			v->input[n] = (char)ch;
+			v->input[n + 1] = '\0';
+		}
+		return VIEW_REDRAW;
+	}
+	/* PROMPT_PRESET */
+	if (ch == KEY_ESC || ch == 'q') {
+		v->prompt = PROMPT_NONE;
+	} else if (ch == KEY_UP && v->preset_sel > 0) {
+		v->preset_sel--;
+	} else if (ch == KEY_DOWN && v->preset_sel + 1 < v->cfg.nr_presets) {
+		v->preset_sel++;
+	} else if (ch == '\r' || ch == '\n' || ch == KEY_ENTER) {
+		v->prompt = PROMPT_NONE;
+		util_strlcpy(v->set.preset, v->cfg.presets[v->preset_sel], sizeof(v->set.preset));
+		return VIEW_PRESET | VIEW_REDRAW;
+	}
+	return VIEW_REDRAW;
+}
+
+/* ---- the key map: each action a function, bound to its keys below ---- */
+
+static unsigned act_quit(struct view *v, int ch)
+{
+	return VIEW_QUIT;
+}
+
+static unsigned act_save(struct view *v, int ch)
+{
+	return VIEW_SAVE;
+}
+
+static unsigned act_pause(struct view *v, int ch)
+{
+	v->paused = !v->paused;
+	return VIEW_PAUSE | VIEW_REDRAW;
+}
+
+static unsigned act_help(struct view *v, int ch)
+{
+	v->help = true;
+	v->help_top = 0;
+	return VIEW_REDRAW;
+}
+
+static unsigned act_next_view(struct view *v, int ch)
+{
+	int step = ch == KEY_BTAB ? VIEW_NR_KINDS - 1 : 1;
+
+	set_view(v, (enum view_kind)((v->kind + step) % VIEW_NR_KINDS));
+	return VIEW_REDRAW;
+}
+
+static unsigned act_view(struct view *v, int ch)
+{
+	set_view(v, (enum view_kind)(ch - '1'));
+	return VIEW_REDRAW;
+}
+
+static unsigned act_move(struct view *v, int ch)
+{
+	int page = view_body_lines(v) > 1 ? view_body_lines(v) - 1 : 1;
+
+	move_sel(v, ch == KEY_UP      ? -1
+	            : ch == KEY_DOWN  ? 1
+	            : ch == KEY_PPAGE ? -page
+	            : ch == KEY_NPAGE ? page
+	            : ch == KEY_HOME  ? -v->nr_idx
+	                              : v->nr_idx);
+	return VIEW_REDRAW;
+}
+
+static unsigned act_sort(struct view *v, int ch)
+{
+	cycle_sort(v, ch == '<' || ch == ',' ? -1 : 1);
+	return VIEW_REDRAW;
+}
+
+static unsigned act_reverse(struct view *v, int ch)
+{
+	v->sort[v->kind].reverse = !v->sort[v->kind].reverse;
+	return VIEW_REDRAW;
+}
+
+static unsigned act_filter(struct view *v, int ch)
+{
+	v->prompt = PROMPT_FILTER;
+	return VIEW_REDRAW;
+}
+
+static unsigned act_escape(struct view *v, int ch)
+{
+	if (v->filter[0]) {
+		v->filter[0] = '\0';
+	} else if (v->kind == VIEW_HOTSPOTS && v->set.hot_filter) {
+		v->set.hot_filter = false;
+		v->set.filter_pid = -1;
+		v->set.filter_cpu = -1;
+		set_view(v, v->back);
+		return VIEW_PROFILE | VIEW_REDRAW;
+	}
+	return VIEW_REDRAW;
+}
+
+static unsigned act_enter(struct view *v, int ch)
+{
+	return open_hotspots(v) | VIEW_REDRAW;
+}
+
+static unsigned act_delay(struct view *v, int ch)
+{
+	v->prompt = PROMPT_DELAY;
+	v->input[0] = '\0';
+	return VIEW_REDRAW;
+}
+
+static unsigned act_threads(struct view *v, int ch)
+{
+	if (!v->cfg.can_reopen) {
+		snprintf(v->status, sizeof(v->status), "H: %s", v->cfg.cannot_reopen);
+		return VIEW_REDRAW;
+	}
+	v->set.threads = !v->set.threads;
+	snprintf(v->status, sizeof(v->status), "a row per %s",
+	         v->set.threads ? "thread" : "process");
+	return VIEW_THREADS | VIEW_REDRAW;
+}
+
+static unsigned act_hide(struct view *v, int ch)
+{
+	bool *hide = ch == 'K' ? &v->set.hide_kernel : &v->set.hide_user;
+	bool *other = ch == 'K' ? &v->set.hide_user : &v->set.hide_kernel;
+
+	*hide = !*hide;
+	if (*hide)
+		*other = false; /* hiding both would hide everything */
+	snprintf(v->status, sizeof(v->status), "%s hotspots %s (from the next interval)",
+	         ch == 'K' ? "kernel" : "user-space", *hide ? "hidden" : "shown");
+	return VIEW_PROFILE | VIEW_REDRAW;
+}
+
+static unsigned act_accumulate(struct view *v, int ch)
+{
+	v->set.accumulated = !v->set.accumulated;
+	snprintf(v->status, sizeof(v->status), "hotspots %s (from the next interval)",
+	         v->set.accumulated ? "since the start" : "of each interval");
+	return VIEW_PROFILE | VIEW_REDRAW;
+}
+
+static unsigned act_presets(struct view *v, int ch)
+{
+	if (!v->cfg.can_reopen || !v->cfg.nr_presets) {
+		snprintf(v->status, sizeof(v->status), "p: %s",
+		         v->cfg.cannot_reopen ? v->cfg.cannot_reopen : "no presets");
+		return VIEW_REDRAW;
+	}
+	v->prompt = PROMPT_PRESET;
+	v->preset_sel = 0;
+	for (int i = 0; i < v->cfg.nr_presets; i++)
+		if (v->m && !strcmp(v->cfg.presets[i], v->m->preset))
+			v->preset_sel = i;
+	return VIEW_REDRAW;
+}
+
+static unsigned act_theme(struct view *v, int ch)
+{
+	char *st = v->status;
+	size_t stl = sizeof(v->status);
+
+	if (v->mono_only) {
+		snprintf(st, stl, "no colours here (NO_COLOR or the terminal): mono theme only");
+		return VIEW_REDRAW;
+	}
+	v->theme = (v->theme + 1) % v->themes.nr;
+	view_apply_theme(v);
+	const struct theme *t = &v->themes.t[v->theme];
+	if (snprintf(st, stl, "theme %s (%s)%s", t->name, t->origin,
+	             COLORS >= 256 ? ", 256 colours" : ", 8 colours") >= (int)stl)
+		st[stl - 1] = '\0'; /* a long file name: the status line is cut */
+	return VIEW_REDRAW;
+}
+
+static unsigned act_redraw(struct view *v, int ch)
+{
+	return VIEW_REDRAW;
+}
+
+static const struct binding {
+	int key;
+	unsigned (*act)(struct view *v, int ch);
+} bindings[] = {
+    {'q', act_quit},           {'Q', act_quit},        {KEY_F(10), act_quit},
+    {'s', act_save},           {' ', act_pause},       {'h', act_help},
+    {'?', act_help},           {KEY_F(1), act_help},   {'\t', act_next_view},
+    {KEY_BTAB, act_next_view}, {'1', act_view},        {'2', act_view},
+    {'3', act_view},           {'4', act_view},        {KEY_UP, act_move},
+    {KEY_DOWN, act_move},      {KEY_PPAGE, act_move},  {KEY_NPAGE, act_move},
+    {KEY_HOME, act_move},      {KEY_END, act_move},    {'<', act_sort},
+    {',', act_sort},           {'>', act_sort},        {'.', act_sort},
+    {KEY_F(6), act_sort},      {'r', act_reverse},     {'/', act_filter},
+    {KEY_F(4), act_filter},    {KEY_ESC, act_escape},  {'\r', act_enter},
+    {'\n', act_enter},         {KEY_ENTER, act_enter}, {'d', act_delay},
+    {'H', act_threads},        {'K', act_hide},        {'U', act_hide},
+    {'z', act_accumulate},     {'p', act_presets},     {'t', act_theme},
+    {KEY_RESIZE, act_redraw},
+};
+
+/* In the help: arrows and pages scroll it; F10 quits; any other key (q,
+ * Esc, h, F1 among them) closes it. */
+static unsigned key_help(struct view *v, int ch)
+{
+	if (ch == KEY_UP || ch == KEY_DOWN || ch == KEY_PPAGE || ch == KEY_NPAGE) {
+		v->help_top += ch == KEY_UP ? -1 : ch == KEY_DOWN ? 1 : ch == KEY_PPAGE ? -10 : 10;
+		return VIEW_REDRAW;
+	}
+	v->help = false;
+	return ch == KEY_F(10) ? VIEW_QUIT : VIEW_REDRAW;
+}
+
+static unsigned key(struct view *v, int ch)
+{
+	if (v->prompt != PROMPT_NONE)
+		return key_prompt(v, ch);
+	if (v->help)
+		return key_help(v, ch);
+	for (size_t i = 0; i < sizeof(bindings) / sizeof(bindings[0]); i++)
+		if (bindings[i].key == ch)
+			return bindings[i].act(v, ch);
+	return 0;
+}
+
+unsigned view_input(struct view *v)
+{
+	unsigned act = 0;
+	int ch;
+
+	while ((ch = getch()) != ERR) {
+		if (ch != KEY_RESIZE)
+			v->status[0] = '\0';
+		act |= key(v, ch);
+		if (act & VIEW_QUIT)
+			break;
+	}
+	return act;
+}
+
+void view_status(struct view *v, const char *msg)
+{
+	util_strlcpy(v->status, msg, sizeof(v->status));
+	view_render(v);
+}
+
+const struct view_settings *view_settings(const struct view *v)
+{
+	return &v->set;
+}
+
+bool view_paused(const struct view *v)
+{
+	return v->paused;
+}

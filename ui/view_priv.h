@@ -1,0 +1,98 @@
+/* view_priv.h: what the screen (view.c) and its keys (view_keys.c) share. */
+#ifndef PFMTOP_VIEW_PRIV_H
+#define PFMTOP_VIEW_PRIV_H
+
+#include "view.h"
+
+#include "format.h"
+#include "theme.h"
+
+#include <curses.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define MIN_COLS  50
+#define MIN_LINES 10
+#define BODY_Y    5 /* first row under the column titles */
+#define KEY_ESC   27
+#define CELL      160
+
+enum col_kind {
+	C_CPU,
+	C_CPUPCT,
+	C_EVENT,
+	C_METRIC,
+	C_PID,
+	C_USER,
+	C_THR,
+	C_STATE,
+	C_COMMAND,
+	C_SHARE,
+	C_SAMPLES,
+	C_HPID,
+	C_HCOMM,
+	C_SYMBOL,
+	C_MODULE,
+	C_EVNAME,
+	C_EVSTATE,
+	C_EVCOV,
+	C_EVWHY,
+};
+
+struct col {
+	struct format_column f;
+	enum col_kind kind;
+	int index; /* event or metric */
+	char title[40];
+	bool text; /* sorts ascending as text */
+};
+
+struct sort_key {
+	enum col_kind kind;
+	int index;
+	bool reverse;
+};
+
+enum prompt {
+	PROMPT_NONE,
+	PROMPT_FILTER,
+	PROMPT_DELAY,
+	PROMPT_PRESET,
+};
+
+struct view {
+	const struct model *m;
+	enum view_kind kind, back; /* back: where Esc returns from filtered hotspots */
+	struct view_settings set;
+	struct view_config cfg;
+	int sel[VIEW_NR_KINDS], top[VIEW_NR_KINDS];
+	int64_t sel_id[VIEW_NR_KINDS];
+	bool sel_id_valid[VIEW_NR_KINDS];
+	struct sort_key sort[VIEW_NR_KINDS];
+	bool task_sort_from_model;
+	char filter[64];
+	enum prompt prompt;
+	char input[32];
+	int preset_sel;
+	bool paused, help;
+	int help_top;
+	char status[320];
+	/* rows of the current view, after filter and sort */
+	int *idx;
+	int nr_idx, cap_idx;
+	struct col cols[FORMAT_MAX_COLUMNS];
+	int nr_cols, x[FORMAT_MAX_COLUMNS], w[FORMAT_MAX_COLUMNS];
+	/* themes */
+	struct theme_set themes;
+	int theme;
+	bool colors, mono_only;
+	attr_t attr[THEME_NR_SLOTS];
+};
+
+void view_remember_selection(struct view *v);
+const struct col *view_sort_col(const struct view *v);
+void view_apply_theme(struct view *v);
+int view_body_lines(const struct view *v);
+void view_render(struct view *v);
+
+#endif
