@@ -10,7 +10,7 @@
 set -eu
 
 build_pkgs="build-essential cmake pkg-config libncurses-dev libpfm4-dev libinih-dev libelf-dev libjansson-dev"
-test_pkgs="libcmocka-dev tmux linux-perf clang python3 util-linux procps manpages-dev libc6-dbg locales stress-ng mmdebstrap"
+test_pkgs="libcmocka-dev tmux linux-perf clang clang-format python3 util-linux procps manpages-dev libc6-dbg locales stress-ng mmdebstrap binutils gcc"
 
 pkgs=$build_pkgs
 case "${1:-}" in

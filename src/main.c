@@ -432,8 +432,7 @@ static void reopen(struct app *a, const char *preset, bool threads)
 				snprintf(msg, sizeof(msg), "preset %s: %.300s; kept %s", preset,
 				         first_err, old_preset);
 				view_status(a->view, msg);
-			}
-			else if (skipped) {
+			} else if (skipped) {
 				/* warnings go to the status line, not over the screen */
 				snprintf(err, sizeof(err),
 				         "skipped %.300s%s (preset %s, a row per %s)",
@@ -948,7 +947,8 @@ static int run(struct app *a)
 		struct preset_set presets, *set = &presets;
 
 		load_presets(set, a->opt.preset && is_file(a->opt.preset) ? a->opt.preset : NULL);
-		apply_preset(a, pick_preset(set, a->opt.preset ? a->opt.preset : "default", &a->probe),
+		apply_preset(a,
+		             pick_preset(set, a->opt.preset ? a->opt.preset : "default", &a->probe),
 		             &a->resolved);
 		for (int i = 0; i < set->nr && a->nr_preset_names < MAX_PRESET_NAMES; i++) {
 			bool seen = set->p[i].pmu[0] != '\0'; /* variants come with their base */

@@ -1,5 +1,5 @@
 /* preset: INI presets (via inih) checked into plain structs; search path, fallbacks, validator. */
-#include "preset.h"
+#include "preset_priv.h"
 
 #include "model.h"
 #include "presets_builtin.h"
@@ -25,24 +25,22 @@
 
 _Static_assert(PRESET_METRICS_MAX <= MODEL_MAX_METRICS, "the model must hold every metric");
 _Static_assert(PRESET_METRIC_NAME_MAX <= sizeof(((struct model_metric *)0)->name),
-	       "metric names must fit the model");
+               "metric names must fit the model");
 _Static_assert(PRESET_UNIT_MAX <= sizeof(((struct model_metric *)0)->unit),
-	       "metric units must fit the model");
+               "metric units must fit the model");
 
-#define VALUE_MAX 4096      /* one value, continuation lines joined */
-#define SEGS_MAX 64         /* lines of one value */
-#define FILE_MAX (1 << 20)  /* larger preset files are refused */
-#define DEFAULT_FORMAT "%.2f"
+#define VALUE_MAX        4096 /* one value, continuation lines joined */
+#define SEGS_MAX         64   /* lines of one value */
+#define DEFAULT_FORMAT   "%.2f"
 #define FORMAT_WIDTH_MAX 32 /* a metric's cell: wider ones print nothing useful */
-#define FORMAT_PREC_MAX 17  /* digits a double holds */
-#define STR_(x) #x
-#define STR(x) STR_(x)
-#define KEYS_HINT "description, events, sort, fallback.EVENT or metric.NAME[.format|.unit|.title]"
+#define FORMAT_PREC_MAX  17 /* digits a double holds */
+#define STR_(x)          #x
+#define STR(x)           STR_(x)
+#define KEYS_HINT        "description, events, sort, fallback.EVENT or metric.NAME[.format|.unit|.title]"
 
 /* ---- small helpers ---- */
 
-__attribute__((format(printf, 3, 4))) static void appendf(char *buf, size_t len, const char *fmt,
-							   ...)
+void preset_appendf(char *buf, size_t len, const char *fmt, ...)
 {
 	size_t n = strnlen(buf, len);
 	va_list ap;
@@ -54,7 +52,7 @@ __attribute__((format(printf, 3, 4))) static void appendf(char *buf, size_t len,
 	va_end(ap);
 }
 
-static bool is_blank(char c)
+bool preset_is_blank(char c)
 {
 	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 }
@@ -64,45 +62,10 @@ static bool starts_with(const char *s, const char *prefix)
 	return !strncmp(s, prefix, strlen(prefix));
 }
 
-const char *preset_origin_name(enum preset_origin origin)
-{
-	switch (origin) {
-	case PRESET_ORIGIN_BUILTIN:
-		return "built-in";
-	case PRESET_ORIGIN_DATADIR:
-		return "datadir";
-	case PRESET_ORIGIN_SYSCONF:
-		return "system";
-	case PRESET_ORIGIN_USER:
-		return "user";
-	case PRESET_ORIGIN_FILE:
-		return "file";
-	}
-	return "?";
-}
-
-void preset_set_init(struct preset_set *set)
-{
-	memset(set, 0, sizeof(*set));
-}
-
-void preset_set_free(struct preset_set *set)
-{
-	free(set->p);
-	free(set->files);
-	memset(set, 0, sizeof(*set));
-}
-
-int preset_error_format(const struct preset_error *err, char *buf, size_t len)
-{
-	return expr_error_format(buf, len, err->file[0] ? err->file : NULL, err->line, err->col,
-				 err->msg, err->src[0] ? err->src : NULL);
-}
-
 /* ---- phase 1: lines, sections and raw key = value entries ---- */
 
 struct seg {
-	int line, col; /* where this piece of the value starts in the file */
+	int line, col;   /* where this piece of the value starts in the file */
 	size_t off, len; /* and where it sits in the joined value */
 };
 
@@ -137,7 +100,7 @@ struct parse {
 	int lineno;
 	size_t line_off, line_len; /* current line, trailing blanks dropped */
 	enum line_kind kind;
-	bool have_key;  /* a key line since the last section header (inih's prev_name) */
+	bool have_key; /* a key line since the last section header (inih's prev_name) */
 	size_t key_off, key_len, val_off, val_len; /* split of a LINE_KEY / LINE_CONT line */
 	int nr_sec, cap_sec;
 	struct section *sec;
@@ -169,7 +132,7 @@ static void copy_line(const char *text, size_t len, int lineno, char *buf, size_
 }
 
 __attribute__((format(printf, 4, 5))) static int perr(struct parse *ps, int line, int col,
-						       const char *fmt, ...)
+                                                      const char *fmt, ...)
 {
 	struct preset_error *err = ps->err;
 	va_list ap;
@@ -190,14 +153,14 @@ __attribute__((format(printf, 4, 5))) static int perr(struct parse *ps, int line
 	return ps->ret;
 }
 
-static bool name_char(char c)
+bool preset_name_char(char c)
 {
 	return isalnum((unsigned char)c) || c == '_' || c == '-';
 }
 
 static bool pmu_char(char c)
 {
-	return name_char(c) || c == '*' || c == '?';
+	return preset_name_char(c) || c == '*' || c == '?';
 }
 
 /* "[preset NAME]" or "[preset NAME:PMU, PMU]" at l[i] (a '['). */
@@ -212,56 +175,57 @@ static int section_begin(struct parse *ps, const char *l, size_t n, size_t i)
 		;
 	if (close == n)
 		return perr(ps, ps->lineno, (int)i + 1, "section header without closing ']'");
-	for (c = close + 1; c < n && is_blank(l[c]); c++)
+	for (c = close + 1; c < n && preset_is_blank(l[c]); c++)
 		;
 	if (c < n && l[c] != ';' && l[c] != '#')
 		return perr(ps, ps->lineno, (int)c + 1, "unexpected text after ']'");
-	for (a = i + 1; a < close && is_blank(l[a]); a++)
+	for (a = i + 1; a < close && preset_is_blank(l[a]); a++)
 		;
-	if (close - a < 6 || strncmp(l + a, "preset", 6) || (close - a > 6 && !is_blank(l[a + 6])))
+	if (close - a < 6 || strncmp(l + a, "preset", 6) ||
+	    (close - a > 6 && !preset_is_blank(l[a + 6])))
 		return perr(ps, ps->lineno, (int)a + 1,
-			    "unknown section '[%.*s]' (expected [preset NAME] or "
-			    "[preset NAME:PMU])",
-			    (int)(close - i - 1), l + i + 1);
-	for (a += 6; a < close && is_blank(l[a]); a++)
+		            "unknown section '[%.*s]' (expected [preset NAME] or "
+		            "[preset NAME:PMU])",
+		            (int)(close - i - 1), l + i + 1);
+	for (a += 6; a < close && preset_is_blank(l[a]); a++)
 		;
 	colon = memchr(l + a, ':', close - a);
 	b = colon ? (size_t)(colon - l) : close;
-	while (b > a && is_blank(l[b - 1]))
+	while (b > a && preset_is_blank(l[b - 1]))
 		b--;
 	if (a == b)
 		return perr(ps, ps->lineno, (int)a + 1, "missing preset name");
 	for (size_t k = a; k < b; k++)
-		if (!name_char(l[k]))
+		if (!preset_name_char(l[k]))
 			return perr(ps, ps->lineno, (int)k + 1,
-				    "invalid character '%c' in preset name (use letters, digits, "
-				    "'_' and '-')",
-				    l[k]);
+			            "invalid character '%c' in preset name (use letters, digits, "
+			            "'_' and '-')",
+			            l[k]);
 	if (b - a >= PRESET_NAME_MAX)
 		return perr(ps, ps->lineno, (int)a + 1,
-			    "preset name too long (at most %d characters)", PRESET_NAME_MAX - 1);
+		            "preset name too long (at most %d characters)", PRESET_NAME_MAX - 1);
 	if (colon) {
 		size_t p = (size_t)(colon - l) + 1;
 
 		for (;;) {
 			size_t q, e;
 
-			while (p < close && is_blank(l[p]))
+			while (p < close && preset_is_blank(l[p]))
 				p++;
 			for (q = p; q < close && l[q] != ','; q++)
 				;
-			for (e = q; e > p && is_blank(l[e - 1]); e--)
+			for (e = q; e > p && preset_is_blank(l[e - 1]); e--)
 				;
 			if (e == p)
 				return perr(ps, ps->lineno, (int)p + 1, "missing PMU name");
 			for (size_t k = p; k < e; k++)
 				if (!pmu_char(l[k]))
 					return perr(ps, ps->lineno, (int)k + 1,
-						    "invalid character '%c' in PMU pattern", l[k]);
+					            "invalid character '%c' in PMU pattern", l[k]);
 			if (strlen(pmu) + (e - p) + 3 >= sizeof(pmu))
 				return perr(ps, ps->lineno, (int)p + 1, "too many PMU patterns");
-			appendf(pmu, sizeof(pmu), "%s%.*s", pmu[0] ? ", " : "", (int)(e - p),
-				l + p);
+			preset_appendf(pmu, sizeof(pmu), "%s%.*s", pmu[0] ? ", " : "", (int)(e - p),
+			               l + p);
 			if (q == close)
 				break;
 			p = q + 1;
@@ -272,8 +236,8 @@ static int section_begin(struct parse *ps, const char *l, size_t n, size_t i)
 		if (strlen(s->name) == b - a && !strncmp(s->name, l + a, b - a) &&
 		    !strcmp(s->pmu, pmu))
 			return perr(ps, ps->lineno, (int)i + 1,
-				    "duplicate section [preset %s%s%s] (first at line %d)", s->name,
-				    pmu[0] ? ":" : "", pmu, s->line);
+			            "duplicate section [preset %s%s%s] (first at line %d)", s->name,
+			            pmu[0] ? ":" : "", pmu, s->line);
 	}
 	if (ps->nr_sec == ps->cap_sec) {
 		int cap = ps->cap_sec ? 2 * ps->cap_sec : 8;
@@ -299,11 +263,11 @@ static size_t value_end(const char *l, size_t from, size_t n)
 	size_t e = n;
 
 	for (size_t k = from; k < n; k++)
-		if (l[k] == ';' && (k == from || is_blank(l[k - 1]))) {
+		if (l[k] == ';' && (k == from || preset_is_blank(l[k - 1]))) {
 			e = k;
 			break;
 		}
-	while (e > from && is_blank(l[e - 1]))
+	while (e > from && preset_is_blank(l[e - 1]))
 		e--;
 	return e;
 }
@@ -342,18 +306,18 @@ static int classify(struct parse *ps)
 			quoted = !quoted;
 		else if (!quoted && l[k] == '=')
 			break;
-		else if (!quoted && l[k] == ';' && is_blank(l[k - 1]))
+		else if (!quoted && l[k] == ';' && preset_is_blank(l[k - 1]))
 			k = n - 1;
 	}
 	if (k >= n)
 		return perr(ps, ps->lineno, (int)i + 1, "expected 'key = value' or '[section]'");
 	ps->key_off = i;
 	ps->key_len = k - i;
-	while (ps->key_len && is_blank(l[i + ps->key_len - 1]))
+	while (ps->key_len && preset_is_blank(l[i + ps->key_len - 1]))
 		ps->key_len--;
 	if (!ps->key_len)
 		return perr(ps, ps->lineno, (int)i + 1, "missing key before '='");
-	for (k++; k < n && is_blank(l[k]); k++)
+	for (k++; k < n && preset_is_blank(l[k]); k++)
 		;
 	ps->val_off = k;
 	ps->val_len = value_end(l, k, n) - k;
@@ -434,10 +398,10 @@ static int continue_entry(struct parse *ps)
 		return 0;
 	if (e->nr_segs == SEGS_MAX)
 		return perr(ps, ps->lineno, (int)ps->val_off + 1,
-			    "value continued over too many lines (at most %d)", SEGS_MAX);
+		            "value continued over too many lines (at most %d)", SEGS_MAX);
 	if (e->vlen + sep + ps->val_len >= sizeof(e->value))
 		return perr(ps, ps->lineno, (int)ps->val_off + 1,
-			    "value too long (at most %zu characters)", sizeof(e->value) - 1);
+		            "value too long (at most %zu characters)", sizeof(e->value) - 1);
 	if (sep)
 		e->value[e->vlen++] = ' ';
 	e->seg[e->nr_segs++] = (struct seg){ps->lineno, (int)ps->val_off + 1, e->vlen, ps->val_len};
@@ -474,8 +438,8 @@ static void map_off(const struct entry *e, size_t off, int *line, int *col)
 	while (k + 1 < e->nr_segs && e->seg[k + 1].off <= off)
 		k++;
 	*line = e->seg[k].line;
-	*col = e->seg[k].col + (int)(off - e->seg[k].off > e->seg[k].len ? e->seg[k].len
-									: off - e->seg[k].off);
+	*col = e->seg[k].col +
+	       (int)(off - e->seg[k].off > e->seg[k].len ? e->seg[k].len : off - e->seg[k].off);
 }
 
 /* The value without surrounding double quotes. */
@@ -485,7 +449,7 @@ static const char *val(const struct entry *e)
 }
 
 __attribute__((format(printf, 4, 5))) static int verr(struct parse *ps, const struct entry *e,
-						       size_t off, const char *fmt, ...)
+                                                      size_t off, const char *fmt, ...)
 {
 	char msg[256];
 	va_list ap;
@@ -530,8 +494,7 @@ static int list_offsets(const char *v, size_t *offs, int max)
 }
 
 /* events_parse_list() on the value of e, errors mapped to the file. */
-static int parse_list(struct parse *ps, const struct entry *e, struct events_list *l,
-		      size_t *offs)
+static int parse_list(struct parse *ps, const struct entry *e, struct events_list *l, size_t *offs)
 {
 	char err[256];
 	int col = 0, used = 0;
@@ -552,7 +515,7 @@ static int parse_list(struct parse *ps, const struct entry *e, struct events_lis
 		for (int j = 0; j < i; j++)
 			if (!strcmp(l->name[i], l->name[j]))
 				return verr(ps, e, offs[i], "event '%s' is listed twice",
-					    l->name[i]);
+				            l->name[i]);
 	}
 	return 0;
 }
@@ -653,7 +616,7 @@ static const char *format_problem(const char *f, size_t *where)
 			*where = (size_t)(p - f);
 			if (digits_value(&p) > FORMAT_PREC_MAX)
 				return "format precision too large (at most " STR(
-					FORMAT_PREC_MAX) ")";
+				    FORMAT_PREC_MAX) ")";
 		}
 		if (*p == 'l')
 			p++;
@@ -666,7 +629,7 @@ static const char *format_problem(const char *f, size_t *where)
 	if (convs != 1) {
 		*where = 0;
 		return convs ? "more than one conversion in format"
-			     : "format has no conversion (e.g. %.2f)";
+		             : "format has no conversion (e.g. %.2f)";
 	}
 	return NULL;
 }
@@ -680,7 +643,7 @@ static struct metric_def *metric_def(struct sec_data *d, const char *name)
 }
 
 static int interpret_metric(struct parse *ps, struct sec_data *d, const struct entry *e,
-			    const char *rest, int rest_col)
+                            const char *rest, int rest_col)
 {
 	static const char *const attrs[] = {".format", ".unit", ".title"};
 	char name[256];
@@ -701,21 +664,21 @@ static int interpret_metric(struct parse *ps, struct sec_data *d, const struct e
 		return perr(ps, e->line, rest_col, "missing metric name after 'metric.'");
 	if (strchr(name, '.'))
 		return perr(ps, e->line, 1,
-			    "unknown key '%s' (a metric's attributes are format, unit and title)",
-			    e->key);
+		            "unknown key '%s' (a metric's attributes are format, unit and title)",
+		            e->key);
 	if (!valid_metric_name(name))
 		return perr(ps, e->line, rest_col,
-			    "invalid metric name '%s' (a letter, then letters, digits, '_', "
-			    "'%%', '/' or '-')",
-			    name);
+		            "invalid metric name '%s' (a letter, then letters, digits, '_', "
+		            "'%%', '/' or '-')",
+		            name);
 	if (n >= PRESET_METRIC_NAME_MAX)
 		return perr(ps, e->line, rest_col, "metric name too long (at most %d characters)",
-			    PRESET_METRIC_NAME_MAX - 1);
+		            PRESET_METRIC_NAME_MAX - 1);
 	md = metric_def(d, name);
 	if (!md) {
 		if (d->nr_m == PRESET_METRICS_MAX)
 			return perr(ps, e->line, 1, "too many metrics (at most %d)",
-				    PRESET_METRICS_MAX);
+			            PRESET_METRICS_MAX);
 		md = &d->m[d->nr_m++];
 		memset(md, 0, sizeof(*md));
 		memcpy(md->name, name, n);
@@ -741,26 +704,26 @@ static int interpret_metric(struct parse *ps, struct sec_data *d, const struct e
 			return verr(ps, e, where, "%s", why);
 		if (strlen(val(e)) >= PRESET_FORMAT_MAX)
 			return verr(ps, e, 0, "format too long (at most %d characters)",
-				    PRESET_FORMAT_MAX - 1);
+			            PRESET_FORMAT_MAX - 1);
 		return 0;
 	}
 	case 1:
 		md->unit = e;
 		if (strlen(val(e)) >= PRESET_UNIT_MAX)
 			return verr(ps, e, 0, "unit too long (at most %d characters)",
-				    PRESET_UNIT_MAX - 1);
+			            PRESET_UNIT_MAX - 1);
 		return 0;
 	default:
 		md->title = e;
 		if (strlen(val(e)) >= PRESET_METRIC_NAME_MAX)
 			return verr(ps, e, 0, "title too long (at most %d characters)",
-				    PRESET_METRIC_NAME_MAX - 1);
+			            PRESET_METRIC_NAME_MAX - 1);
 		return 0;
 	}
 }
 
 static int interpret_fallback(struct parse *ps, struct sec_data *d, const struct entry *e,
-			      const char *event, int event_col)
+                              const char *event, int event_col)
 {
 	struct fallback_def *fb = &d->fb[d->nr_fb];
 	size_t offs[EVENTS_LIST_MAX];
@@ -812,7 +775,7 @@ static void unquote(struct entry *e)
 
 static int interpret_section(struct parse *ps, struct section *s, struct sec_data *d)
 {
-	char (*keys)[256] = calloc((size_t)s->nr_entries + 1, sizeof(*keys));
+	char(*keys)[256] = calloc((size_t)s->nr_entries + 1, sizeof(*keys));
 
 	if (!keys)
 		return ps->ret = -ENOMEM;
@@ -870,7 +833,7 @@ static int interpret_section(struct parse *ps, struct section *s, struct sec_dat
 	return ps->ret;
 }
 
-static int find_event(const struct preset *p, const char *name)
+int preset_find_event(const struct preset *p, const char *name)
 {
 	for (int i = 0; i < p->nr_events; i++)
 		if (!strcmp(p->ev[i].name, name))
@@ -880,7 +843,7 @@ static int find_event(const struct preset *p, const char *name)
 
 static bool known_event(const char *name, void *arg)
 {
-	return find_event(arg, name) >= 0;
+	return preset_find_event(arg, name) >= 0;
 }
 
 static void set_events(struct preset *p, const struct events_list *l)
@@ -899,31 +862,31 @@ static int apply_fallbacks(struct parse *ps, const struct sec_data *d, struct pr
 {
 	for (int f = 0; f < d->nr_fb; f++) {
 		const struct fallback_def *fb = &d->fb[f];
-		int i = find_event(p, fb->event);
+		int i = preset_find_event(p, fb->event);
 
 		if (i < 0)
 			return perr(ps, fb->e->line, fb->event_col,
-				    "fallback for '%s', which is not in events", fb->event);
+			            "fallback for '%s', which is not in events", fb->event);
 		for (int k = 0; k < fb->nr; k++) {
 			const char *name = fb->name[k];
 
 			if (!strcmp(name, fb->event))
 				return verr(ps, fb->e, fb->offs[k],
-					    "'%s' cannot fall back to itself", name);
-			if (find_event(p, name) >= 0)
+				            "'%s' cannot fall back to itself", name);
+			if (preset_find_event(p, name) >= 0)
 				return verr(ps, fb->e, fb->offs[k],
-					    "fallback '%s' is itself listed in events", name);
+				            "fallback '%s' is itself listed in events", name);
 			for (int j = 0; j < k; j++)
 				if (!strcmp(name, fb->name[j]))
 					return verr(ps, fb->e, fb->offs[k],
-						    "fallback '%s' is listed twice", name);
+					            "fallback '%s' is listed twice", name);
 			for (int o = 0; o < p->nr_events; o++)
 				for (int j = 0; o != i && j < p->ev[o].nr_fallbacks; j++)
 					if (!strcmp(name, p->ev[o].fallback[j]))
 						return verr(ps, fb->e, fb->offs[k],
-							    "fallback '%s' is already a "
-							    "fallback of '%s'",
-							    name, p->ev[o].name);
+						            "fallback '%s' is already a "
+						            "fallback of '%s'",
+						            name, p->ev[o].name);
 		}
 		p->ev[i].nr_fallbacks = fb->nr;
 		memcpy(p->ev[i].fallback, fb->name, sizeof(fb->name));
@@ -943,14 +906,14 @@ static void set_metrics(struct preset *p, const struct sec_data *d)
 		snprintf(m->title, sizeof(m->title), "%s", md->title ? val(md->title) : md->name);
 		snprintf(m->unit, sizeof(m->unit), "%s", md->unit ? val(md->unit) : "");
 		snprintf(m->format, sizeof(m->format), "%s",
-			 md->format ? val(md->format) : DEFAULT_FORMAT);
+		         md->format ? val(md->format) : DEFAULT_FORMAT);
 	}
 }
 
 /* Type-check the metrics of md against p's events. variant: the section
  * whose events inherited metrics now face (NULL when md's own). */
 static int check_metrics(struct parse *ps, const struct sec_data *md, const struct preset *p,
-			 const struct section *variant)
+                         const struct section *variant)
 {
 	for (int k = 0; k < md->nr_m; k++) {
 		const struct metric_def *m = &md->m[k];
@@ -960,17 +923,17 @@ static int check_metrics(struct parse *ps, const struct sec_data *md, const stru
 			continue;
 		if (variant)
 			return verr(ps, m->expr, (size_t)xe.col - 1,
-				    "%s (not in the events of [preset %s:%s])", xe.msg,
-				    variant->name, variant->pmu);
+			            "%s (not in the events of [preset %s:%s])", xe.msg,
+			            variant->name, variant->pmu);
 		return verr(ps, m->expr, (size_t)xe.col - 1,
-			    "%s (not in the events of this preset)", xe.msg);
+		            "%s (not in the events of this preset)", xe.msg);
 	}
 	return 0;
 }
 
 /* The sort key of sd (if any) must name a metric or event of p. */
 static int check_sort(struct parse *ps, const struct sec_data *sd, struct preset *p,
-		      const struct section *variant)
+                      const struct section *variant)
 {
 	const char *s;
 	bool found;
@@ -978,23 +941,23 @@ static int check_sort(struct parse *ps, const struct sec_data *sd, struct preset
 	if (!sd->sort)
 		return 0;
 	s = val(sd->sort);
-	found = find_event(p, s) >= 0;
+	found = preset_find_event(p, s) >= 0;
 	for (int k = 0; k < p->nr_metrics && !found; k++)
 		found = !strcmp(p->metric[k].name, s);
 	if (!found) {
 		if (variant)
 			return verr(ps, sd->sort, 0,
-				    "sort: '%s' is not a metric or event of [preset %s:%s]", s,
-				    variant->name, variant->pmu);
+			            "sort: '%s' is not a metric or event of [preset %s:%s]", s,
+			            variant->name, variant->pmu);
 		return verr(ps, sd->sort, 0, "sort: '%s' is not a metric or event of this preset",
-			    s);
+		            s);
 	}
 	snprintf(p->sort, sizeof(p->sort), "%s", s);
 	return 0;
 }
 
 static void set_origin(struct preset *p, const struct parse *ps, const struct section *s,
-		       enum preset_origin origin)
+                       enum preset_origin origin)
 {
 	snprintf(p->name, sizeof(p->name), "%s", s->name);
 	snprintf(p->pmu, sizeof(p->pmu), "%s", s->pmu);
@@ -1004,7 +967,7 @@ static void set_origin(struct preset *p, const struct parse *ps, const struct se
 }
 
 static int build_base(struct parse *ps, const struct sec_data *d, struct preset *p,
-		      enum preset_origin origin)
+                      enum preset_origin origin)
 {
 	memset(p, 0, sizeof(*p));
 	set_origin(p, ps, d->s, origin);
@@ -1022,7 +985,7 @@ static int build_base(struct parse *ps, const struct sec_data *d, struct preset 
 }
 
 static int build_variant(struct parse *ps, const struct sec_data *base, const struct preset *bp,
-			 const struct sec_data *d, struct preset *p, enum preset_origin origin)
+                         const struct sec_data *d, struct preset *p, enum preset_origin origin)
 {
 	bool new_events = d->events != NULL;
 
@@ -1034,7 +997,7 @@ static int build_variant(struct parse *ps, const struct sec_data *base, const st
 		set_events(p, &d->list);
 		/* keep the base's fallbacks for events still listed */
 		for (int i = 0; i < p->nr_events; i++) {
-			int b = find_event(bp, p->ev[i].name);
+			int b = preset_find_event(bp, p->ev[i].name);
 
 			if (b >= 0 && !d->nr_fb) {
 				p->ev[i].nr_fallbacks = bp->ev[b].nr_fallbacks;
@@ -1052,17 +1015,17 @@ static int build_variant(struct parse *ps, const struct sec_data *base, const st
 		/* inherited fallbacks must still make sense with the new events */
 		for (int i = 0; i < p->nr_events; i++)
 			for (int k = 0; k < p->ev[i].nr_fallbacks; k++)
-				if (find_event(p, p->ev[i].fallback[k]) >= 0)
+				if (preset_find_event(p, p->ev[i].fallback[k]) >= 0)
 					for (int f = 0; f < base->nr_fb; f++)
 						if (!strcmp(base->fb[f].event, p->ev[i].name))
 							return perr(ps, base->fb[f].e->line,
-								    base->fb[f].event_col,
-								    "fallback '%s' of '%s' is "
-								    "listed in the events of "
-								    "[preset %s:%s]",
-								    p->ev[i].fallback[k],
-								    p->ev[i].name, d->s->name,
-								    d->s->pmu);
+							            base->fb[f].event_col,
+							            "fallback '%s' of '%s' is "
+							            "listed in the events of "
+							            "[preset %s:%s]",
+							            p->ev[i].fallback[k],
+							            p->ev[i].name, d->s->name,
+							            d->s->pmu);
 	}
 	if (d->nr_m)
 		set_metrics(p, d);
@@ -1074,16 +1037,16 @@ static int build_variant(struct parse *ps, const struct sec_data *base, const st
 /* ---- the set ---- */
 
 /* Index just past the group (base + variants) starting at i. */
-static int group_end(const struct preset_set *set, int i)
+int preset_group_end(const struct preset_set *set, int i)
 {
 	for (i++; i < set->nr && set->p[i].pmu[0]; i++)
 		;
 	return i;
 }
 
-static int group_find(const struct preset_set *set, const char *name)
+int preset_group_find(const struct preset_set *set, const char *name)
 {
-	for (int i = 0; i < set->nr; i = group_end(set, i))
+	for (int i = 0; i < set->nr; i = preset_group_end(set, i))
 		if (!strcmp(set->p[i].name, name))
 			return i;
 	return -1;
@@ -1108,11 +1071,11 @@ static int set_reserve(struct preset_set *set, int n)
  * set_reserve() made room for n first: this cannot fail. */
 static void set_put(struct preset_set *set, struct preset *np, int n)
 {
-	int at = group_find(set, np[0].name), old = 0;
+	int at = preset_group_find(set, np[0].name), old = 0;
 	struct preset *p = set->p;
 
 	if (at >= 0) {
-		old = group_end(set, at) - at;
+		old = preset_group_end(set, at) - at;
 		np[0].overrides = true;
 		np[0].overridden = set->p[at].origin;
 	} else {
@@ -1182,7 +1145,7 @@ out:
 }
 
 int preset_parse(struct preset_set *set, const char *text, size_t len, const char *file,
-		 enum preset_origin origin, struct preset_error *err)
+                 enum preset_origin origin, struct preset_error *err)
 {
 	struct parse ps = {.file = file, .text = text, .len = len, .err = err};
 	const char *nul = memchr(text, '\0', len);
@@ -1207,607 +1170,4 @@ int preset_parse(struct preset_set *set, const char *text, size_t len, const cha
 		free(ps.sec[i].entries);
 	free(ps.sec);
 	return ps.ret;
-}
-
-/* ---- files and the search path ---- */
-
-static int file_error(struct preset_error *err, const char *path, int e, const char *what)
-{
-	memset(err, 0, sizeof(*err));
-	snprintf(err->file, sizeof(err->file), "%s", path);
-	snprintf(err->msg, sizeof(err->msg), "%s: %s", what, strerror(e));
-	return -e;
-}
-
-/* A file's own complaint ("not a regular file"), without an errno text. */
-static int file_why(struct preset_error *err, const char *path, int ret, const char *why)
-{
-	memset(err, 0, sizeof(*err));
-	util_strlcpy(err->file, path, sizeof(err->file));
-	util_strlcpy(err->msg, why, sizeof(err->msg));
-	return ret;
-}
-
-/* The names of the [preset NAME...] headers in text, as far as a tolerant
- * look can tell (the file did not parse): what it means to declare. */
-static void scan_names(struct preset_file *f, const char *text, size_t len)
-{
-	size_t off = 0;
-
-	while (off < len) {
-		const char *l = text + off, *nl = memchr(l, '\n', len - off);
-		size_t n = nl ? (size_t)(nl - l) : len - off, i = 0, a;
-
-		off += n + 1;
-		while (i < n && (is_blank(l[i]) || (unsigned char)l[i] >= 0x80))
-			i++; /* blanks, a BOM */
-		if (i == n || l[i] != '[')
-			continue;
-		for (i++; i < n && is_blank(l[i]); i++)
-			;
-		if (n - i < 7 || strncmp(l + i, "preset", 6) || !is_blank(l[i + 6]))
-			continue;
-		for (i += 6; i < n && is_blank(l[i]); i++)
-			;
-		for (a = i; i < n && name_char(l[i]); i++)
-			;
-		if (i == a || i - a >= PRESET_NAME_MAX)
-			continue;
-		bool seen = false;
-		for (int k = 0; k < f->nr_names && !seen; k++)
-			seen = strlen(f->names[k]) == i - a && !strncmp(f->names[k], l + a, i - a);
-		if (seen)
-			continue;
-		if (f->nr_names == PRESET_FILE_NAMES) {
-			f->more_names = true;
-			return;
-		}
-		memcpy(f->names[f->nr_names], l + a, i - a);
-		f->names[f->nr_names++][i - a] = '\0';
-	}
-}
-
-/* Note in set->files what became of path. 0 or -ENOMEM. */
-static int record_file(struct preset_set *set, const char *path, enum preset_origin origin,
-		       int ret, const struct preset_error *err, const char *text, size_t len)
-{
-	struct preset_file *f;
-
-	if (set->nr_files == set->cap_files) {
-		int cap = set->cap_files ? 2 * set->cap_files : 16;
-		struct preset_file *nf = realloc(set->files, (size_t)cap * sizeof(*nf));
-
-		if (!nf)
-			return -ENOMEM;
-		set->files = nf;
-		set->cap_files = cap;
-	}
-	f = &set->files[set->nr_files++];
-	memset(f, 0, sizeof(*f));
-	snprintf(f->path, sizeof(f->path), "%s", path);
-	f->origin = origin;
-	f->ret = ret;
-	if (ret && err)
-		f->err = *err;
-	if (ret && text)
-		scan_names(f, text, len);
-	return 0;
-}
-
-/* Read name (relative to dfd) called path in messages, and parse it; with
- * record, note the outcome in set->files. */
-static int load_at(struct preset_set *set, int dfd, const char *name, const char *path,
-		   enum preset_origin origin, struct preset_error *err, bool record)
-{
-	char why[160], *text = NULL;
-	size_t len = 0;
-	int ret;
-
-	ret = util_read_config(dfd, name, true, FILE_MAX, &text, &len, why, sizeof(why));
-	if (ret == -EFBIG)
-		file_error(err, path, EFBIG, "preset file too large");
-	else if (ret && why[0])
-		file_why(err, path, ret, why);
-	else if (ret && ret != -ENOMEM)
-		file_error(err, path, -ret, "cannot open preset file");
-	else if (!ret)
-		ret = preset_parse(set, text, len, path, origin, err);
-	if (record && ret != -ENOMEM && record_file(set, path, origin, ret, err, text, len))
-		ret = -ENOMEM;
-	free(text);
-	return ret;
-}
-
-int preset_load_file(struct preset_set *set, const char *path, enum preset_origin origin,
-		     struct preset_error *err)
-{
-	return load_at(set, AT_FDCWD, path, path, origin, err, false);
-}
-
-static int ini_file(const struct dirent *d)
-{
-	size_t n = strlen(d->d_name);
-
-	return d->d_name[0] != '.' && n > 4 && !strcmp(d->d_name + n - 4, ".ini");
-}
-
-static int by_name(const struct dirent **a, const struct dirent **b)
-{
-	return strcmp((*a)->d_name, (*b)->d_name);
-}
-
-int preset_load_dir(struct preset_set *set, const char *dir, enum preset_origin origin,
-		    struct preset_error *err)
-{
-	struct dirent **ents;
-	char path[PATH_MAX], why[160];
-	struct stat st;
-	int n, dfd, ret = 0;
-
-	dfd = util_open_config_dir(dir, why, sizeof(why));
-	/* A search-path directory that is not there, or not ours to read
-	 * (HOME of another user under su/setpriv), holds no presets. */
-	if (dfd == -ENOENT || dfd == -ENOTDIR || dfd == -EACCES)
-		return 0;
-	if (dfd < 0) {
-		if (why[0]) {
-			file_why(err, dir, dfd, why);
-		} else {
-			file_error(err, dir, -dfd, "cannot read preset directory");
-		}
-		return record_file(set, dir, origin, dfd, err, NULL, 0);
-	}
-	n = scandirat(dfd, ".", &ents, ini_file, by_name);
-	if (n < 0) {
-		ret = file_error(err, dir, errno, "cannot read preset directory");
-		ret = record_file(set, dir, origin, ret, err, NULL, 0);
-		close(dfd);
-		return ret;
-	}
-	for (int i = 0; i < n; i++) {
-		const char *name = ents[i]->d_name;
-
-		if (ret != -ENOMEM &&
-		    (size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) < sizeof(path) &&
-		    fstatat(dfd, name, &st, 0) == 0 && !S_ISDIR(st.st_mode)) {
-			if (!S_ISREG(st.st_mode)) /* not even opened */
-				ret = record_file(set, path, origin,
-						  file_why(err, path, -EINVAL, "not a regular file"),
-						  err, NULL, 0);
-			else
-				ret = load_at(set, dfd, name, path, origin, err, true);
-		}
-		free(ents[i]);
-	}
-	free(ents);
-	close(dfd);
-	return ret == -ENOMEM ? ret : 0;
-}
-
-int preset_load_builtin(struct preset_set *set, struct preset_error *err)
-{
-	char file[PRESET_PATH_MAX];
-	int ret;
-
-	for (int i = 0; i < presets_builtin_count; i++) {
-		snprintf(file, sizeof(file), "builtin:%s", presets_builtin[i].name);
-		ret = preset_parse(set, presets_builtin[i].text, strlen(presets_builtin[i].text),
-				   file, PRESET_ORIGIN_BUILTIN, err);
-		if (!ret)
-			ret = record_file(set, file, PRESET_ORIGIN_BUILTIN, 0, NULL, NULL, 0);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-/* A path, or "" (the place is skipped) when it does not fit. */
-__attribute__((format(printf, 3, 4))) static void path_fmt(char *buf, size_t len,
-							    const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, len, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= len)
-		buf[0] = '\0';
-}
-
-void preset_paths_default(struct preset_paths *paths)
-{
-	char exe[PATH_MAX], *slash;
-	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
-	ssize_t n;
-
-	memset(paths, 0, sizeof(*paths));
-	paths->builtin = true;
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		/* <prefix>/bin/pfmtop -> <prefix>/share/pfmtop/presets */
-		for (int k = 0; k < 2; k++) {
-			slash = strrchr(exe, '/');
-			if (slash)
-				*slash = '\0';
-		}
-		path_fmt(paths->datadir, sizeof(paths->datadir), "%s/%s/presets", exe,
-			 PFMTOP_DATADIR_REL);
-	}
-	snprintf(paths->sysconfdir, sizeof(paths->sysconfdir), "/etc/pfmtop/presets.d");
-	if (xdg && xdg[0] == '/')
-		path_fmt(paths->userdir, sizeof(paths->userdir), "%s/pfmtop/presets.d", xdg);
-	else if (home && home[0])
-		path_fmt(paths->userdir, sizeof(paths->userdir), "%s/.config/pfmtop/presets.d",
-			 home);
-}
-
-int preset_load_all(struct preset_set *set, const struct preset_paths *paths,
-		    struct preset_error *err)
-{
-	const struct {
-		const char *dir;
-		enum preset_origin origin;
-	} dirs[] = {
-		{paths->datadir, PRESET_ORIGIN_DATADIR},
-		{paths->sysconfdir, PRESET_ORIGIN_SYSCONF},
-		{paths->userdir, PRESET_ORIGIN_USER},
-	};
-	int ret;
-
-	if (paths->builtin) {
-		ret = preset_load_builtin(set, err);
-		if (ret)
-			return ret;
-	}
-	for (size_t k = 0; k < sizeof(dirs) / sizeof(dirs[0]); k++) {
-		if (!dirs[k].dir[0])
-			continue;
-		ret = preset_load_dir(set, dirs[k].dir, dirs[k].origin, err);
-		if (ret)
-			return ret;
-	}
-	if (paths->file[0])
-		return load_at(set, AT_FDCWD, paths->file, paths->file, PRESET_ORIGIN_FILE, err, true);
-	return 0;
-}
-
-const struct preset_file *preset_broken_file(const struct preset_set *set, const char *name)
-{
-	int at = group_find(set, name), from = 0;
-
-	/* A broken file before the one that defines name would have been
-	 * overridden by it anyway. */
-	for (int i = 0; at >= 0 && i < set->nr_files; i++)
-		if (!set->files[i].ret && !strcmp(set->files[i].path, set->p[at].file))
-			from = i + 1;
-	for (int i = from; i < set->nr_files; i++) {
-		const struct preset_file *f = &set->files[i];
-
-		if (!f->ret)
-			continue;
-		if (f->more_names)
-			return f;
-		for (int k = 0; k < f->nr_names; k++)
-			if (!strcmp(f->names[k], name))
-				return f;
-	}
-	return NULL;
-}
-
-/* ---- lookup ---- */
-
-/* Best score of the patterns that match one of pmus: the number of
- * non-wildcard characters; -1 when none matches. */
-static int pmu_score(const char *patterns, const char *const *pmus, int nr_pmus)
-{
-	char pat[PRESET_PMU_MAX];
-	int best = -1;
-
-	for (const char *p = patterns; *p;) {
-		size_t n = strcspn(p, ",");
-		int score = 0;
-
-		snprintf(pat, sizeof(pat), "%.*s", (int)n, p);
-		for (const char *c = pat; *c; c++)
-			score += !strchr("*?", *c);
-		for (int k = 0; k < nr_pmus; k++)
-			if (pmus[k] && !fnmatch(pat, pmus[k], 0) && score > best)
-				best = score;
-		p += n;
-		while (*p == ',' || *p == ' ')
-			p++;
-	}
-	return best;
-}
-
-const struct preset *preset_find(const struct preset_set *set, const char *name,
-				 const char *const *pmus, int nr_pmus)
-{
-	int at = group_find(set, name), end, best = -1, pick;
-
-	if (at < 0)
-		return NULL;
-	pick = at;
-	end = group_end(set, at);
-	for (int i = at + 1; i < end; i++) {
-		int score = pmu_score(set->p[i].pmu, pmus, nr_pmus);
-
-		if (score > best) {
-			best = score;
-			pick = i;
-		}
-	}
-	return &set->p[pick];
-}
-
-void preset_list_print(const struct preset_set *set, FILE *out)
-{
-	for (int i = 0; i < set->nr; i++) {
-		const struct preset *p = &set->p[i];
-		char where[PRESET_PATH_MAX + 16];
-
-		snprintf(where, sizeof(where), "%s:%d", p->file, p->line);
-		if (p->pmu[0]) {
-			fprintf(out, "  %-14s %-9s %s\n", "", "variant", p->pmu);
-			fprintf(out, "  %-14s %-9s %s\n", "", "", where);
-			continue;
-		}
-		fprintf(out, "%-16s %-9s %s%s%s\n", p->name, preset_origin_name(p->origin), where,
-			p->overrides ? ", overrides " : "",
-			p->overrides ? preset_origin_name(p->overridden) : "");
-		if (p->description[0])
-			fprintf(out, "  %-14s %-9s %s\n", "", "", p->description);
-	}
-}
-
-void preset_events_list(const struct preset *p, struct events_list *out)
-{
-	memset(out, 0, sizeof(*out));
-	out->nr = p->nr_events;
-	out->nr_groups = p->nr_groups;
-	for (int i = 0; i < p->nr_events; i++) {
-		snprintf(out->name[i], sizeof(out->name[i]), "%s", p->ev[i].name);
-		out->group[i] = p->ev[i].group;
-	}
-}
-
-/* ---- choosing what to count ---- */
-
-static int try_open(preset_can_open_fn can_open, void *arg, const char *name, char *why,
-		    size_t len)
-{
-	int ret;
-
-	why[0] = '\0';
-	ret = can_open(name, why, len, arg);
-	if (ret > 0)
-		ret = -ret;
-	if (ret && !why[0])
-		snprintf(why, len, "%s", strerror(-ret));
-	return ret;
-}
-
-int preset_choose(const struct preset *p, preset_can_open_fn can_open, void *arg,
-		  struct preset_resolved *out)
-{
-	int group_map[EVENTS_LIST_MAX];
-	char why[PRESET_WHY_MAX];
-
-	memset(out, 0, sizeof(*out));
-	snprintf(out->name, sizeof(out->name), "%s", p->name);
-	for (int g = 0; g < EVENTS_LIST_MAX; g++)
-		group_map[g] = -1;
-	out->nr = p->nr_events;
-	for (int i = 0; i < p->nr_events; i++) {
-		const struct preset_event *ev = &p->ev[i];
-		struct preset_choice *c = &out->ev[i];
-		int ret;
-
-		snprintf(c->wanted, sizeof(c->wanted), "%s", ev->name);
-		c->fallback = -1;
-		c->index = -1;
-		ret = try_open(can_open, arg, ev->name, why, sizeof(why));
-		if (!ret) {
-			snprintf(c->used, sizeof(c->used), "%s", ev->name);
-		} else {
-			appendf(c->why, sizeof(c->why), "%s: %s", ev->name, why);
-			c->err = ret;
-			for (int k = 0; k < ev->nr_fallbacks; k++) {
-				if (!try_open(can_open, arg, ev->fallback[k], why, sizeof(why))) {
-					snprintf(c->used, sizeof(c->used), "%s", ev->fallback[k]);
-					c->fallback = k;
-					c->err = 0;
-					break;
-				}
-				appendf(c->why, sizeof(c->why), "; %s: %s", ev->fallback[k], why);
-			}
-			c->dropped = c->fallback < 0;
-		}
-		if (c->dropped) {
-			out->nr_dropped++;
-			continue;
-		}
-		out->nr_fallbacks += c->fallback >= 0;
-		if (ev->group >= 0 && ev->group < EVENTS_LIST_MAX) {
-			if (group_map[ev->group] < 0)
-				group_map[ev->group] = out->events.nr_groups++;
-			out->events.group[out->events.nr] = group_map[ev->group];
-		} else {
-			out->events.group[out->events.nr] = out->events.nr_groups++;
-		}
-		snprintf(out->events.name[out->events.nr], sizeof(out->events.name[0]), "%s",
-			 c->used);
-		c->index = out->events.nr++;
-	}
-	out->nr_metrics = p->nr_metrics;
-	for (int k = 0; k < p->nr_metrics; k++) {
-		struct preset_resolved_metric *rm = &out->metric[k];
-		struct expr *e = &rm->m.expr;
-
-		rm->m = p->metric[k];
-		rm->available = true;
-		for (int v = 0; v < e->nr_vars; v++) {
-			int i = find_event(p, e->var[v]);
-			const struct preset_choice *c = i >= 0 ? &out->ev[i] : NULL;
-
-			if (!c || c->dropped) {
-				if (rm->available)
-					appendf(rm->why, sizeof(rm->why), "needs %s",
-						c ? c->why : "an event the preset lacks");
-				rm->available = false;
-			} else if (strcmp(c->used, c->wanted) && expr_rename(e, v, c->used)) {
-				return -ENAMETOOLONG;
-			}
-		}
-		out->nr_unavailable += !rm->available;
-		if (expr_format(e, rm->m.text, sizeof(rm->m.text)))
-			return -ENAMETOOLONG;
-	}
-	return 0;
-}
-
-/* ---- validator ---- */
-
-#define CHECK_TRIES (EVENTS_LIST_MAX * (1 + PRESET_FALLBACKS_MAX))
-
-struct check_ctx {
-	preset_open_fn open;
-	void *arg;
-	int invalid; /* names events_resolve() called malformed */
-	int nr;
-	struct {
-		char name[EVENTS_NAME_MAX];
-		char encoding[EVENTS_ENC_MAX];
-		int ret;
-	} tried[CHECK_TRIES];
-};
-
-static int check_can_open(const char *event, char *why, size_t len, void *arg)
-{
-	struct check_ctx *ctx = arg;
-	struct event_desc d;
-	int ret;
-
-	memset(&d, 0, sizeof(d));
-	ret = events_resolve(event, &d, why, len);
-	if (ret == -EINVAL || ret == -ENAMETOOLONG)
-		ctx->invalid++;
-	if (!ret && ctx->open)
-		ret = ctx->open(&d, why, len, ctx->arg);
-	if (ctx->nr < CHECK_TRIES) {
-		snprintf(ctx->tried[ctx->nr].name, sizeof(ctx->tried[0].name), "%s", event);
-		snprintf(ctx->tried[ctx->nr].encoding, sizeof(ctx->tried[0].encoding), "%s",
-			 ret ? "" : d.encoding);
-		ctx->tried[ctx->nr++].ret = ret;
-	}
-	return ret;
-}
-
-static const char *encoding_of(const struct check_ctx *ctx, const char *name)
-{
-	for (int i = 0; i < ctx->nr; i++)
-		if (!strcmp(ctx->tried[i].name, name))
-			return ctx->tried[i].encoding;
-	return "";
-}
-
-int preset_check(const struct preset *p, preset_open_fn open, void *arg, FILE *out)
-{
-	struct check_ctx *ctx = calloc(1, sizeof(*ctx));
-	struct preset_resolved *r = calloc(1, sizeof(*r));
-	int ret, width = 8;
-
-	if (!ctx || !r) {
-		free(ctx);
-		free(r);
-		fprintf(out, "preset %s: out of memory\n", p->name);
-		return 2;
-	}
-	ctx->open = open;
-	ctx->arg = arg;
-	fprintf(out, "preset %s%s%s (%s, %s:%d)\n", p->name, p->pmu[0] ? ":" : "", p->pmu,
-		preset_origin_name(p->origin), p->file, p->line);
-	if (p->description[0])
-		fprintf(out, "  %s\n", p->description);
-	ret = preset_choose(p, check_can_open, ctx, r);
-	if (ret) {
-		fprintf(out, "  cannot resolve: %s\n", strerror(-ret));
-		free(ctx);
-		free(r);
-		return 2;
-	}
-	for (int i = 0; i < r->nr; i++)
-		if ((int)strlen(r->ev[i].wanted) > width)
-			width = (int)strlen(r->ev[i].wanted);
-	fprintf(out, "  events:\n");
-	for (int i = 0; i < r->nr; i++) {
-		const struct preset_choice *c = &r->ev[i];
-
-		fprintf(out, "    g%-2d %-*s  ", p->ev[i].group + 1, width, c->wanted);
-		if (c->dropped)
-			fprintf(out, "dropped: %s\n", c->why);
-		else if (c->fallback >= 0)
-			fprintf(out, "fallback %s (%s): %s\n", c->used, encoding_of(ctx, c->used),
-				c->why);
-		else
-			fprintf(out, "ok (%s)\n", encoding_of(ctx, c->used));
-	}
-	if (r->nr_metrics)
-		fprintf(out, "  metrics:\n");
-	for (int k = 0; k < r->nr_metrics; k++) {
-		const struct preset_resolved_metric *m = &r->metric[k];
-
-		fprintf(out, "    %s = %s  ", m->m.name, m->m.text);
-		if (m->available)
-			fprintf(out, "ok\n");
-		else
-			fprintf(out, "unavailable: %s\n", m->why);
-	}
-	if (ctx->invalid)
-		ret = 2;
-	else if (r->nr_dropped || r->nr_unavailable)
-		ret = 1;
-	fprintf(out, "  result: %d of %d events counted (%d by fallback), %d dropped; "
-		     "%d of %d metrics available: %s\n",
-		r->nr - r->nr_dropped, r->nr, r->nr_fallbacks, r->nr_dropped,
-		r->nr_metrics - r->nr_unavailable, r->nr_metrics,
-		ret == 2 ? "invalid" : ret == 1 ? "usable, with gaps" : "ok");
-	free(ctx);
-	free(r);
-	return ret;
-}
-
-int preset_check_file(const char *path, const char *const *pmus, int nr_pmus,
-		      preset_open_fn open, void *arg, FILE *out)
-{
-	struct preset_set set;
-	struct preset_error err;
-	char buf[1024];
-	int worst = 0;
-
-	preset_set_init(&set);
-	if (preset_load_file(&set, path, PRESET_ORIGIN_FILE, &err)) {
-		preset_error_format(&err, buf, sizeof(buf));
-		fputs(buf, out);
-		preset_set_free(&set);
-		return 2;
-	}
-	for (int i = 0; i < set.nr; i = group_end(&set, i)) {
-		const struct preset *p = preset_find(&set, set.p[i].name, pmus, nr_pmus);
-		int ret;
-
-		if (i)
-			fputc('\n', out);
-		ret = preset_check(p, open, arg, out);
-		if (ret > worst)
-			worst = ret;
-		for (int v = i + 1; v < group_end(&set, i); v++)
-			if (&set.p[v] != p)
-				fprintf(out, "  variant :%s not for this machine (%s)\n",
-					set.p[v].pmu, "checked as text only");
-	}
-	preset_set_free(&set);
-	return worst;
 }

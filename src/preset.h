@@ -63,17 +63,17 @@
  *   names file:line[:col]; one error rejects the whole file.
  */
 
-#define PRESET_NAME_MAX 32
-#define PRESET_PMU_MAX 128
-#define PRESET_DESC_MAX 160
-#define PRESET_FALLBACKS_MAX 4
-#define PRESET_METRICS_MAX 8 /* what the model shows (MODEL_MAX_METRICS) */
+#define PRESET_NAME_MAX        32
+#define PRESET_PMU_MAX         128
+#define PRESET_DESC_MAX        160
+#define PRESET_FALLBACKS_MAX   4
+#define PRESET_METRICS_MAX     8 /* what the model shows (MODEL_MAX_METRICS) */
 #define PRESET_METRIC_NAME_MAX 32
-#define PRESET_UNIT_MAX 8
-#define PRESET_FORMAT_MAX 16
-#define PRESET_EXPR_TEXT_MAX 512
-#define PRESET_PATH_MAX 512
-#define PRESET_WHY_MAX 320
+#define PRESET_UNIT_MAX        8
+#define PRESET_FORMAT_MAX      16
+#define PRESET_EXPR_TEXT_MAX   512
+#define PRESET_PATH_MAX        512
+#define PRESET_WHY_MAX         320
 
 /* Where a preset came from; later places override earlier ones by name. */
 enum preset_origin {
@@ -113,9 +113,9 @@ struct preset {
 	int nr_metrics;
 	struct preset_metric metric[PRESET_METRICS_MAX];
 	enum preset_origin origin;
-	char file[PRESET_PATH_MAX]; /* path, or "builtin:NAME.ini" */
-	int line;                   /* of the section header */
-	bool overrides;             /* replaced a preset of this name from an earlier place */
+	char file[PRESET_PATH_MAX];    /* path, or "builtin:NAME.ini" */
+	int line;                      /* of the section header */
+	bool overrides;                /* replaced a preset of this name from an earlier place */
 	enum preset_origin overridden; /* that place, when overrides */
 };
 
@@ -160,7 +160,7 @@ struct preset_paths {
 	char datadir[PRESET_PATH_MAX]; /* directory of *.ini */
 	char sysconfdir[PRESET_PATH_MAX];
 	char userdir[PRESET_PATH_MAX];
-	char file[PRESET_PATH_MAX];    /* one explicit file, last */
+	char file[PRESET_PATH_MAX]; /* one explicit file, last */
 };
 
 /* "built-in", "datadir", "system", "user" or "file". */
@@ -181,14 +181,14 @@ int preset_error_format(const struct preset_error *err, char *buf, size_t len);
  * filled on any error, and then set is unchanged; -ENOMEM.
  */
 int preset_parse(struct preset_set *set, const char *text, size_t len, const char *file,
-		 enum preset_origin origin, struct preset_error *err);
+                 enum preset_origin origin, struct preset_error *err);
 
 /* preset_parse() on the contents of path. A file that cannot be read is an
  * error too (-errno, message in err): one that is not a regular file (it is
  * opened without blocking: a FIFO cannot hang the caller), or one not owned
  * by root or the real user, or writable by group or others (-EPERM). */
 int preset_load_file(struct preset_set *set, const char *path, enum preset_origin origin,
-		     struct preset_error *err);
+                     struct preset_error *err);
 
 /* preset_load_file() on every *.ini in dir (not hidden), in byte order of
  * their names, so a later file overrides an earlier one; each is recorded
@@ -197,7 +197,7 @@ int preset_load_file(struct preset_set *set, const char *path, enum preset_origi
  * entry in set->files). A missing or unreadable directory is no error.
  * Returns 0, or -ENOMEM (err unused but for that). */
 int preset_load_dir(struct preset_set *set, const char *dir, enum preset_origin origin,
-		    struct preset_error *err);
+                    struct preset_error *err);
 
 /* The compiled-in presets (the .ini files of src/presets/, named
  * "builtin:NAME.ini"). */
@@ -215,7 +215,7 @@ void preset_paths_default(struct preset_paths *paths);
  * 0 or that error (set then holds what was loaded before; free it either
  * way). */
 int preset_load_all(struct preset_set *set, const struct preset_paths *paths,
-		    struct preset_error *err);
+                    struct preset_error *err);
 
 /* The first file of set->files that did not load and seems to declare a
  * preset called name (or declares too many to tell), after the file the
@@ -228,7 +228,7 @@ const struct preset_file *preset_broken_file(const struct preset_set *set, const
  * the best matching variant, else the base preset. NULL when there is no
  * such preset. The pointer is into set. */
 const struct preset *preset_find(const struct preset_set *set, const char *name,
-				 const char *const *pmus, int nr_pmus);
+                                 const char *const *pmus, int nr_pmus);
 
 /* Print the presets of set, one per line: name, origin, file:line, variants
  * and description (and "overrides <origin>" when it does). */
@@ -247,10 +247,10 @@ struct preset_choice {
 	char used[EVENTS_NAME_MAX];   /* what to open: wanted or a fallback; "" when dropped */
 	int fallback;                 /* index into the preset event's fallback[], -1 when not */
 	bool dropped;
-	int err;                      /* dropped: the errno of wanted's failure, else 0 */
-	int index;                    /* position in preset_resolved.events, -1 when dropped */
-	char why[PRESET_WHY_MAX];     /* "" when wanted opens; else each failed try:
-				       * "cycles: <why>; ref-cycles: <why>" */
+	int err;                  /* dropped: the errno of wanted's failure, else 0 */
+	int index;                /* position in preset_resolved.events, -1 when dropped */
+	char why[PRESET_WHY_MAX]; /* "" when wanted opens; else each failed try:
+	                           * "cycles: <why>; ref-cycles: <why>" */
 };
 
 struct preset_resolved_metric {
@@ -281,7 +281,7 @@ struct preset_resolved {
  * expression no longer fits its text.
  */
 int preset_choose(const struct preset *p, preset_can_open_fn can_open, void *arg,
-		  struct preset_resolved *out);
+                  struct preset_resolved *out);
 
 /* Try to open the resolved event d here: 0, or a negative errno with one
  * sentence in why (e.g. session_try_open() plus explain_open_error()). */
@@ -301,7 +301,7 @@ int preset_check(const struct preset *p, preset_open_fn open, void *arg, FILE *o
 /* Load path on its own and preset_check() each preset in it (the variant for
  * pmus, if any). Returns the worst result; 2 with the error printed (with a
  * caret line) when the file does not load. */
-int preset_check_file(const char *path, const char *const *pmus, int nr_pmus,
-		      preset_open_fn open, void *arg, FILE *out);
+int preset_check_file(const char *path, const char *const *pmus, int nr_pmus, preset_open_fn open,
+                      void *arg, FILE *out);
 
 #endif

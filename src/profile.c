@@ -89,8 +89,8 @@ static void scan_all(struct profile *p)
 	procfs_ids_free(&pids);
 }
 
-int profile_open(struct profile *p, const struct profile_config *cfg,
-                 const struct profile_where *w, char *err, size_t errlen)
+int profile_open(struct profile *p, const struct profile_config *cfg, const struct profile_where *w,
+                 char *err, size_t errlen)
 {
 	struct event_desc ev;
 	int ret;

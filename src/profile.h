@@ -59,7 +59,8 @@ struct profile {
 
 /* Where to sample: the counters' targets and how they count. */
 struct profile_where {
-	const struct sampler_target *targets; /* CPUs, or tasks (with inherit: their children too) */
+	const struct sampler_target
+	    *targets; /* CPUs, or tasks (with inherit: their children too) */
 	int nr_targets;
 	bool inherit;        /* tasks: follow the children they start */
 	bool enable_on_exec; /* a command: from its exec */
@@ -77,8 +78,8 @@ struct profile_where {
  * -errno with a sentence in err; a failure to sample is not fatal to the
  * caller, which can go on counting.
  */
-int profile_open(struct profile *p, const struct profile_config *cfg,
-                 const struct profile_where *w, char *err, size_t errlen);
+int profile_open(struct profile *p, const struct profile_config *cfg, const struct profile_where *w,
+                 char *err, size_t errlen);
 
 /* The slow part of opening, kept apart so that a caller can do it while
  * the first interval runs: load the kernel's symbols and, system-wide, read

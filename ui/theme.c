@@ -340,7 +340,7 @@ void theme_paths_default(struct theme_paths *p)
 				*slash = '\0';
 		}
 		if (snprintf(p->datadir, sizeof(p->datadir), "%s/%s/themes", exe,
-			     PFMTOP_DATADIR_REL) >= (int)sizeof(p->datadir))
+		             PFMTOP_DATADIR_REL) >= (int)sizeof(p->datadir))
 			p->datadir[0] = '\0'; /* too long to be a path: no share dir */
 	}
 	if (xdg && xdg[0] == '/' && strlen(xdg) + 20 < sizeof(p->userdir))
