@@ -2,6 +2,7 @@
 #include "model.h"
 
 #include "cells.h"
+#include "util.h"
 
 #include <errno.h>
 #include <math.h>
@@ -232,14 +233,8 @@ found:
 
 struct model_hotspot *model_add_hotspot(struct model *m)
 {
-	if (m->nr_hot == m->cap_hot) {
-		int cap = m->cap_hot ? m->cap_hot * 2 : 32;
-		struct model_hotspot *h = realloc(m->hot, (size_t)cap * sizeof(*h));
-		if (!h)
-			return NULL;
-		m->hot = h;
-		m->cap_hot = cap;
-	}
+	if (util_grow(&m->hot, m->nr_hot, &m->cap_hot, sizeof(*m->hot), 32))
+		return NULL;
 	struct model_hotspot *h = &m->hot[m->nr_hot++];
 	memset(h, 0, sizeof(*h));
 	return h;
@@ -249,14 +244,8 @@ struct model_ring *model_add_ring(struct model *m)
 {
 	struct model_sampling *s = &m->sampling;
 
-	if (s->nr_rings == s->cap_rings) {
-		int cap = s->cap_rings ? s->cap_rings * 2 : 8;
-		struct model_ring *r = realloc(s->rings, (size_t)cap * sizeof(*r));
-		if (!r)
-			return NULL;
-		s->rings = r;
-		s->cap_rings = cap;
-	}
+	if (util_grow(&s->rings, s->nr_rings, &s->cap_rings, sizeof(*s->rings), 8))
+		return NULL;
 	struct model_ring *r = &s->rings[s->nr_rings++];
 	memset(r, 0, sizeof(*r));
 	return r;

@@ -239,15 +239,8 @@ static int section_begin(struct parse *ps, const char *l, size_t n, size_t i)
 			            "duplicate section [preset %s%s%s] (first at line %d)", s->name,
 			            pmu[0] ? ":" : "", pmu, s->line);
 	}
-	if (ps->nr_sec == ps->cap_sec) {
-		int cap = ps->cap_sec ? 2 * ps->cap_sec : 8;
-		struct section *ns = realloc(ps->sec, (size_t)cap * sizeof(*ns));
-
-		if (!ns)
-			return ps->ret = -ENOMEM;
-		ps->sec = ns;
-		ps->cap_sec = cap;
-	}
+	if (util_grow(&ps->sec, ps->nr_sec, &ps->cap_sec, sizeof(*ps->sec), 8))
+		return ps->ret = -ENOMEM;
 	s = &ps->sec[ps->nr_sec++];
 	memset(s, 0, sizeof(*s));
 	memcpy(s->name, l + a, b - a);
@@ -365,15 +358,8 @@ static int add_entry(struct parse *ps)
 
 	if (ps->key_len >= sizeof(e->key))
 		return perr(ps, ps->lineno, (int)ps->key_off + 1, "key too long");
-	if (s->nr_entries == s->cap_entries) {
-		int cap = s->cap_entries ? 2 * s->cap_entries : 8;
-		struct entry *ne = realloc(s->entries, (size_t)cap * sizeof(*ne));
-
-		if (!ne)
-			return ps->ret = -ENOMEM;
-		s->entries = ne;
-		s->cap_entries = cap;
-	}
+	if (util_grow(&s->entries, s->nr_entries, &s->cap_entries, sizeof(*s->entries), 8))
+		return ps->ret = -ENOMEM;
 	e = &s->entries[s->nr_entries++];
 	memset(e, 0, offsetof(struct entry, value));
 	memcpy(e->key, l + ps->key_off, ps->key_len);

@@ -122,15 +122,8 @@ static int record_file(struct preset_set *set, const char *path, enum preset_ori
 {
 	struct preset_file *f;
 
-	if (set->nr_files == set->cap_files) {
-		int cap = set->cap_files ? 2 * set->cap_files : 16;
-		struct preset_file *nf = realloc(set->files, (size_t)cap * sizeof(*nf));
-
-		if (!nf)
-			return -ENOMEM;
-		set->files = nf;
-		set->cap_files = cap;
-	}
+	if (util_grow(&set->files, set->nr_files, &set->cap_files, sizeof(*set->files), 16))
+		return -ENOMEM;
 	f = &set->files[set->nr_files++];
 	memset(f, 0, sizeof(*f));
 	snprintf(f->path, sizeof(f->path), "%s", path);

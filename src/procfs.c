@@ -299,14 +299,8 @@ void procfs_ids_free(struct procfs_ids *l)
 
 static int ids_push(struct procfs_ids *l, pid_t id)
 {
-	if (l->nr == l->cap) {
-		int cap = l->cap ? l->cap * 2 : 256;
-		pid_t *p = cap > l->cap ? realloc(l->id, (size_t)cap * sizeof(*p)) : NULL;
-		if (!p)
-			return -ENOMEM;
-		l->id = p;
-		l->cap = cap;
-	}
+	if (util_grow(&l->id, l->nr, &l->cap, sizeof(*l->id), 256))
+		return -ENOMEM;
 	l->id[l->nr++] = id;
 	return 0;
 }

@@ -128,14 +128,8 @@ static double life_cpu_pct(const struct proc_sample *p, double boot_s)
 
 static int push_cand(struct session *s, const struct proc_sample *p)
 {
-	if (s->nr_cand == s->cap_cand) {
-		int cap = s->cap_cand ? s->cap_cand * 2 : 64;
-		struct proc_sample *c = realloc(s->cand, (size_t)cap * sizeof(*c));
-		if (!c)
-			return -ENOMEM;
-		s->cand = c;
-		s->cap_cand = cap;
-	}
+	if (util_grow(&s->cand, s->nr_cand, &s->cap_cand, sizeof(*s->cand), 64))
+		return -ENOMEM;
 	s->cand[s->nr_cand++] = *p;
 	return 0;
 }

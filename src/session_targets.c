@@ -79,14 +79,8 @@ bool session_drops(const struct session *s, const struct session_target *t, bool
 
 struct session_target *session_add_target(struct session *s)
 {
-	if (s->nr_targets == s->cap_targets) {
-		int cap = s->cap_targets ? s->cap_targets * 2 : 16;
-		struct session_target *t = realloc(s->targets, (size_t)cap * sizeof(*t));
-		if (!t)
-			return NULL;
-		s->targets = t;
-		s->cap_targets = cap;
-	}
+	if (util_grow(&s->targets, s->nr_targets, &s->cap_targets, sizeof(*s->targets), 16))
+		return NULL;
 	struct session_target *t = &s->targets[s->nr_targets++];
 	memset(t, 0, sizeof(*t));
 	t->pid = t->tid = -1;

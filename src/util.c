@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,6 +78,23 @@ static uint64_t clock_ns(clockid_t id)
 uint64_t util_now_ns(void)
 {
 	return clock_ns(CLOCK_MONOTONIC);
+}
+
+int util_grow(void *items, int nr, int *cap, size_t elem, int first)
+{
+	void **p = items;
+
+	if (nr < *cap)
+		return 0;
+	if (*cap > INT_MAX / 2)
+		return -EOVERFLOW;
+	int n = *cap ? *cap * 2 : first;
+	void *q = realloc(*p, (size_t)n * elem);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = n;
+	return 0;
 }
 
 double util_boot_s(void)

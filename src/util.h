@@ -17,6 +17,13 @@ int util_cpulist_parse(const char *s, int *cpus, int max);
 /* Monotonic and wall clocks in nanoseconds. */
 uint64_t util_now_ns(void);
 uint64_t util_wall_ns(void);
+/*
+ * Room for one more element in the array *items (nr used, *cap allocated,
+ * elem bytes each): the capacity doubles, from first. 0, or -ENOMEM with the
+ * array as it was (or -EOVERFLOW past INT_MAX elements).
+ */
+int util_grow(void *items, int nr, int *cap, size_t elem, int first);
+
 /* Seconds since boot (CLOCK_BOOTTIME: the clock of /proc start times). */
 double util_boot_s(void);
 

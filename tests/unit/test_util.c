@@ -2,6 +2,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -182,12 +183,34 @@ static void test_open_config(void **state)
 	assert_int_equal(system(p), 0);
 }
 
+static void test_grow(void **state)
+{
+	int *a = NULL, cap = 0, nr = 0;
+
+	for (int i = 0; i < 1000; i++) {
+		assert_int_equal(util_grow(&a, nr, &cap, sizeof(*a), 4), 0);
+		assert_true(cap > nr);
+		a[nr++] = i;
+	}
+	assert_int_equal(cap, 1024); /* 4, 8, ... doubling */
+	for (int i = 0; i < nr; i++)
+		assert_int_equal(a[i], i);
+	/* room left: nothing moves */
+	int *before = a;
+	assert_int_equal(util_grow(&a, 10, &cap, sizeof(*a), 4), 0);
+	assert_ptr_equal(a, before);
+	int huge = INT_MAX / 2 + 1;
+	assert_int_equal(util_grow(&a, huge, &huge, sizeof(*a), 4), -EOVERFLOW);
+	free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_long),   cmocka_unit_test(test_parse_decimal),
 		cmocka_unit_test(test_cpulist),	     cmocka_unit_test(test_quote_elided),
 		cmocka_unit_test(test_untrusted),    cmocka_unit_test(test_open_config),
+		cmocka_unit_test(test_grow),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
