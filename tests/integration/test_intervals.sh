@@ -66,9 +66,11 @@ json_check "$out" "all(sum(ctr(t2, 'page-faults') for x in lines[:-1] for t2 in 
 	"the spin process's row does not add up over the intervals"
 json_check "$out" "all(abs(sum(ctr(t, e) for t in x['tasks'] if t['counted'] and ctr(t, e) is not None) + ctr(x['unattributed'], e) - ctr(x['total'], e)) <= 1e-6 * max(1, abs(ctr(x['total'], e))) for x in lines for e in ('page-faults', 'context-switches', 'task-clock'))" \
 	"task rows and (unattributed) do not add up to the total"
-# the burst process started mid-run: its row is there, counted from its start
-json_check "$out" "sum(ctr(t, 'page-faults') for x in lines[:-1] for t in x['tasks'] if t['comm'] == 'bursts' and t['counted']) >= 0.9 * 30000" \
-	"the bursts process, started mid-run, lost more than 10% of its faults"
+# the burst process started mid-run: its row is there, counted from the
+# side-band FORK record (within a millisecond or so of its start; a busy
+# machine may make that longer, hence the margin)
+json_check "$out" "sum(ctr(t, 'page-faults') for x in lines[:-1] for t in x['tasks'] if t['comm'] == 'bursts' and t['counted']) >= 0.8 * 30000" \
+	"the bursts process, started mid-run, lost more than 20% of its faults"
 json_check "$out" "all(t.get('since_ms', 0) >= 0 for x in lines for t in x['tasks'])" "since_ms is negative"
 pass "system-wide: CPU rows, task rows and totals add up; the first snapshot has task figures"
 
@@ -81,7 +83,8 @@ sleep 1.1
 kill -CONT "$MON"
 monitor_stop "$out" "$err"
 monitor_has "$out" 4 || fail "pfmtop printed too few snapshots" "$out"
-json_check "$out" "all(x['interval_s'] >= 0.2 for x in lines)" \
+# at least half an interval (less 10 ms for a late read on a busy machine)
+json_check "$out" "all(x['interval_s'] >= 0.19 for x in lines)" \
 	"an interval after the stall is a sliver of less than half the 0.4 s interval: $(json "$out" "[x['interval_s'] for x in lines]")"
 json_check "$out" "any('skipped' in n for x in lines for n in x['notes'])" \
 	"no snapshot says that refresh ticks were skipped"
