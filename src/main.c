@@ -347,20 +347,18 @@ static void apply_preset(struct app *a, const struct preset *p, struct preset_re
 static const struct preset *pick_preset(const struct preset_set *set, const char *arg,
                                         struct probe *probe);
 
-/* Hotspot settings from the viewer into the profile (read at each tick)
- * and into the options (kept across a reopen). */
+/* Hotspot settings from the viewer into the one configuration: the
+ * session reads it (a->opt.session) at every tick, and a reopen keeps it. */
 static void apply_profile(struct app *a, const struct view_settings *vs)
 {
-	struct profile_config *pc[] = {session_profile_config(a->s), &a->opt.session.profile};
+	struct profile_config *pc = &a->opt.session.profile;
 
-	for (size_t i = 0; i < ARRAY_SIZE(pc); i++) {
-		pc[i]->hide_kernel = vs->hide_kernel;
-		pc[i]->hide_user = vs->hide_user;
-		pc[i]->accumulated = vs->accumulated;
-		pc[i]->filter = vs->hot_filter;
-		pc[i]->filter_pid = vs->hot_filter ? vs->filter_pid : -1;
-		pc[i]->filter_cpu = vs->hot_filter ? vs->filter_cpu : -1;
-	}
+	pc->hide_kernel = vs->hide_kernel;
+	pc->hide_user = vs->hide_user;
+	pc->accumulated = vs->accumulated;
+	pc->filter = vs->hot_filter;
+	pc->filter_pid = vs->hot_filter ? vs->filter_pid : -1;
+	pc->filter_cpu = vs->hot_filter ? vs->filter_cpu : -1;
 }
 
 static void watch_session(struct app *a)

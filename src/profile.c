@@ -96,7 +96,7 @@ int profile_open(struct profile *p, const struct profile_config *cfg, const stru
 	int ret;
 
 	memset(p, 0, sizeof(*p));
-	p->cfg = *cfg;
+	p->cfg = cfg;
 	err[0] = '\0';
 	if (!cfg->enabled || w->nr_targets == 0)
 		return 0;
@@ -264,10 +264,10 @@ static void fill_health(struct profile *p, struct model *m, bool accumulated)
 	ms->freq = p->samp.attr.freq ? p->samp.attr.sample_freq : 0;
 	ms->period = p->samp.attr.freq ? 0 : p->samp.attr.sample_period;
 	ms->accumulated = accumulated;
-	ms->hide_kernel = p->cfg.hide_kernel;
-	ms->hide_user = p->cfg.hide_user;
-	ms->filter_pid = p->cfg.filter ? p->cfg.filter_pid : -1;
-	ms->filter_cpu = p->cfg.filter ? p->cfg.filter_cpu : -1;
+	ms->hide_kernel = p->cfg->hide_kernel;
+	ms->hide_user = p->cfg->hide_user;
+	ms->filter_pid = p->cfg->filter ? p->cfg->filter_pid : -1;
+	ms->filter_cpu = p->cfg->filter ? p->cfg->filter_cpu : -1;
 	sampler_health(&p->samp, -1, SAMPLER_INTERVAL, &h);
 	health_figures(&h, &ms->interval);
 	sampler_health(&p->samp, -1, SAMPLER_TOTAL, &h);
@@ -294,7 +294,7 @@ static void fill_health(struct profile *p, struct model *m, bool accumulated)
 
 void profile_tick(struct profile *p, struct model *m, bool totals)
 {
-	bool accumulated = totals || p->cfg.accumulated;
+	bool accumulated = totals || (p->cfg && p->cfg->accumulated);
 	enum hotspots_mode mode = accumulated ? HOTSPOTS_TOTAL : HOTSPOTS_INTERVAL;
 	struct hotspots_filter f = HOTSPOTS_FILTER_ALL;
 	struct hotspots_totals tot;
@@ -314,13 +314,13 @@ void profile_tick(struct profile *p, struct model *m, bool totals)
 	else
 		sampler_tick(&p->samp);
 	fill_health(p, m, accumulated);
-	if (p->cfg.filter) {
-		f.pid = p->cfg.filter_pid;
-		f.cpu = p->cfg.filter_cpu;
+	if (p->cfg->filter) {
+		f.pid = p->cfg->filter_pid;
+		f.cpu = p->cfg->filter_cpu;
 	}
 	n = hotspots_top(&p->hot, mode, &f, p->rows, p->cap_rows, &tot);
 	for (int i = 0; i < n; i++)
-		if (!(p->rows[i].kernel ? p->cfg.hide_kernel : p->cfg.hide_user))
+		if (!(p->rows[i].kernel ? p->cfg->hide_kernel : p->cfg->hide_user))
 			p->rows[kept++] = p->rows[i];
 	n = hotspots_merge(p->rows, kept, symbol_key, p, HOTSPOTS_MERGE_PID);
 	m->hot_total = n;
@@ -333,7 +333,7 @@ void profile_tick(struct profile *p, struct model *m, bool totals)
 	for (size_t i = 0; i < ARRAY_SIZE(named); i++)
 		named[i].row = -1;
 	m->sampling.total_weight = tot.weight;
-	for (int i = 0; i < n && i < p->cfg.top; i++) {
+	for (int i = 0; i < n && i < p->cfg->top; i++) {
 		const struct hotspots_row *row = &p->rows[i];
 		struct model_hotspot *h = model_add_hotspot(m);
 		struct symbols_result r;

@@ -41,7 +41,7 @@ struct profile_scan {
 };
 
 struct profile {
-	struct profile_config cfg;
+	const struct profile_config *cfg; /* the session's configuration: read live */
 	bool open;
 	bool prepared; /* kernel symbols loaded and existing processes scanned */
 	bool scan_all; /* profile_prepare() reads every process's mappings */

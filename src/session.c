@@ -49,7 +49,7 @@ static int open_profile(struct session *s, char *err, size_t errlen)
 	struct profile_where where = {
 	    .targets = t,
 	    .nr_targets = nr,
-	    .inherit = s->mode != MODEL_SYSTEM && !s->cfg.no_inherit,
+	    .inherit = s->mode != MODEL_SYSTEM && !s->cfg->no_inherit,
 	    .enable_on_exec = s->mode == MODEL_COMMAND,
 	    .user_only = s->user_only,
 	    .cpus = s->cpus,
@@ -58,10 +58,10 @@ static int open_profile(struct session *s, char *err, size_t errlen)
 	    .pids = pids,
 	    .nr_pids = nr_pids,
 	};
-	ret = profile_open(&s->prof, &s->cfg.profile, &where, why, sizeof(why));
+	ret = profile_open(&s->prof, &s->cfg->profile, &where, why, sizeof(why));
 	free(t);
 	free(pids);
-	if (ret && s->cfg.profile.event && (ret == -ENOENT || ret == -EINVAL)) {
+	if (ret && s->cfg->profile.event && (ret == -ENOENT || ret == -EINVAL)) {
 		snprintf(err, errlen, "--sample-event: %s", why);
 		return ret;
 	}
@@ -77,7 +77,7 @@ int session_init(struct session *s, const struct session_config *cfg, char *err,
 	int ret;
 
 	memset(s, 0, sizeof(*s));
-	s->cfg = *cfg;
+	s->cfg = cfg;
 	s->self = getpid();
 	for (size_t i = 0; i < ARRAY_SIZE(s->pidfd); i++)
 		s->pidfd[i] = -1;
@@ -178,7 +178,7 @@ int session_init(struct session *s, const struct session_config *cfg, char *err,
 	case MODEL_COMMAND: {
 		s->ccfg.inherit = !cfg->no_inherit;
 		s->ccfg.enable_on_exec = true;
-		ret = launch_fork(&s->cmd, s->cfg.argv, err, errlen);
+		ret = launch_fork(&s->cmd, s->cfg->argv, err, errlen);
 		if (ret)
 			return ret;
 		struct session_target *t = session_add_target(s);
@@ -269,7 +269,7 @@ int session_start(struct session *s, char *err, size_t errlen)
 	s->started = true;
 	s->start_ns = s->last_ns = util_now_ns();
 	if (s->cmd.pid > 0) {
-		int ret = launch_go(&s->cmd, s->cfg.argv[0], err, errlen);
+		int ret = launch_go(&s->cmd, s->cfg->argv[0], err, errlen);
 		if (ret)
 			return ret;
 		/* After its exec: the command's /proc figures are its own. Its
@@ -327,8 +327,8 @@ int session_tick(struct session *s, bool final)
 		session_proc_rows(s, interval_s);
 		session_select_tasks(s);
 	}
-	m->tasks_counted = s->mode != MODEL_SYSTEM || s->cfg.cpu_min >= 0;
-	m->cpu_min = s->mode == MODEL_SYSTEM ? s->cfg.cpu_min : -1;
+	m->tasks_counted = s->mode != MODEL_SYSTEM || s->cfg->cpu_min >= 0;
+	m->cpu_min = s->mode == MODEL_SYSTEM ? s->cfg->cpu_min : -1;
 	m->nr_notes = s->nr_static_notes;
 	if (s->missed && !final)
 		model_note(m,
@@ -347,7 +347,7 @@ int session_tick(struct session *s, bool final)
 	m->tasks_total = m->nr_tasks;
 	model_sort_tasks(m);
 	session_cgroup_rows(s, final);
-	m->show_cgroups = s->cfg.nr_cgroups || s->cfg.cgroup_auto;
+	m->show_cgroups = s->cfg->nr_cgroups || s->cfg->cgroup_auto;
 	for (int i = 0; i < m->nr_tasks && (i < m->top_n || m->top_n == 0); i++) {
 		struct model_row *r = &m->tasks[i];
 		uid_t uid;
@@ -422,7 +422,7 @@ bool session_done(const struct session *s)
 {
 	if (s->mode == MODEL_COMMAND)
 		return s->cmd.done;
-	if (s->mode == MODEL_TASKS && s->cfg.nr_pids) {
+	if (s->mode == MODEL_TASKS && s->cfg->nr_pids) {
 		for (int i = 0; i < s->nr_targets; i++)
 			if (!s->targets[i].exited)
 				return false;
@@ -505,12 +505,7 @@ enum model_mode session_mode(const struct session *s)
 
 const char *session_preset(const struct session *s)
 {
-	return s->cfg.preset;
-}
-
-struct profile_config *session_profile_config(struct session *s)
-{
-	return &s->prof.cfg;
+	return s->cfg->preset;
 }
 
 void session_for_each_ring_fd(struct session *s, void (*fn)(int fd, void *arg), void *arg)

@@ -64,9 +64,6 @@ const struct model *session_snapshot(const struct session *s);
 enum model_mode session_mode(const struct session *s);
 const char *session_preset(const struct session *s);
 
-/* The hotspot settings, read at every tick: the viewer changes them here. */
-struct profile_config *session_profile_config(struct session *s);
-
 /* The sampling rings: their fds to watch, and the drain of one. */
 void session_for_each_ring_fd(struct session *s, void (*fn)(int fd, void *arg), void *arg);
 void session_ring_drain(struct session *s, int fd);

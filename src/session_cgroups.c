@@ -92,7 +92,7 @@ int session_open_cgroups(struct session *s, char *err, size_t errlen)
 {
 	int ret = 0;
 
-	if (!s->cfg.nr_cgroups && !s->cfg.cgroup_auto)
+	if (!s->cfg->nr_cgroups && !s->cfg->cgroup_auto)
 		return 0;
 	if (s->mode != MODEL_SYSTEM) {
 		snprintf(err, errlen,
@@ -106,11 +106,11 @@ int session_open_cgroups(struct session *s, char *err, size_t errlen)
 		         "none /sys/fs/cgroup/unified)");
 		return -ENOENT;
 	}
-	for (int i = 0; i < s->cfg.nr_cgroups && !ret; i++)
-		ret = add_cgroup(s, s->cfg.cgroups[i], err, errlen);
-	if (!ret && s->cfg.cgroup_auto)
+	for (int i = 0; i < s->cfg->nr_cgroups && !ret; i++)
+		ret = add_cgroup(s, s->cfg->cgroups[i], err, errlen);
+	if (!ret && s->cfg->cgroup_auto)
 		ret = auto_cgroups(s, err, errlen);
-	if (!ret && s->cfg.cgroup_auto && s->nr_cg == 0)
+	if (!ret && s->cfg->cgroup_auto && s->nr_cg == 0)
 		model_note(&s->model, "--cgroup auto: no top-level cgroup under %s holds tasks",
 		           s->cgroup_root);
 	return ret;

@@ -85,7 +85,7 @@ static int unique_labels(struct session *s)
 
 int session_resolve_events(struct session *s, char *err, size_t errlen)
 {
-	const struct events_list *l = &s->cfg.events;
+	const struct events_list *l = &s->cfg->events;
 
 	s->nr_ev = l->nr;
 	s->ev = calloc((size_t)l->nr + 1, sizeof(*s->ev));
@@ -94,7 +94,7 @@ int session_resolve_events(struct session *s, char *err, size_t errlen)
 		return -ENOMEM;
 	for (int i = 0; i < l->nr; i++) {
 		int ret = events_resolve(l->name[i], &s->ev[i].desc, err, errlen);
-		if (ret && !s->cfg.resolved)
+		if (ret && !s->cfg->resolved)
 			return ret; /* typed with -e: the user wants to know at once */
 		if (ret) {
 			/* A preset's event this machine cannot even name (another
@@ -127,7 +127,7 @@ int session_resolve_events(struct session *s, char *err, size_t errlen)
 /* One note per event the preset replaced by a fallback. */
 void session_preset_notes(struct session *s)
 {
-	const struct preset_resolved *pr = s->cfg.resolved;
+	const struct preset_resolved *pr = s->cfg->resolved;
 
 	for (int i = 0; i < pr->nr; i++) {
 		const struct preset_choice *c = &pr->ev[i];

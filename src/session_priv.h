@@ -54,7 +54,7 @@ struct proc_sample {
 };
 
 struct session {
-	struct session_config cfg;
+	const struct session_config *cfg; /* the caller's: read live (the viewer changes it) */
 	struct probe probe;
 	enum model_mode mode;
 	bool user_only; /* events exclude the kernel */

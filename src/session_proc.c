@@ -71,8 +71,8 @@ static struct cover *covered_ids(const struct session *s, int *nr)
 		/* Nothing changes exited, counted or idle_ticks before the
 		 * next session_drop_exited(); shown_exited becomes exited. */
 		if (t->tid >= 0)
-			c[n++] = (struct cover){s->cfg.threads ? t->tid : t->pid,
-			                        s->cfg.threads && t->refreshed ? i : -1,
+			c[n++] = (struct cover){s->cfg->threads ? t->tid : t->pid,
+			                        s->cfg->threads && t->refreshed ? i : -1,
 			                        !session_drops(s, t, t->shown_exited || t->exited)};
 	}
 	qsort(c, (size_t)n, sizeof(*c), cmp_cover);
@@ -151,7 +151,7 @@ void session_proc_rows(struct session *s, double interval_s)
 	s->nr_cand = 0;
 	for (int i = 0; i < n; i++) {
 		int nt = 1;
-		if (s->cfg.threads) {
+		if (s->cfg->threads) {
 			nt = procfs_threads(pids[i], &s->tids);
 			if (nt <= 0)
 				continue;
@@ -166,7 +166,7 @@ void session_proc_rows(struct session *s, double interval_s)
 			    s->nr_proc_prev ? bsearch(&cur, s->proc_prev, (size_t)s->nr_proc_prev,
 			                              sizeof(cur), cmp_proc)
 			                    : NULL;
-			pid_t id = s->cfg.threads ? tids[k] : pids[i];
+			pid_t id = s->cfg->threads ? tids[k] : pids[i];
 			const struct cover *cv =
 			    cov ? bsearch(&id, cov, (size_t)nr_cov, sizeof(*cov), cmp_cover_id)
 			        : NULL;
@@ -180,7 +180,7 @@ void session_proc_rows(struct session *s, double interval_s)
 					session_proc_fd_close(s, &old->fd);
 				cur.starttime = ct->starttime;
 				cur.ticks = ct->ticks;
-			} else if (cv && cv->stays && !s->cfg.threads) {
+			} else if (cv && cv->stays && !s->cfg->threads) {
 				/*
 				 * A counted process, counted still at the next
 				 * tick: its row comes from its threads' targets,
@@ -199,10 +199,10 @@ void session_proc_rows(struct session *s, double interval_s)
 					}
 				}
 				continue;
-			} else if (scan_stat(s, old, pids[i], s->cfg.threads ? tids[k] : 0, &cur.fd,
-			                     &pt)) {
+			} else if (scan_stat(s, old, pids[i], s->cfg->threads ? tids[k] : 0,
+			                     &cur.fd, &pt)) {
 				continue;
-			} else if (procfs_task_dead(&pt, s->cfg.threads)) {
+			} else if (procfs_task_dead(&pt, s->cfg->threads)) {
 				/* Exited, not yet reaped: no live row (a counted
 				 * one was shown exited already). */
 				session_proc_fd_close(s, &cur.fd);
@@ -233,7 +233,7 @@ void session_proc_rows(struct session *s, double interval_s)
 			}
 			if (cv)
 				continue; /* counted: its row is there already */
-			if (s->cfg.cpu_min >= 0 && busy >= s->cfg.cpu_min && pids[i] != s->self) {
+			if (s->cfg->cpu_min >= 0 && busy >= s->cfg->cpu_min && pids[i] != s->self) {
 				struct proc_sample c = cur;
 				c.cpu_pct = busy; /* busiest first */
 				push_cand(s, &c);
@@ -241,14 +241,14 @@ void session_proc_rows(struct session *s, double interval_s)
 			struct model_row *r = model_add_task(m);
 			if (!r)
 				goto out;
-			r->kind = s->cfg.threads ? MODEL_ROW_THREAD : MODEL_ROW_PROCESS;
+			r->kind = s->cfg->threads ? MODEL_ROW_THREAD : MODEL_ROW_PROCESS;
 			r->pid = pids[i];
 			r->tid = tids[k];
 			util_strlcpy(r->comm, pt.comm, sizeof(r->comm));
 			r->user[0] = '\0'; /* looked up for the rows shown only */
 			r->nr_threads = pt.num_threads;
 			r->cpu_pct = cur.cpu_pct;
-			if (s->cfg.cpu_min >= 0)
+			if (s->cfg->cpu_min >= 0)
 				util_strlcpy(r->note, "idle: /proc only", sizeof(r->note));
 		}
 	}
@@ -281,7 +281,7 @@ int session_row_uid(struct session *s, const struct model_row *r, uid_t *uid)
 		*uid = p->uid;
 		return 0;
 	}
-	ret = procfs_task_uid(r->pid, s->cfg.threads ? r->tid : 0, uid);
+	ret = procfs_task_uid(r->pid, s->cfg->threads ? r->tid : 0, uid);
 	if (ret == 0 && p) {
 		p->have_uid = true;
 		p->uid = *uid;
@@ -319,13 +319,13 @@ void session_select_tasks(struct session *s)
 		const pid_t *tids = &c->tid;
 		int nt = 1;
 
-		if (!s->cfg.threads) {
+		if (!s->cfg->threads) {
 			nt = procfs_threads(c->pid, &s->tids);
 			tids = s->tids.id;
 		}
 		for (int k = 0; k < nt && ok; k++)
 			ok = session_count_task(s, c->pid, tids[k]);
-		struct model_row *r = find_row(m, c->pid, s->cfg.threads ? c->tid : -1);
+		struct model_row *r = find_row(m, c->pid, s->cfg->threads ? c->tid : -1);
 		if (!ok)
 			s->nr_fd_limited++;
 		if (r)

@@ -103,9 +103,9 @@ void session_counted_rows(struct session *s, bool final, double interval_s)
 
 	while (cap < 2 * (size_t)s->nr_targets)
 		cap *= 2;
-	if (!s->cfg.threads)
+	if (!s->cfg->threads)
 		x.slot = malloc(cap * sizeof(*x.slot));
-	if (!cells || (!s->cfg.threads && !x.slot)) {
+	if (!cells || (!s->cfg->threads && !x.slot)) {
 		free(cells);
 		free(x.slot);
 		return;
@@ -119,7 +119,7 @@ void session_counted_rows(struct session *s, bool final, double interval_s)
 			continue;
 		size_t at = 0;
 		struct model_row *r =
-		    s->cfg.threads ? NULL : find_process_row(m, &x, t->pid, t->pstart, &at);
+		    s->cfg->threads ? NULL : find_process_row(m, &x, t->pid, t->pstart, &at);
 		bool first = !r;
 		uint64_t ticks = final ? t->ticks : t->ticks - t->prev_ticks;
 		uint64_t span_start = final ? s->start_ns : s->last_ns;
@@ -129,10 +129,10 @@ void session_counted_rows(struct session *s, bool final, double interval_s)
 			r = model_add_task(m);
 			if (!r)
 				break;
-			r->kind = s->cfg.threads ? MODEL_ROW_THREAD : MODEL_ROW_PROCESS;
+			r->kind = s->cfg->threads ? MODEL_ROW_THREAD : MODEL_ROW_PROCESS;
 			r->pid = t->pid;
 			r->start = t->pstart;
-			r->tid = s->cfg.threads ? t->tid : t->pid;
+			r->tid = s->cfg->threads ? t->tid : t->pid;
 			util_strlcpy(r->comm, t->comm, sizeof(r->comm));
 			util_strlcpy(r->user, procfs_user(t->uid), sizeof(r->user));
 			r->exited = true;
@@ -213,10 +213,10 @@ void session_header(struct session *s, double interval_s, bool final)
 	m->partial = s->partial && !final;
 	util_strlcpy(m->host, s->probe.host, sizeof(m->host));
 	util_strlcpy(m->kernel, s->probe.kernel, sizeof(m->kernel));
-	util_strlcpy(m->preset, s->cfg.preset, sizeof(m->preset));
+	util_strlcpy(m->preset, s->cfg->preset, sizeof(m->preset));
 	m->mode = s->mode;
 	m->paranoid = s->probe.paranoid;
-	m->top_n = s->cfg.top_n;
+	m->top_n = s->cfg->top_n;
 	util_strlcpy(m->privilege,
 	             geteuid() == 0           ? "root"
 	             : s->probe.cap_perfmon   ? "CAP_PERFMON"
@@ -240,11 +240,11 @@ void session_static_notes(struct session *s)
 		break;
 	}
 	case MODEL_TASKS:
-		if (s->cfg.nr_pids) {
+		if (s->cfg->nr_pids) {
 			int n = snprintf(m->target, sizeof(m->target), "PID ");
-			for (int i = 0; i < s->cfg.nr_pids && n < (int)sizeof(m->target) - 12; i++)
+			for (int i = 0; i < s->cfg->nr_pids && n < (int)sizeof(m->target) - 12; i++)
 				n += snprintf(m->target + n, sizeof(m->target) - (size_t)n, "%s%d",
-				              i ? "," : "", (int)s->cfg.pids[i]);
+				              i ? "," : "", (int)s->cfg->pids[i]);
 		} else {
 			snprintf(m->target, sizeof(m->target), "own processes of %s",
 			         procfs_user(getuid()));
@@ -252,13 +252,13 @@ void session_static_notes(struct session *s)
 		break;
 	case MODEL_COMMAND: {
 		int n = snprintf(m->target, sizeof(m->target), "command:");
-		for (int i = 0; s->cfg.argv[i] && n < (int)sizeof(m->target) - 2; i++)
+		for (int i = 0; s->cfg->argv[i] && n < (int)sizeof(m->target) - 2; i++)
 			n += snprintf(m->target + n, sizeof(m->target) - (size_t)n, " %s",
-			              s->cfg.argv[i]);
+			              s->cfg->argv[i]);
 		break;
 	}
 	}
-	if (s->mode == MODEL_TASKS && !s->cfg.nr_pids) {
+	if (s->mode == MODEL_TASKS && !s->cfg->nr_pids) {
 		probe_privilege_note(&s->probe, buf, sizeof(buf));
 		if (buf[0])
 			model_note(m, "%s", buf);
@@ -313,7 +313,7 @@ void session_unattributed_row(struct session *s)
 	struct model_row *u = &m->unattributed;
 
 	m->has_unattributed =
-	    s->mode == MODEL_SYSTEM && s->cfg.cpu_min >= 0 && !s->cfg.nr_cpus && m->total.counted;
+	    s->mode == MODEL_SYSTEM && s->cfg->cpu_min >= 0 && !s->cfg->nr_cpus && m->total.counted;
 	if (!m->has_unattributed)
 		return;
 	util_strlcpy(u->comm, "(unattributed)", sizeof(u->comm));

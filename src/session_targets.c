@@ -91,26 +91,26 @@ struct session_target *session_add_target(struct session *s)
 
 int session_online_cpus(struct session *s, char *err, size_t errlen)
 {
-	if (s->cfg.nr_cpus) {
+	if (s->cfg->nr_cpus) {
 		int *online = calloc(SESSION_MAX_CPUS, sizeof(*online));
 		if (!online)
 			return -ENOMEM;
 		int n = util_cpulist_parse(s->probe.cpus_online, online, SESSION_MAX_CPUS);
 
-		for (int i = 0; n > 0 && i < s->cfg.nr_cpus; i++) {
+		for (int i = 0; n > 0 && i < s->cfg->nr_cpus; i++) {
 			bool found = false;
 			for (int k = 0; k < n && !found; k++)
-				found = online[k] == s->cfg.cpus[i];
+				found = online[k] == s->cfg->cpus[i];
 			if (!found) {
 				snprintf(err, errlen, "-C: CPU %d is not online (online CPUs: %s)",
-				         s->cfg.cpus[i], s->probe.cpus_online);
+				         s->cfg->cpus[i], s->probe.cpus_online);
 				free(online);
 				return -EINVAL;
 			}
 		}
 		free(online);
-		memcpy(s->cpus, s->cfg.cpus, sizeof(int) * (size_t)s->cfg.nr_cpus);
-		s->nr_cpus = s->cfg.nr_cpus;
+		memcpy(s->cpus, s->cfg->cpus, sizeof(int) * (size_t)s->cfg->nr_cpus);
+		s->nr_cpus = s->cfg->nr_cpus;
 	} else {
 		int n = util_cpulist_parse(s->probe.cpus_online, s->cpus, SESSION_MAX_CPUS);
 		if (n <= 0) {
@@ -155,7 +155,7 @@ int session_pids_denied(struct session *s, char *err, size_t errlen)
 	         "(CAP_SYS_PTRACE); run pfmtop as root or as that user, or grant "
 	         "CAP_PERFMON (setcap cap_perfmon+ep pfmtop)",
 	         (unsigned)getuid(), (int)first->pid, (unsigned)first->uid,
-	         s->cfg.nr_pids > 1 ? ", and no other process given could be counted" : "");
+	         s->cfg->nr_pids > 1 ? ", and no other process given could be counted" : "");
 	return -EACCES;
 }
 
@@ -474,18 +474,18 @@ void session_refresh_targets(struct session *s)
 
 void session_for_each_pidfd(struct session *s, void (*fn)(int fd, void *arg), void *arg)
 {
-	for (int i = 0; i < s->cfg.nr_pids; i++)
+	for (int i = 0; i < s->cfg->nr_pids; i++)
 		if (s->pidfd[i] >= 0)
 			fn(s->pidfd[i], arg);
 }
 
 void session_process_exited(struct session *s, int pidfd)
 {
-	for (int i = 0; i < s->cfg.nr_pids; i++) {
+	for (int i = 0; i < s->cfg->nr_pids; i++) {
 		if (s->pidfd[i] != pidfd)
 			continue;
 		for (int k = 0; k < s->nr_targets; k++)
-			if (s->targets[k].pid == s->cfg.pids[i])
+			if (s->targets[k].pid == s->cfg->pids[i])
 				s->targets[k].exited = true;
 		close(pidfd);
 		s->pidfd[i] = -1;
