@@ -4,12 +4,12 @@
 #
 # Fedora equivalents (dnf install):
 #   build: gcc cmake pkgconf-pkg-config ncurses-devel libpfm-devel inih-devel
-#          elfutils-libelf-devel
+#          elfutils-libelf-devel zlib-devel jansson-devel
 #   test:  libcmocka-devel tmux perf clang compiler-rt python3 util-linux procps-ng
 #          man-pages glibc-locale-source stress-ng mmdebstrap
 set -eu
 
-build_pkgs="build-essential cmake pkg-config libncurses-dev libpfm4-dev libinih-dev libelf-dev libjansson-dev"
+build_pkgs="build-essential cmake pkg-config libncurses-dev libpfm4-dev libinih-dev libelf-dev zlib1g-dev libjansson-dev"
 test_pkgs="libcmocka-dev tmux linux-perf clang clang-format python3 util-linux procps manpages-dev libc6-dbg locales stress-ng mmdebstrap binutils gcc"
 
 pkgs=$build_pkgs

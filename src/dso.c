@@ -1,6 +1,8 @@
 /* dso: binaries and their ELF symbols, separate debug files, the vDSO. */
 #include "symbols_priv.h"
 
+#include <zlib.h>
+
 /* ---- binaries ---- */
 
 static size_t dso_hash(uint32_t maj, uint32_t min, uint64_t ino, const char *path)
@@ -326,31 +328,8 @@ static int elf_debuglink(Elf *elf, char *name, size_t len, uint32_t *crc)
 	return 0;
 }
 
-/* The CRC-32 .gnu_debuglink uses (zlib's: reflected 0xedb88320). */
-static uint32_t crc32_update(uint32_t crc, const unsigned char *p, size_t n)
-{
-	static uint32_t table[256];
-	static bool ready;
-	size_t i;
-
-	if (!ready) {
-		for (i = 0; i < 256; i++) {
-			uint32_t c = i;
-			int k;
-
-			for (k = 0; k < 8; k++)
-				c = c & 1 ? 0xedb88320u ^ c >> 1 : c >> 1;
-			table[i] = c;
-		}
-		ready = true;
-	}
-	crc = ~crc;
-	for (i = 0; i < n; i++)
-		crc = table[(crc ^ p[i]) & 0xff] ^ crc >> 8;
-	return ~crc;
-}
-
-/* CRC-32 of the whole file behind fd (read from offset 0). */
+/* CRC-32 of the whole file behind fd (read from offset 0): the one
+ * .gnu_debuglink records is zlib's crc32(). */
 static int file_crc32(int fd, uint32_t *out)
 {
 	unsigned char buf[16384];
@@ -367,7 +346,7 @@ static int file_crc32(int fd, uint32_t *out)
 		}
 		if (!n)
 			break;
-		crc = crc32_update(crc, buf, n);
+		crc = (uint32_t)crc32(crc, buf, (uInt)n);
 		off += n;
 	}
 	*out = crc;

@@ -22,18 +22,14 @@
 
 /* Longest term list or alias file we accept. */
 
-static char pmu_root[PATH_MAX] = EVENTS_PMU_ROOT;
-static char tracefs_root[PATH_MAX]; /* "" = probe the default places */
-
 int events_init(char *err, size_t errlen)
 {
 	return pfmlib_get(err, errlen) ? 0 : -EIO;
 }
 
-void events_set_roots(const char *pmu_devices, const char *tracefs)
+const char *events_pmu_root(const struct event_roots *r)
 {
-	snprintf(pmu_root, sizeof(pmu_root), "%s", pmu_devices ? pmu_devices : EVENTS_PMU_ROOT);
-	snprintf(tracefs_root, sizeof(tracefs_root), "%s", tracefs ? tracefs : "");
+	return r && r->pmu_devices ? r->pmu_devices : EVENTS_PMU_ROOT;
 }
 
 /* snprintf that reports truncation: 0 or -ENAMETOOLONG (buf holds a prefix). */
@@ -63,26 +59,26 @@ static bool has_events_dir(const char *root)
 	return events_is_dir(path);
 }
 
-const char *events_tracefs(void)
+const char *events_tracefs(const struct event_roots *r)
 {
 	static const char *const defaults[] = {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"};
 	size_t i;
 
-	if (tracefs_root[0])
-		return has_events_dir(tracefs_root) ? tracefs_root : NULL;
+	if (r && r->tracefs)
+		return has_events_dir(r->tracefs) ? r->tracefs : NULL;
 	for (i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
 		if (has_events_dir(defaults[i]))
 			return defaults[i];
 	return NULL;
 }
 
-int events_tracefs_denied(char *buf, size_t len)
+int events_tracefs_denied(const struct event_roots *r, char *buf, size_t len)
 {
 	static const char *const defaults[] = {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"};
 	char path[PATH_MAX];
 	struct stat st;
 
-	if (tracefs_root[0])
+	if (r && r->tracefs)
 		return 0;
 	for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++) {
 		snprintf(path, sizeof(path), "%s/events", defaults[i]);
@@ -480,8 +476,8 @@ static void mods_merge(struct mods *dst, const struct mods *src)
 	snprintf(dst->rest + n, sizeof(dst->rest) - n, "%s", src->rest);
 }
 
-static int resolve_sysfs(char *spec, struct mods *mods, struct event_desc *d, char *err,
-                         size_t errlen)
+static int resolve_sysfs(const struct event_roots *r, char *spec, struct mods *mods,
+                         struct event_desc *d, char *err, size_t errlen)
 {
 	int mod;
 	struct sysfs_ctx c = {.pmu = spec, .d = d, .err = err, .errlen = errlen};
@@ -513,10 +509,11 @@ static int resolve_sysfs(char *spec, struct mods *mods, struct event_desc *d, ch
 		snprintf(err, errlen, "bad PMU name in '%s'", d->name);
 		return -EINVAL;
 	}
-	if (events_strfmt(c.dir, sizeof(c.dir), "%s/%s", pmu_root, spec) ||
+	if (events_strfmt(c.dir, sizeof(c.dir), "%s/%s", events_pmu_root(r), spec) ||
 	    events_strfmt(path, sizeof(path), "%s/type", c.dir) ||
 	    events_read_text(path, buf, sizeof(buf)) < 0 || parse_u64(buf, &type) < 0) {
-		snprintf(err, errlen, "no PMU '%s' on this machine (see %s)", spec, pmu_root);
+		snprintf(err, errlen, "no PMU '%s' on this machine (see %s)", spec,
+		         events_pmu_root(r));
 		return -ENODEV;
 	}
 	d->attr.type = (uint32_t)type;
@@ -588,10 +585,10 @@ static bool tp_shape(const char *s)
 }
 
 /* 0 when base names a tracepoint, 1 when it does not, or a negative errno. */
-static int resolve_tracepoint(const char *base, int mod, struct event_desc *d, char *err,
-                              size_t errlen)
+static int resolve_tracepoint(const struct event_roots *r, const char *base, int mod,
+                              struct event_desc *d, char *err, size_t errlen)
 {
-	const char *tfs = events_tracefs();
+	const char *tfs = events_tracefs(r);
 	char sub[EVENTS_NAME_MAX], path[PATH_MAX + 2 * EVENTS_NAME_MAX], buf[32];
 	const char *name;
 	uint64_t id;
@@ -972,23 +969,24 @@ static int named_terms(char *terms, struct event_desc *d, char *err, size_t errl
 }
 
 /* Is name[0, len) a PMU directory under the sysfs root? */
-static bool is_pmu(const char *name, size_t len)
+static bool is_pmu(const struct event_roots *r, const char *name, size_t len)
 {
 	char path[PATH_MAX + EVENTS_NAME_MAX];
 
 	if (!len || len >= EVENTS_NAME_MAX || memchr(name, '.', 1))
 		return false;
-	return !events_strfmt(path, sizeof(path), "%s/%.*s/type", pmu_root, (int)len, name) &&
+	return !events_strfmt(path, sizeof(path), "%s/%.*s/type", events_pmu_root(r), (int)len,
+	                      name) &&
 	       access(path, R_OK) == 0;
 }
 
-static int resolve_base(char *base, const struct mods *m, struct event_desc *d, char *err,
-                        size_t errlen);
+static int resolve_base(const struct event_roots *r, char *base, const struct mods *m,
+                        struct event_desc *d, char *err, size_t errlen);
 
 /* "event/terms/": a named event (not a PMU) with perf's terms. 1 when the
  * part before the '/' is no event: a PMU name then, as resolve_sysfs() says. */
-static int resolve_named(char *base, const struct mods *m, struct event_desc *d, char *err,
-                         size_t errlen)
+static int resolve_named(const struct event_roots *r, char *base, const struct mods *m,
+                         struct event_desc *d, char *err, size_t errlen)
 {
 	char *open = strchr(base, '/'), *close = strrchr(base, '/'), terms[TERMS_MAX];
 	char label[EVENTS_NAME_MAX];
@@ -998,7 +996,7 @@ static int resolve_named(char *base, const struct mods *m, struct event_desc *d,
 	snprintf(terms, sizeof(terms), "%.*s", (int)(close - open - 1), open + 1);
 	*open = '\0';
 	snprintf(label, sizeof(label), "%s", d->name);
-	if (resolve_base(base, m, d, err, errlen)) {
+	if (resolve_base(r, base, m, d, err, errlen)) {
 		*open = '/';
 		return 1;
 	}
@@ -1007,8 +1005,8 @@ static int resolve_named(char *base, const struct mods *m, struct event_desc *d,
 }
 
 /* base without its modifiers: every form but mem: and named events. */
-static int resolve_base(char *base, const struct mods *m, struct event_desc *d, char *err,
-                        size_t errlen)
+static int resolve_base(const struct event_roots *r, char *base, const struct mods *m,
+                        struct event_desc *d, char *err, size_t errlen)
 {
 	int ret;
 
@@ -1016,7 +1014,7 @@ static int resolve_base(char *base, const struct mods *m, struct event_desc *d, 
 		resolve_raw(base, m->uk, d);
 		return 0;
 	}
-	ret = resolve_tracepoint(base, m->uk, d, err, errlen);
+	ret = resolve_tracepoint(r, base, m->uk, d, err, errlen);
 	if (ret <= 0)
 		return ret;
 	if (!resolve_builtin(base, m->uk, d) || !resolve_sw_extra(base, m->uk, d))
@@ -1026,7 +1024,8 @@ static int resolve_base(char *base, const struct mods *m, struct event_desc *d, 
 
 /* Why base, which did not resolve, does not: a bad modifier after a name
  * that is an event, or an unknown tracepoint (and why tracefs cannot say). */
-static int explain_unknown(const char *spec, const char *base, int ret, char *err, size_t errlen)
+static int explain_unknown(const struct event_roots *r, const char *spec, const char *base, int ret,
+                           char *err, size_t errlen)
 {
 	const char *colon = strrchr(base, ':');
 	struct event_desc probe;
@@ -1039,7 +1038,7 @@ static int explain_unknown(const char *spec, const char *base, int ret, char *er
 		memset(&probe, 0, sizeof(probe));
 		if (!resolve_builtin(head, 0, &probe) || !resolve_sw_extra(head, 0, &probe) ||
 		    (tp_shape(head) &&
-		     resolve_tracepoint(head, none.uk, &probe, e2, sizeof(e2)) == 0)) {
+		     resolve_tracepoint(r, head, none.uk, &probe, e2, sizeof(e2)) == 0)) {
 			snprintf(err, errlen,
 			         "unknown modifier '%s' in '%s' (column %zu): " EVENTS_MODS_HINT,
 			         colon + 1, spec, (size_t)(colon - base) + 2);
@@ -1047,9 +1046,9 @@ static int explain_unknown(const char *spec, const char *base, int ret, char *er
 		}
 	}
 	if (ret == -ENOENT && tp_shape(base)) {
-		if (!events_tracefs() && events_tracefs_denied(err, errlen))
+		if (!events_tracefs(r) && events_tracefs_denied(r, err, errlen))
 			return -EACCES;
-		if (!events_tracefs()) {
+		if (!events_tracefs(r)) {
 			snprintf(err, errlen,
 			         "tracefs is not mounted: run 'mount -t tracefs nodev "
 			         "/sys/kernel/tracing' as root");
@@ -1057,12 +1056,13 @@ static int explain_unknown(const char *spec, const char *base, int ret, char *er
 		}
 		snprintf(err, errlen,
 		         "unknown event '%s': no such tracepoint in %s/events; " EVENTS_HINT, spec,
-		         events_tracefs());
+		         events_tracefs(r));
 	}
 	return ret;
 }
 
-int events_resolve(const char *spec, struct event_desc *out, char *err, size_t errlen)
+int events_resolve(const struct event_roots *r, const char *spec, struct event_desc *out, char *err,
+                   size_t errlen)
 {
 	char base[EVENTS_NAME_MAX];
 	struct mods m;
@@ -1083,25 +1083,20 @@ int events_resolve(const char *spec, struct event_desc *out, char *err, size_t e
 
 	if (strchr(base, '/')) {
 		size_t head = strcspn(base, "/");
-		ret = is_pmu(base, head) ? 1 : resolve_named(base, &m, out, err, errlen);
+		ret = is_pmu(r, base, head) ? 1 : resolve_named(r, base, &m, out, err, errlen);
 		if (ret == 1) {
 			memset(&out->attr, 0, sizeof(out->attr));
 			out->attr.size = sizeof(struct perf_event_attr);
-			ret = resolve_sysfs(base, &m, out, err, errlen);
+			ret = resolve_sysfs(r, base, &m, out, err, errlen);
 		}
 	} else {
-		ret = resolve_base(base, &m, out, err, errlen);
+		ret = resolve_base(r, base, &m, out, err, errlen);
 		if (ret)
-			ret = explain_unknown(spec, base, ret, err, errlen);
+			ret = explain_unknown(r, spec, base, ret, err, errlen);
 	}
 	if (!ret)
 		mods_apply_rest(out, &m);
 	return ret;
-}
-
-const char *events_pmu_root(void)
-{
-	return pmu_root;
 }
 
 const char *events_builtin_event(int i)

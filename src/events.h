@@ -44,19 +44,25 @@ int events_init(char *err, size_t errlen);
  * loading libpfm4 (tests): the i-th, or NULL past the end. */
 const char *events_builtin_name(int i);
 
-/* Point the resolver at other roots (tests): the directory that holds the
- * PMU directories (default /sys/bus/event_source/devices) and a tracefs root
- * (default: /sys/kernel/tracing, then /sys/kernel/debug/tracing). NULL
- * restores the default. */
-void events_set_roots(const char *pmu_devices, const char *tracefs);
+/*
+ * Where events are looked up: the directory that holds the PMU directories
+ * (NULL: /sys/bus/event_source/devices) and a tracefs root (NULL:
+ * /sys/kernel/tracing, then /sys/kernel/debug/tracing). Every function that
+ * takes one reads the running machine for a NULL pointer; tests point them
+ * at fixture trees.
+ */
+struct event_roots {
+	const char *pmu_devices;
+	const char *tracefs;
+};
 
 /* The tracefs root in use (holds events/), or NULL when tracefs is not
  * mounted at any known place. */
-const char *events_tracefs(void);
+const char *events_tracefs(const struct event_roots *r);
 
 /* When tracefs is mounted at a default place but this user may not read it
  * (mode 0700): -EACCES with one sentence in buf naming its mode; else 0. */
-int events_tracefs_denied(char *buf, size_t len);
+int events_tracefs_denied(const struct event_roots *r, char *buf, size_t len);
 
 /*
  * Resolve one event name (no braces, no commas) into *out. Accepted forms:
@@ -69,7 +75,8 @@ int events_tracefs_denied(char *buf, size_t len);
  * libpfm4 cannot be loaded), -EINVAL (malformed), or -ENODEV (tracefs not
  * mounted / PMU missing); err gets one sentence that says what to do.
  */
-int events_resolve(const char *spec, struct event_desc *out, char *err, size_t errlen);
+int events_resolve(const struct event_roots *r, const char *spec, struct event_desc *out, char *err,
+                   size_t errlen);
 
 /* A parsed -e list: names in order, each with the index of its group.
  * "{a,b},c" gives a:0 b:0 c:1. Events outside braces are groups of one. */
@@ -90,7 +97,8 @@ int events_parse_list(const char *list, struct events_list *out, char *err, size
  * optional modifiers) by the tracepoints it matches, in order, each an
  * event of its own (or of the glob's group). 0, or -errno with a sentence
  * in err (tracefs not mounted, nothing matches, more than EVENTS_LIST_MAX). */
-int events_expand_globs(struct events_list *l, char *err, size_t errlen);
+int events_expand_globs(const struct event_roots *r, struct events_list *l, char *err,
+                        size_t errlen);
 
 /* Called once per listed event: name (usable with events_resolve), a short
  * description (may be ""), and the source. Return non-zero to stop. */
@@ -101,6 +109,6 @@ typedef int (*events_list_cb)(const char *name, const char *desc, enum events_so
  * all): libpfm4 events of detected PMUs (none when libpfm4 cannot be loaded:
  * see events_init()), sysfs PMU events (as pmu/event/), tracepoints (when
  * tracefs is mounted). Returns the number listed or a negative errno. */
-int events_list(const char *glob, events_list_cb cb, void *arg);
+int events_list(const struct event_roots *r, const char *glob, events_list_cb cb, void *arg);
 
 #endif

@@ -160,6 +160,7 @@ int events_parse_list(const char *list, struct events_list *out, char *err, size
 /* ---- listing ---- */
 
 struct lister {
+	const struct event_roots *roots;
 	const char *glob;
 	events_list_cb cb;
 	void *arg;
@@ -250,18 +251,19 @@ static void list_sysfs(struct lister *ls)
 	struct dirent **pmus, **evs = NULL;
 	int i, j, np, ne;
 
-	np = scandir(events_pmu_root(), &pmus, skip_dots, alphasort);
+	np = scandir(events_pmu_root(ls->roots), &pmus, skip_dots, alphasort);
 	for (i = 0; i < np; i++) {
 		const char *pmu = pmus[i]->d_name;
 
 		ne = -1;
-		if (!events_strfmt(path, sizeof(path), "%s/%s/events", events_pmu_root(), pmu))
+		if (!events_strfmt(path, sizeof(path), "%s/%s/events", events_pmu_root(ls->roots),
+		                   pmu))
 			ne = scandir(path, &evs, sysfs_alias_file, alphasort);
 		for (j = 0; j < ne; j++) {
 			if (events_strfmt(name, sizeof(name), "%s/%s/", pmu, evs[j]->d_name))
 				continue;
-			if (events_strfmt(path, sizeof(path), "%s/%s/events/%s", events_pmu_root(),
-			                  pmu, evs[j]->d_name) ||
+			if (events_strfmt(path, sizeof(path), "%s/%s/events/%s",
+			                  events_pmu_root(ls->roots), pmu, evs[j]->d_name) ||
 			    events_read_text(path, desc, sizeof(desc)) < 0)
 				desc[0] = '\0';
 			lister_emit(ls, name, desc, EVENTS_SRC_SYSFS);
@@ -299,10 +301,10 @@ static void list_tracepoints(struct lister *ls, const char *tfs)
 	free_dirents(subs, ns);
 }
 
-int events_list(const char *glob, events_list_cb cb, void *arg)
+int events_list(const struct event_roots *r, const char *glob, events_list_cb cb, void *arg)
 {
-	struct lister ls = {.glob = glob, .cb = cb, .arg = arg};
-	const char *tfs = events_tracefs();
+	struct lister ls = {.roots = r, .glob = glob, .cb = cb, .arg = arg};
+	const char *tfs = events_tracefs(r);
 	const struct pfmlib *lib = pfmlib_get(NULL, 0);
 
 	if (lib)
@@ -348,10 +350,11 @@ static bool is_glob(const char *s)
 	return strpbrk(s, "*?[") != NULL;
 }
 
-int events_expand_globs(struct events_list *l, char *err, size_t errlen)
+int events_expand_globs(const struct event_roots *r, struct events_list *l, char *err,
+                        size_t errlen)
 {
 	struct events_list out = {.nr_groups = l->nr_groups};
-	const char *tfs = events_tracefs();
+	const char *tfs = events_tracefs(r);
 
 	for (int i = 0; i < l->nr; i++) {
 		char base[EVENTS_NAME_MAX], mods[24] = "";
@@ -379,7 +382,7 @@ int events_expand_globs(struct events_list *l, char *err, size_t errlen)
 		for (int k = 0; k < l->nr; k++)
 			alone &= k == i || l->group[k] != l->group[i];
 		struct glob_ctx g = {&out, alone ? -1 : l->group[i], mods, 0, false};
-		struct lister ls = {.glob = base, .cb = glob_add, .arg = &g};
+		struct lister ls = {.roots = r, .glob = base, .cb = glob_add, .arg = &g};
 		list_tracepoints(&ls, tfs);
 		if (!g.count) {
 			snprintf(err, errlen,

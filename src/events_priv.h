@@ -55,6 +55,6 @@ const char *events_builtin_event(int i);
 bool events_is_dir(const char *path);
 
 /* The PMU directories' root (the sysfs default, or a test's). */
-const char *events_pmu_root(void);
+const char *events_pmu_root(const struct event_roots *r);
 
 #endif

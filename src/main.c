@@ -543,7 +543,7 @@ static int list_one(const char *name, const char *desc, enum events_source src, 
 	int e;
 
 	c->nr++;
-	if (events_resolve(name, &d, err, sizeof(err))) {
+	if (events_resolve(NULL, name, &d, err, sizeof(err))) {
 		printf("  %-44s  %-14s %s\n", name, "cannot encode", err);
 		return 0;
 	}
@@ -560,9 +560,9 @@ static int list_events(const struct options *o)
 	int n;
 
 	probe_collect(&c.probe);
-	if (!c.probe.tracefs[0] && events_tracefs_denied(tfs, sizeof(tfs)))
+	if (!c.probe.tracefs[0] && events_tracefs_denied(NULL, tfs, sizeof(tfs)))
 		snprintf(tfs_note, sizeof(tfs_note), "; tracepoints not listed: %s", tfs);
-	n = events_list(o->list_glob, list_one, &c);
+	n = events_list(NULL, o->list_glob, list_one, &c);
 	if (n < 0) {
 		complain("cannot list events: %s\n", strerror(-n));
 		return 1;
@@ -602,7 +602,7 @@ static int probe_events(const struct options *o)
 			struct event_desc d;
 			int e;
 
-			if (events_resolve(pr->ev[i].name, &d, err, sizeof(err))) {
+			if (events_resolve(NULL, pr->ev[i].name, &d, err, sizeof(err))) {
 				printf("  %-20s cannot encode: %s\n", pr->ev[i].name, err);
 				continue;
 			}
@@ -620,7 +620,7 @@ static int probe_events(const struct options *o)
 		struct event_desc d;
 		int e;
 
-		if (events_resolve(name, &d, err, sizeof(err))) {
+		if (events_resolve(NULL, name, &d, err, sizeof(err))) {
 			printf("  %-20s cannot encode: %s\n", name, err);
 			continue;
 		}

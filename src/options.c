@@ -508,7 +508,7 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 	}
 	if (o->events_given) {
 		char perr[256];
-		if (events_expand_globs(&c->events, perr, sizeof(perr))) {
+		if (events_expand_globs(NULL, &c->events, perr, sizeof(perr))) {
 			snprintf(err, errlen, "-e: %s", perr);
 			return -EINVAL;
 		}

@@ -121,7 +121,7 @@ int preset_choose(const struct preset *p, preset_can_open_fn can_open, void *arg
 struct check_ctx {
 	preset_open_fn open;
 	void *arg;
-	int invalid; /* names events_resolve() called malformed */
+	int invalid; /* names events_resolve(NULL, ) called malformed */
 	int nr;
 	struct {
 		char name[EVENTS_NAME_MAX];
@@ -137,7 +137,7 @@ static int check_can_open(const char *event, char *why, size_t len, void *arg)
 	int ret;
 
 	memset(&d, 0, sizeof(d));
-	ret = events_resolve(event, &d, why, len);
+	ret = events_resolve(NULL, event, &d, why, len);
 	if (ret == -EINVAL || ret == -ENAMETOOLONG)
 		ctx->invalid++;
 	if (!ret && ctx->open)

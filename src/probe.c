@@ -24,13 +24,6 @@
 #define CAP_BIT_PERFMON   38
 #define PERF_TYPE_RAW_ID  4 /* PERF_TYPE_RAW, as a sysfs "type" file shows it */
 
-static char root[PATH_MAX]; /* "" stands for "/" */
-
-void probe_set_root(const char *dir)
-{
-	util_set_root(root, sizeof(root), dir);
-}
-
 /* Copy src into dst, truncated to fit. */
 static void set_str(char *dst, size_t len, const char *src)
 {
@@ -42,36 +35,38 @@ static void set_str(char *dst, size_t len, const char *src)
 	dst[n] = '\0';
 }
 
-static bool live(void)
+/* root: where /proc and /sys are read ("" stands for "/"; tests point it
+ * at a fixture tree); reading the machine pfmtop runs on, also ask it. */
+static bool live(const char *root)
 {
 	return root[0] == '\0';
 }
 
 /* rel starts with '/'. */
-static int path_of(char *out, size_t len, const char *rel)
+static int path_of(const char *root, char *out, size_t len, const char *rel)
 {
 	int n = snprintf(out, len, "%s%s", root, rel);
 
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
-static bool exists(const char *rel)
+static bool exists(const char *root, const char *rel)
 {
 	char path[PATH_MAX];
 	struct stat st;
 
-	return !path_of(path, sizeof(path), rel) && !stat(path, &st);
+	return !path_of(root, path, sizeof(path), rel) && !stat(path, &st);
 }
 
 /* Read a small file into buf without its trailing whitespace; 0 or -errno. */
-static int read_text(const char *rel, char *buf, size_t len)
+static int read_text(const char *root, const char *rel, char *buf, size_t len)
 {
 	char path[PATH_MAX];
 	ssize_t n;
 	int fd, err;
 
 	buf[0] = '\0';
-	err = path_of(path, sizeof(path), rel);
+	err = path_of(root, path, sizeof(path), rel);
 	if (err)
 		return err;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -88,12 +83,12 @@ static int read_text(const char *rel, char *buf, size_t len)
 	return 0;
 }
 
-static int read_int(const char *rel)
+static int read_int(const char *root, const char *rel)
 {
 	char buf[32], *end;
 	long v;
 
-	if (read_text(rel, buf, sizeof(buf)) || !buf[0])
+	if (read_text(root, rel, buf, sizeof(buf)) || !buf[0])
 		return PROBE_UNKNOWN;
 	errno = 0;
 	v = strtol(buf, &end, 10);
@@ -102,26 +97,26 @@ static int read_int(const char *rel)
 	return (int)v;
 }
 
-static void collect_uname(struct probe *p)
+static void collect_uname(struct probe *p, const char *root)
 {
 	struct utsname u;
 
-	if (live() && !uname(&u)) {
+	if (live(root) && !uname(&u)) {
 		set_str(p->host, sizeof(p->host), u.nodename);
 		set_str(p->kernel, sizeof(p->kernel), u.release);
 		return;
 	}
-	read_text("/proc/sys/kernel/hostname", p->host, sizeof(p->host));
-	read_text("/proc/sys/kernel/osrelease", p->kernel, sizeof(p->kernel));
+	read_text(root, "/proc/sys/kernel/hostname", p->host, sizeof(p->host));
+	read_text(root, "/proc/sys/kernel/osrelease", p->kernel, sizeof(p->kernel));
 }
 
-static void collect_caps(struct probe *p)
+static void collect_caps(struct probe *p, const char *root)
 {
 	char path[PATH_MAX], *line = NULL;
 	size_t cap = 0;
 	FILE *f;
 
-	if (path_of(path, sizeof(path), "/proc/self/status"))
+	if (path_of(root, path, sizeof(path), "/proc/self/status"))
 		return;
 	f = fopen(path, "re");
 	if (!f)
@@ -141,14 +136,14 @@ static void collect_caps(struct probe *p)
 }
 
 /* True when the first "flags" line of /proc/cpuinfo has the word "hypervisor". */
-static bool cpuinfo_hypervisor(void)
+static bool cpuinfo_hypervisor(const char *root)
 {
 	char path[PATH_MAX], *line = NULL;
 	size_t cap = 0;
 	bool found = false;
 	FILE *f;
 
-	if (path_of(path, sizeof(path), "/proc/cpuinfo"))
+	if (path_of(root, path, sizeof(path), "/proc/cpuinfo"))
 		return false;
 	f = fopen(path, "re");
 	if (!f)
@@ -217,19 +212,19 @@ static void cpuid_hypervisor(char *name, size_t len)
 }
 #endif
 
-static void collect_hypervisor(struct probe *p)
+static void collect_hypervisor(struct probe *p, const char *root)
 {
 	char type[32];
 
-	p->hypervisor = cpuinfo_hypervisor();
-	if (!read_text("/sys/hypervisor/type", type, sizeof(type)) && type[0]) {
+	p->hypervisor = cpuinfo_hypervisor(root);
+	if (!read_text(root, "/sys/hypervisor/type", type, sizeof(type)) && type[0]) {
 		p->hypervisor = true;
 		set_str(p->hypervisor_name, sizeof(p->hypervisor_name),
 		        strcmp(type, "xen") ? type : "Xen");
 		return;
 	}
 #if defined(__x86_64__) || defined(__i386__)
-	if (p->hypervisor && live())
+	if (p->hypervisor && live(root))
 		cpuid_hypervisor(p->hypervisor_name, sizeof(p->hypervisor_name));
 #endif
 }
@@ -244,21 +239,21 @@ static void collect_hypervisor(struct probe *p)
  * - its name contains "pmu" (apple_firestorm_pmu and other Arm cores) and it
  *   has no "cpumask" file, which uncore PMUs such as nvidia_*_pmu carry.
  */
-static bool is_core_pmu(const char *name)
+static bool is_core_pmu(const char *root, const char *name)
 {
 	char rel[PATH_MAX];
 
 	snprintf(rel, sizeof(rel), "/sys/bus/event_source/devices/%s/type", name);
-	if (read_int(rel) == PERF_TYPE_RAW_ID)
+	if (read_int(root, rel) == PERF_TYPE_RAW_ID)
 		return true;
 	if (!strcmp(name, "cpu") || !strcmp(name, "cpu_core") || !strcmp(name, "cpu_atom") ||
 	    !strncmp(name, "armv8_", 6) || !strncmp(name, "armv7_", 6))
 		return true;
 	snprintf(rel, sizeof(rel), "/sys/bus/event_source/devices/%s/cpus", name);
-	if (exists(rel))
+	if (exists(root, rel))
 		return true;
 	snprintf(rel, sizeof(rel), "/sys/bus/event_source/devices/%s/cpumask", name);
-	return strstr(name, "pmu") && !exists(rel);
+	return strstr(name, "pmu") && !exists(root, rel);
 }
 
 static int cmp_name(const void *a, const void *b)
@@ -266,13 +261,13 @@ static int cmp_name(const void *a, const void *b)
 	return strcmp(a, b);
 }
 
-static void collect_sysfs_pmus(struct probe *p)
+static void collect_sysfs_pmus(struct probe *p, const char *root)
 {
 	char path[PATH_MAX];
 	struct dirent *d;
 	DIR *dir;
 
-	if (path_of(path, sizeof(path), "/sys/bus/event_source/devices"))
+	if (path_of(root, path, sizeof(path), "/sys/bus/event_source/devices"))
 		return;
 	dir = opendir(path);
 	if (!dir)
@@ -281,7 +276,7 @@ static void collect_sysfs_pmus(struct probe *p)
 		if (d->d_name[0] == '.')
 			continue;
 		set_str(p->sysfs_pmus[p->nr_sysfs_pmus++], sizeof(p->sysfs_pmus[0]), d->d_name);
-		if (is_core_pmu(d->d_name))
+		if (is_core_pmu(root, d->d_name))
 			p->core_pmu = true;
 	}
 	closedir(dir);
@@ -322,7 +317,7 @@ void probe_collect_libpfm(struct probe *p)
 	}
 }
 
-static void collect_tracefs(struct probe *p)
+static void collect_tracefs(struct probe *p, const char *root)
 {
 	static const char *const dirs[] = {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"};
 
@@ -330,7 +325,7 @@ static void collect_tracefs(struct probe *p)
 		char rel[64];
 
 		snprintf(rel, sizeof(rel), "%s/events", dirs[i]);
-		if (exists(rel) && !path_of(p->tracefs, sizeof(p->tracefs), dirs[i]))
+		if (exists(root, rel) && !path_of(root, p->tracefs, sizeof(p->tracefs), dirs[i]))
 			return;
 	}
 }
@@ -381,40 +376,48 @@ bool probe_cpu_online(const struct probe *p, int cpu)
 	return cpu_list_walk(p->cpus_online, find_cpu, &cpu) == 1;
 }
 
-static void collect_cpus(struct probe *p)
+static void collect_cpus(struct probe *p, const char *root)
 {
 	long n = 0;
 
-	if (!read_text("/sys/devices/system/cpu/online", p->cpus_online, sizeof(p->cpus_online)) &&
+	if (!read_text(root, "/sys/devices/system/cpu/online", p->cpus_online,
+	               sizeof(p->cpus_online)) &&
 	    !cpu_list_walk(p->cpus_online, count_range, &n) && n > 0 && n <= INT_MAX) {
 		p->nr_cpus_online = (int)n;
 		return;
 	}
 	p->cpus_online[0] = '\0';
-	if (live())
+	if (live(root))
 		p->nr_cpus_online = (int)sysconf(_SC_NPROCESSORS_ONLN);
 }
 
-void probe_collect(struct probe *p)
+void probe_collect_at(struct probe *p, const char *dir)
 {
+	char root[PATH_MAX];
 	struct rlimit rl;
 
+	util_set_root(root, sizeof(root), dir);
 	memset(p, 0, sizeof(*p));
-	collect_uname(p);
-	p->paranoid = read_int("/proc/sys/kernel/perf_event_paranoid");
-	p->kptr_restrict = read_int("/proc/sys/kernel/kptr_restrict");
-	p->max_sample_rate = read_int("/proc/sys/kernel/perf_event_max_sample_rate");
-	p->mlock_kb = read_int("/proc/sys/kernel/perf_event_mlock_kb");
-	p->nmi_watchdog = read_int("/proc/sys/kernel/nmi_watchdog");
-	collect_caps(p);
-	collect_hypervisor(p);
-	collect_sysfs_pmus(p);
-	collect_tracefs(p);
+	collect_uname(p, root);
+	p->paranoid = read_int(root, "/proc/sys/kernel/perf_event_paranoid");
+	p->kptr_restrict = read_int(root, "/proc/sys/kernel/kptr_restrict");
+	p->max_sample_rate = read_int(root, "/proc/sys/kernel/perf_event_max_sample_rate");
+	p->mlock_kb = read_int(root, "/proc/sys/kernel/perf_event_mlock_kb");
+	p->nmi_watchdog = read_int(root, "/proc/sys/kernel/nmi_watchdog");
+	collect_caps(p, root);
+	collect_hypervisor(p, root);
+	collect_sysfs_pmus(p, root);
+	collect_tracefs(p, root);
 	if (!getrlimit(RLIMIT_NOFILE, &rl)) {
 		p->nofile_soft = rl.rlim_cur;
 		p->nofile_hard = rl.rlim_max;
 	}
-	collect_cpus(p);
+	collect_cpus(p, root);
+}
+
+void probe_collect(struct probe *p)
+{
+	probe_collect_at(p, NULL);
 }
 
 static bool privileged(const struct probe *p)
@@ -633,7 +636,7 @@ void probe_print(const struct probe *p, FILE *out)
 		line(out, "nmi_watchdog", "not present");
 	else
 		sysctl_line(out, "nmi_watchdog", p->nmi_watchdog, nmi_meaning(p->nmi_watchdog));
-	if (!p->tracefs[0] && events_tracefs_denied(why, sizeof(why)))
+	if (!p->tracefs[0] && events_tracefs_denied(NULL, why, sizeof(why)))
 		line(out, "tracefs", "not readable (no tracepoints): %s", why);
 	else
 		line(out, "tracefs", "%s",

@@ -41,8 +41,9 @@ void probe_collect(struct probe *p);
  * libpfm_err when it cannot be loaded. */
 void probe_collect_libpfm(struct probe *p);
 
-/* Read /proc and /sys below root instead of / (tests); NULL restores "/". */
-void probe_set_root(const char *root);
+/* The same from /proc and /sys below root (tests' fixture trees); NULL or
+ * "/": the running system, as probe_collect(). */
+void probe_collect_at(struct probe *p, const char *root);
 
 /* True when CPU-wide (pid = -1) counting is allowed: paranoid <= 0 or a
  * capability. */

@@ -15,50 +15,58 @@
 #include <string.h>
 #include <unistd.h>
 
-static char root[PATH_MAX]; /* "" stands for "/" */
-static int proc_dir = -1;   /* ROOT/proc, kept open: paths below it are walked from there */
-static int proc_stat = -1;  /* ROOT/proc/stat, kept open: re-read each tick */
-static char *stat_buf;      /* its text */
-static size_t stat_cap;
+struct procfs_user {
+	struct procfs_user *next;
+	uid_t uid;
+	char name[];
+};
 
-void procfs_set_root(const char *dir)
+void procfs_init(struct procfs *pf, const char *root)
 {
-	procfs_close();
-	util_set_root(root, sizeof(root), dir);
+	memset(pf, 0, sizeof(*pf));
+	pf->dir = pf->stat_fd = -1;
+	util_set_root(pf->root, sizeof(pf->root), root);
 }
 
-void procfs_close(void)
+void procfs_close(struct procfs *pf)
 {
-	if (proc_stat >= 0)
-		close(proc_stat);
-	if (proc_dir >= 0)
-		close(proc_dir);
-	proc_stat = proc_dir = -1;
-	free(stat_buf);
-	stat_buf = NULL;
-	stat_cap = 0;
+	if (pf->stat_fd >= 0)
+		close(pf->stat_fd);
+	if (pf->dir >= 0)
+		close(pf->dir);
+	pf->stat_fd = pf->dir = -1;
+	free(pf->stat_buf);
+	pf->stat_buf = NULL;
+	pf->stat_cap = 0;
+	while (pf->users) {
+		struct procfs_user *u = pf->users;
+
+		pf->users = u->next;
+		free(u);
+	}
 }
 
 /* The /proc directory fd, opened on first use; -errno when it cannot be. */
-static int proc_dirfd(void)
+static int proc_dirfd(struct procfs *pf)
 {
 	char path[PATH_MAX];
 
-	if (proc_dir >= 0)
-		return proc_dir;
-	if ((size_t)snprintf(path, sizeof(path), "%s/proc", root) >= sizeof(path))
+	if (pf->dir >= 0)
+		return pf->dir;
+	if ((size_t)snprintf(path, sizeof(path), "%s/proc", pf->root) >= sizeof(path))
 		return -ENAMETOOLONG;
-	proc_dir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	return proc_dir >= 0 ? proc_dir : -errno;
+	pf->dir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return pf->dir >= 0 ? pf->dir : -errno;
 }
 
 /* Open a path below /proc ("123/stat") relative to the kept directory fd:
  * the walk starts there, not at "/". fd or -errno. */
-__attribute__((format(printf, 2, 3))) static int proc_open(int flags, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static int proc_open(struct procfs *pf, int flags,
+                                                           const char *fmt, ...)
 {
 	char rel[128];
 	va_list ap;
-	int n, dir = proc_dirfd(), fd;
+	int n, dir = proc_dirfd(pf), fd;
 
 	if (dir < 0)
 		return dir;
@@ -213,10 +221,10 @@ static int parse_uid(const char *s, uid_t *uid)
 }
 
 /* The stat file of a task: /proc/PID/stat (tid 0) or /proc/PID/task/TID/stat. */
-static int open_stat(pid_t pid, pid_t tid)
+static int open_stat(struct procfs *pf, pid_t pid, pid_t tid)
 {
-	return tid == 0 ? proc_open(O_RDONLY, "%d/stat", (int)pid)
-	                : proc_open(O_RDONLY, "%d/task/%d/stat", (int)pid, (int)tid);
+	return tid == 0 ? proc_open(pf, O_RDONLY, "%d/stat", (int)pid)
+	                : proc_open(pf, O_RDONLY, "%d/task/%d/stat", (int)pid, (int)tid);
 }
 
 static int stat_of(pid_t pid, pid_t tid, char *buf, ssize_t n, struct procfs_task *out)
@@ -229,20 +237,22 @@ static int stat_of(pid_t pid, pid_t tid, char *buf, ssize_t n, struct procfs_tas
 	return parse_stat(buf, out);
 }
 
-int procfs_task_stat(pid_t pid, pid_t tid, struct procfs_task *out)
+int procfs_task_stat(struct procfs *pf, pid_t pid, pid_t tid, struct procfs_task *out)
 {
 	char buf[4096];
 
-	return stat_of(pid, tid, buf, read_close(open_stat(pid, tid), buf, sizeof(buf), true), out);
+	return stat_of(pid, tid, buf, read_close(open_stat(pf, pid, tid), buf, sizeof(buf), true),
+	               out);
 }
 
-int procfs_task_stat_kept(pid_t pid, pid_t tid, int *fd, bool keep, struct procfs_task *out)
+int procfs_task_stat_kept(struct procfs *pf, pid_t pid, pid_t tid, int *fd, bool keep,
+                          struct procfs_task *out)
 {
 	char buf[4096];
 	ssize_t n;
 
 	if (*fd < 0) {
-		int f = open_stat(pid, tid);
+		int f = open_stat(pf, pid, tid);
 
 		if (f < 0 || !keep)
 			return stat_of(pid, tid, buf, read_close(f, buf, sizeof(buf), true), out);
@@ -266,22 +276,22 @@ bool procfs_task_dead(const struct procfs_task *t, bool threads)
 	return (t->state == 'Z' || t->state == 'X') && (threads || t->num_threads <= 1);
 }
 
-int procfs_task_uid(pid_t pid, pid_t tid, uid_t *uid)
+int procfs_task_uid(struct procfs *pf, pid_t pid, pid_t tid, uid_t *uid)
 {
 	char buf[4096];
 	ssize_t n =
-	    read_close(tid == 0 ? proc_open(O_RDONLY, "%d/status", (int)pid)
-	                        : proc_open(O_RDONLY, "%d/task/%d/status", (int)pid, (int)tid),
+	    read_close(tid == 0 ? proc_open(pf, O_RDONLY, "%d/status", (int)pid)
+	                        : proc_open(pf, O_RDONLY, "%d/task/%d/status", (int)pid, (int)tid),
 	               buf, sizeof(buf), true);
 
 	return n < 0 ? (int)n : parse_uid(buf, uid);
 }
 
-int procfs_task_read(pid_t pid, pid_t tid, struct procfs_task *out)
+int procfs_task_read(struct procfs *pf, pid_t pid, pid_t tid, struct procfs_task *out)
 {
-	int err = procfs_task_stat(pid, tid, out);
+	int err = procfs_task_stat(pf, pid, tid, out);
 
-	return err ? err : procfs_task_uid(pid, tid, &out->uid);
+	return err ? err : procfs_task_uid(pf, pid, tid, &out->uid);
 }
 
 static int cmp_pid(const void *a, const void *b)
@@ -332,14 +342,14 @@ static int numeric_entries(int fd, struct procfs_ids *l)
 	return l->nr;
 }
 
-int procfs_threads(pid_t pid, struct procfs_ids *l)
+int procfs_threads(struct procfs *pf, pid_t pid, struct procfs_ids *l)
 {
-	return numeric_entries(proc_open(O_RDONLY | O_DIRECTORY, "%d/task", (int)pid), l);
+	return numeric_entries(proc_open(pf, O_RDONLY | O_DIRECTORY, "%d/task", (int)pid), l);
 }
 
-int procfs_pids(struct procfs_ids *l)
+int procfs_pids(struct procfs *pf, struct procfs_ids *l)
 {
-	return numeric_entries(proc_open(O_RDONLY | O_DIRECTORY, "."), l);
+	return numeric_entries(proc_open(pf, O_RDONLY | O_DIRECTORY, "."), l);
 }
 
 /* One "cpuN user nice system idle iowait irq softirq steal ..." line. */
@@ -378,50 +388,50 @@ static bool past_cpu_lines(const char *buf)
 	return false;
 }
 
-int procfs_cpu_times(struct procfs_cpu *out, int max)
+int procfs_cpu_times(struct procfs *pf, struct procfs_cpu *out, int max)
 {
 	size_t got = 0;
 	int n = 0;
 
-	if (proc_stat < 0) {
-		int fd = proc_open(O_RDONLY, "stat");
+	if (pf->stat_fd < 0) {
+		int fd = proc_open(pf, O_RDONLY, "stat");
 
 		if (fd < 0)
 			return fd;
-		proc_stat = fd;
+		pf->stat_fd = fd;
 	}
 	for (;;) {
 		ssize_t r;
 
-		if (stat_cap - got < 4096) {
-			size_t cap = stat_cap ? stat_cap * 2 : 16384;
-			char *b = realloc(stat_buf, cap);
+		if (pf->stat_cap - got < 4096) {
+			size_t cap = pf->stat_cap ? pf->stat_cap * 2 : 16384;
+			char *b = realloc(pf->stat_buf, cap);
 
 			if (!b)
 				return -ENOMEM;
-			stat_buf = b;
-			stat_cap = cap;
+			pf->stat_buf = b;
+			pf->stat_cap = cap;
 		}
-		r = pread(proc_stat, stat_buf + got, stat_cap - 1 - got, (off_t)got);
+		r = pread(pf->stat_fd, pf->stat_buf + got, pf->stat_cap - 1 - got, (off_t)got);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
 			int err = -errno;
 
-			close(proc_stat);
-			proc_stat = -1;
+			close(pf->stat_fd);
+			pf->stat_fd = -1;
 			return err;
 		}
 		if (r == 0)
 			break;
 		got += (size_t)r;
-		stat_buf[got] = '\0';
-		if (past_cpu_lines(stat_buf))
+		pf->stat_buf[got] = '\0';
+		if (past_cpu_lines(pf->stat_buf))
 			break;
 	}
 	if (!got)
 		return 0;
-	for (char *line = stat_buf, *nl; n < max && *line; line = nl + 1) {
+	for (char *line = pf->stat_buf, *nl; n < max && *line; line = nl + 1) {
 		nl = strchr(line, '\n');
 		if (!nl)
 			nl = line + strlen(line) - 1;
@@ -437,7 +447,7 @@ int procfs_cpu_times(struct procfs_cpu *out, int max)
 	return n;
 }
 
-int procfs_cmdline(pid_t pid, char *buf, size_t len)
+int procfs_cmdline(struct procfs *pf, pid_t pid, char *buf, size_t len)
 {
 	struct procfs_task t;
 	ssize_t n;
@@ -445,7 +455,7 @@ int procfs_cmdline(pid_t pid, char *buf, size_t len)
 
 	if (!len)
 		return -EINVAL;
-	n = read_close(proc_open(O_RDONLY, "%d/cmdline", (int)pid), buf, len, false);
+	n = read_close(proc_open(pf, O_RDONLY, "%d/cmdline", (int)pid), buf, len, false);
 	if (n < 0)
 		return (int)n;
 	for (ssize_t i = 0; i < n; i++)
@@ -457,45 +467,35 @@ int procfs_cmdline(pid_t pid, char *buf, size_t len)
 		return 0;
 
 	/* kernel threads (and zombies) have no command line */
-	err = procfs_task_stat(pid, 0, &t);
+	err = procfs_task_stat(pf, pid, 0, &t);
 	if (err)
 		return err;
 	snprintf(buf, len, "[%s]", t.comm);
 	return 0;
 }
 
-struct user_name {
-	struct user_name *next;
-	uid_t uid;
-	char name[];
-};
-
-static struct user_name *users;
-
-const char *procfs_user(uid_t uid)
+const char *procfs_user(struct procfs *pf, uid_t uid)
 {
-	static char fallback[16];
-	struct user_name *u;
+	struct procfs_user *u;
 	struct passwd pw, *res = NULL;
 	char pwbuf[4096], name[64];
 
-	for (u = users; u; u = u->next)
+	for (u = pf->users; u; u = u->next)
 		if (u->uid == uid)
 			return u->name;
 	if (!getpwuid_r(uid, &pw, pwbuf, sizeof(pwbuf), &res) && res)
 		snprintf(name, sizeof(name), "%s", res->pw_name);
 	else
 		snprintf(name, sizeof(name), "%u", (unsigned int)uid);
-
 	u = malloc(sizeof(*u) + strlen(name) + 1);
-	if (!u) {
-		snprintf(fallback, sizeof(fallback), "%u", (unsigned int)uid);
-		return fallback;
+	if (!u) { /* no room to remember it: the number says who it is */
+		snprintf(pf->uid_text, sizeof(pf->uid_text), "%u", (unsigned int)uid);
+		return pf->uid_text;
 	}
 	u->uid = uid;
 	strcpy(u->name, name);
-	u->next = users;
-	users = u;
+	u->next = pf->users;
+	pf->users = u;
 	return u->name;
 }
 
@@ -511,10 +511,10 @@ long procfs_hz(void)
 	return hz;
 }
 
-int procfs_cgroup2_root(char *buf, size_t len)
+int procfs_cgroup2_root(struct procfs *pf, char *buf, size_t len)
 {
 	char line[1024];
-	FILE *f = proc_fopen(proc_open(O_RDONLY, "self/mounts"));
+	FILE *f = proc_fopen(proc_open(pf, O_RDONLY, "self/mounts"));
 	int ret = -ENOENT;
 
 	if (!f)
@@ -532,10 +532,10 @@ int procfs_cgroup2_root(char *buf, size_t len)
 	return ret;
 }
 
-int procfs_task_cgroup(pid_t pid, char *buf, size_t len)
+int procfs_task_cgroup(struct procfs *pf, pid_t pid, char *buf, size_t len)
 {
 	char line[1024];
-	FILE *f = proc_fopen(proc_open(O_RDONLY, "%d/cgroup", (int)pid));
+	FILE *f = proc_fopen(proc_open(pf, O_RDONLY, "%d/cgroup", (int)pid));
 	int ret = -ENOENT;
 
 	if (!f)

@@ -82,7 +82,7 @@ static void sb_exit(const struct record *r, void *arg)
 static void scan_all(struct profile *p)
 {
 	struct procfs_ids pids = {0};
-	int n = procfs_pids(&pids);
+	int n = procfs_pids(p->proc, &pids);
 
 	for (int i = 0; i < n; i++)
 		symbols_process_scan(p->sym, pids.id[i]);
@@ -97,6 +97,7 @@ int profile_open(struct profile *p, const struct profile_config *cfg, const stru
 
 	memset(p, 0, sizeof(*p));
 	p->cfg = cfg;
+	p->proc = w->proc;
 	err[0] = '\0';
 	if (!cfg->enabled || w->nr_targets == 0)
 		return 0;
@@ -116,7 +117,7 @@ int profile_open(struct profile *p, const struct profile_config *cfg, const stru
 	    .sb = {sb_mmap, sb_comm, sb_fork, sb_exit, p},
 	};
 	if (cfg->event) {
-		ret = events_resolve(cfg->event, &ev, err, errlen);
+		ret = events_resolve(NULL, cfg->event, &ev, err, errlen);
 		if (ret)
 			return ret;
 		sc.event = &ev.attr;
@@ -183,7 +184,7 @@ static void comm_of(struct profile *p, pid_t pid, char *buf, size_t len)
 	struct procfs_task t;
 
 	if (c->pid != pid || !c->comm[0]) {
-		if (procfs_task_stat(pid, 0, &t)) {
+		if (procfs_task_stat(p->proc, pid, 0, &t)) {
 			util_strlcpy(buf, "?", len);
 			return;
 		}

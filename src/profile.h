@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+struct procfs;
+
 struct probe;
 
 struct profile_config {
@@ -42,6 +44,7 @@ struct profile_scan {
 
 struct profile {
 	const struct profile_config *cfg; /* the session's configuration: read live */
+	struct procfs *proc;              /* the session's /proc reader */
 	bool open;
 	bool prepared; /* kernel symbols loaded and existing processes scanned */
 	bool scan_all; /* profile_prepare() reads every process's mappings */
@@ -68,9 +71,10 @@ struct profile_where {
 	const int *cpus;     /* the CPUs a task is followed on */
 	int nr_cpus;
 	const struct probe *probe;
-	const pid_t *pids; /* processes whose existing mappings are read now (the others
-	                    * when their samples are first shown) */
-	int nr_pids;       /* -1: every process, in profile_prepare() */
+	struct procfs *proc; /* the caller's /proc reader */
+	const pid_t *pids;   /* processes whose existing mappings are read now (the others
+	                      * when their samples are first shown) */
+	int nr_pids;         /* -1: every process, in profile_prepare() */
 };
 
 /*

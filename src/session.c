@@ -55,6 +55,7 @@ static int open_profile(struct session *s, char *err, size_t errlen)
 	    .cpus = s->cpus,
 	    .nr_cpus = s->nr_cpus,
 	    .probe = &s->probe,
+	    .proc = &s->proc,
 	    .pids = pids,
 	    .nr_pids = nr_pids,
 	};
@@ -83,6 +84,7 @@ int session_init(struct session *s, const struct session_config *cfg, char *err,
 		s->pidfd[i] = -1;
 	launch_init(&s->cmd);
 	err[0] = '\0';
+	procfs_init(&s->proc, cfg->proc_root);
 	if (cfg->probe)
 		s->probe = *cfg->probe;
 	else
@@ -289,7 +291,7 @@ static void cpu_times(struct session *s, bool final)
 		s->cpu_cur = tmp;
 		s->nr_cpu_prev = s->nr_cpu_cur;
 	}
-	int n = procfs_cpu_times(s->cpu_cur, SESSION_MAX_CPUS);
+	int n = procfs_cpu_times(&s->proc, s->cpu_cur, SESSION_MAX_CPUS);
 	s->nr_cpu_cur = n > 0 ? n : 0;
 	if (s->baseline) {
 		memcpy(s->cpu_base, s->cpu_cur, (size_t)s->nr_cpu_cur * sizeof(*s->cpu_base));
@@ -353,8 +355,9 @@ int session_tick(struct session *s, bool final)
 		uid_t uid;
 
 		if (!r->user[0] && session_row_uid(s, r, &uid) == 0)
-			util_strlcpy(r->user, procfs_user(uid), sizeof(r->user));
-		if (m->show_cgroups && procfs_task_cgroup(r->pid, r->cgroup, sizeof(r->cgroup)))
+			util_strlcpy(r->user, procfs_user(&s->proc, uid), sizeof(r->user));
+		if (m->show_cgroups &&
+		    procfs_task_cgroup(&s->proc, r->pid, r->cgroup, sizeof(r->cgroup)))
 			r->cgroup[0] = '\0';
 	}
 
@@ -449,7 +452,7 @@ void session_fini(struct session *s)
 	}
 	for (int i = 0; i < s->nr_proc_prev; i++)
 		session_proc_fd_close(s, &s->proc_prev[i].fd);
-	procfs_close();
+	procfs_close(&s->proc);
 	free(s->targets);
 	for (size_t i = 0; i < ARRAY_SIZE(s->pidfd); i++)
 		if (s->pidfd[i] >= 0)

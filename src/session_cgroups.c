@@ -100,7 +100,7 @@ int session_open_cgroups(struct session *s, char *err, size_t errlen)
 		         "perf_event_paranoid <= 0, and no -p or command");
 		return -EINVAL;
 	}
-	if (procfs_cgroup2_root(s->cgroup_root, sizeof(s->cgroup_root))) {
+	if (procfs_cgroup2_root(&s->proc, s->cgroup_root, sizeof(s->cgroup_root))) {
 		snprintf(err, errlen,
 		         "--cgroup: no cgroup v2 hierarchy is mounted (mount -t cgroup2 "
 		         "none /sys/fs/cgroup/unified)");

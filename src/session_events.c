@@ -93,7 +93,7 @@ int session_resolve_events(struct session *s, char *err, size_t errlen)
 	if (!s->ev || !s->cev)
 		return -ENOMEM;
 	for (int i = 0; i < l->nr; i++) {
-		int ret = events_resolve(l->name[i], &s->ev[i].desc, err, errlen);
+		int ret = events_resolve(NULL, l->name[i], &s->ev[i].desc, err, errlen);
 		if (ret && !s->cfg->resolved)
 			return ret; /* typed with -e: the user wants to know at once */
 		if (ret) {
@@ -208,7 +208,7 @@ int session_can_open_desc(const struct event_desc *d, char *why, size_t whylen, 
 int session_can_open(const char *event, char *why, size_t whylen, void *arg)
 {
 	struct event_desc d;
-	int ret = events_resolve(event, &d, why, whylen);
+	int ret = events_resolve(NULL, event, &d, why, whylen);
 
 	return ret ? ret : session_can_open_desc(&d, why, whylen, arg);
 }

@@ -99,6 +99,7 @@ struct session {
 	bool stopped;                 /* session_stop(): nothing counts any more */
 	uint64_t stop_ns;             /* when it stopped: the end of the last interval */
 	uint64_t missed;              /* refresh ticks skipped since the last tick */
+	struct procfs proc;           /* how /proc is read */
 	struct procfs_ids pids, tids; /* /proc listings, reused every tick */
 	struct model model;
 };

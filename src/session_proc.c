@@ -141,7 +141,7 @@ static int push_cand(struct session *s, const struct proc_sample *p)
  */
 void session_proc_rows(struct session *s, double interval_s)
 {
-	int n = procfs_pids(&s->pids), nr_cov;
+	int n = procfs_pids(&s->proc, &s->pids), nr_cov;
 	const pid_t *pids = s->pids.id, *tids;
 	struct model *m = &s->model;
 	struct cover *cov = covered_ids(s, &nr_cov);
@@ -152,7 +152,7 @@ void session_proc_rows(struct session *s, double interval_s)
 	for (int i = 0; i < n; i++) {
 		int nt = 1;
 		if (s->cfg->threads) {
-			nt = procfs_threads(pids[i], &s->tids);
+			nt = procfs_threads(&s->proc, pids[i], &s->tids);
 			if (nt <= 0)
 				continue;
 			tids = s->tids.id;
@@ -281,7 +281,7 @@ int session_row_uid(struct session *s, const struct model_row *r, uid_t *uid)
 		*uid = p->uid;
 		return 0;
 	}
-	ret = procfs_task_uid(r->pid, s->cfg->threads ? r->tid : 0, uid);
+	ret = procfs_task_uid(&s->proc, r->pid, s->cfg->threads ? r->tid : 0, uid);
 	if (ret == 0 && p) {
 		p->have_uid = true;
 		p->uid = *uid;
@@ -320,7 +320,7 @@ void session_select_tasks(struct session *s)
 		int nt = 1;
 
 		if (!s->cfg->threads) {
-			nt = procfs_threads(c->pid, &s->tids);
+			nt = procfs_threads(&s->proc, c->pid, &s->tids);
 			tids = s->tids.id;
 		}
 		for (int k = 0; k < nt && ok; k++)

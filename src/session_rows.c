@@ -134,7 +134,7 @@ void session_counted_rows(struct session *s, bool final, double interval_s)
 			r->start = t->pstart;
 			r->tid = s->cfg->threads ? t->tid : t->pid;
 			util_strlcpy(r->comm, t->comm, sizeof(r->comm));
-			util_strlcpy(r->user, procfs_user(t->uid), sizeof(r->user));
+			util_strlcpy(r->user, procfs_user(&s->proc, t->uid), sizeof(r->user));
 			r->exited = true;
 			r->cpu_pct = 0;
 			if (x.slot)
@@ -247,7 +247,7 @@ void session_static_notes(struct session *s)
 				              i ? "," : "", (int)s->cfg->pids[i]);
 		} else {
 			snprintf(m->target, sizeof(m->target), "own processes of %s",
-			         procfs_user(getuid()));
+			         procfs_user(&s->proc, getuid()));
 		}
 		break;
 	case MODEL_COMMAND: {
@@ -271,7 +271,7 @@ void session_static_notes(struct session *s)
 		model_note(m,
 		           "no processes of %s to count (pfmtop leaves itself out): start some, or "
 		           "use -p PID or -- COMMAND",
-		           procfs_user(getuid()));
+		           procfs_user(&s->proc, getuid()));
 }
 
 void session_event_states(struct session *s)

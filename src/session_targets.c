@@ -47,12 +47,12 @@ void session_proc_fd_close(struct session *s, int *fd)
 	s->nr_proc_fds--;
 }
 
-/* procfs_task_stat() through the kept stat file *fd (opened, and kept if
+/* procfs_task_stat(&s->proc, ) through the kept stat file *fd (opened, and kept if
  * there is room, when -1), counted in nr_proc_fds. */
 int session_stat_kept(struct session *s, pid_t pid, pid_t tid, int *fd, struct procfs_task *pt)
 {
 	bool had = *fd >= 0;
-	int ret = procfs_task_stat_kept(pid, tid, fd, !had && proc_fd_room(s), pt);
+	int ret = procfs_task_stat_kept(&s->proc, pid, tid, fd, !had && proc_fd_room(s), pt);
 
 	s->nr_proc_fds += (long)(*fd >= 0) - (long)had;
 	return ret;
@@ -224,15 +224,15 @@ static void fill_task_info(struct session *s, struct session_target *t)
 	uid_t uid;
 
 	if (session_stat_kept(s, t->pid, t->tid, &t->statfd, &pt) == 0 &&
-	    procfs_task_uid(t->pid, t->tid, &uid) == 0) {
+	    procfs_task_uid(&s->proc, t->pid, t->tid, &uid) == 0) {
 		util_strlcpy(t->comm, pt.comm, sizeof(t->comm));
 		t->uid = uid;
 		t->starttime = pt.starttime;
 		t->ticks = t->prev_ticks = pt.utime + pt.stime;
 	}
-	t->pstart = t->tid == t->pid                        ? t->starttime
-	            : procfs_task_stat(t->pid, 0, &pt) == 0 ? pt.starttime
-	                                                    : 0;
+	t->pstart = t->tid == t->pid                                  ? t->starttime
+	            : procfs_task_stat(&s->proc, t->pid, 0, &pt) == 0 ? pt.starttime
+	                                                              : 0;
 }
 
 /* Open the counters of new task target t (filled in), and with counters
@@ -255,7 +255,7 @@ static void open_task(struct session *s, struct session_target *t)
 int session_add_process(struct session *s, pid_t pid, char *err, size_t errlen)
 {
 	struct procfs_ids tids = {0};
-	int n = procfs_threads(pid, &tids);
+	int n = procfs_threads(&s->proc, pid, &tids);
 
 	if (n == -ENOMEM)
 		return -ENOMEM;
@@ -282,7 +282,7 @@ int session_add_process(struct session *s, pid_t pid, char *err, size_t errlen)
 
 int session_own_processes(struct session *s, char *err, size_t errlen)
 {
-	int n = procfs_pids(&s->pids);
+	int n = procfs_pids(&s->proc, &s->pids);
 	uid_t me = getuid();
 
 	if (n == -ENOMEM)
@@ -290,7 +290,7 @@ int session_own_processes(struct session *s, char *err, size_t errlen)
 	for (int i = 0; i < n; i++) {
 		struct procfs_task pt;
 		pid_t pid = s->pids.id[i];
-		if (pid == s->self || procfs_task_read(pid, 0, &pt) || pt.uid != me)
+		if (pid == s->self || procfs_task_read(&s->proc, pid, 0, &pt) || pt.uid != me)
 			continue;
 		if (session_add_process(s, pid, err, errlen) == -ENOMEM)
 			return -ENOMEM;

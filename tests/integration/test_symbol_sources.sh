@@ -42,16 +42,30 @@ int main(void)
 C
 gcc -O2 -o "$src/vdso" "$src/vdso.c"
 top "$src/vdso" >"$TMP/rows"
-grep -q '\[vdso\]+0x' "$TMP/rows" && fail "the vDSO is shown as [vdso]+0xOFFSET rows, not by function" "$TMP/rows"
 mine=$(awk '$2 == "__vdso_clock_gettime" && $3 == "[vdso]" { print $1 }' "$TMP/rows")
 [ -n "$mine" ] || fail "no __vdso_clock_gettime [vdso] row for a program that loops on clock_gettime" "$TMP/rows"
-[ "$(grep -c ' \[vdso\]$' "$TMP/rows")" -eq 1 ] || fail "the vDSO function is split over several rows" "$TMP/rows"
 perf record -q -e cpu-clock -F 999 -o "$TMP/perf.data" -- "$src/vdso" >/dev/null 2>&1 || fail "perf record failed"
-theirs=$(perf report -i "$TMP/perf.data" --stdio --sort sym 2>/dev/null |
-	awk '/__vdso_clock_gettime/ { sub("%", "", $1); print $1; exit }')
-[ -n "$theirs" ] || fail "perf report has no __vdso_clock_gettime row"
+perf report -i "$TMP/perf.data" --stdio --sort sym,dso 2>/dev/null | grep -v '^#' >"$TMP/perf.rows"
+theirs=$(awk '/__vdso_clock_gettime/ { sub("%", "", $1); print $1; exit }' "$TMP/perf.rows")
+[ -n "$theirs" ] || fail "perf report has no __vdso_clock_gettime row" "$TMP/perf.rows"
+# A vDSO names only its entry points: on some kernels the code of its
+# internal functions (the clock reads behind __vdso_clock_gettime) has no
+# name in the image, and perf shows it as 0x... [vdso] offsets. Where perf
+# names every sample, so must pfmtop; where it cannot, pfmtop leaves unnamed
+# only offsets perf leaves unnamed too.
+if ! grep -q '0x[0-9a-f]* *\[vdso\]' "$TMP/perf.rows"; then
+	grep -q '\[vdso\]+0x' "$TMP/rows" && fail "the vDSO is shown as [vdso]+0xOFFSET rows, not by function" "$TMP/rows"
+	[ "$(grep -c ' \[vdso\]$' "$TMP/rows")" -eq 1 ] || fail "the vDSO function is split over several rows" "$TMP/rows"
+	how="one row"
+else
+	while read -r share off; do
+		grep -Eq "0x0*${off#0x} +\[vdso\]" "$TMP/perf.rows" ||
+			fail "[vdso]+$off ($share%) is unnamed, and perf report names it" "$TMP/rows" "$TMP/perf.rows"
+	done < <(awk '$3 == "[vdso]" && $2 ~ /^\[vdso\]\+0x/ && $1 >= 5 { sub(/^\[vdso\]\+/, "", $2); print $1, $2 }' "$TMP/rows")
+	how="named as perf names it (this kernel's vDSO leaves $(grep -c '0x[0-9a-f]* *\[vdso\]' "$TMP/perf.rows") internal offsets unnamed for perf too)"
+fi
 check "abs($mine - $theirs) <= 10" "__vdso_clock_gettime: pfmtop $mine%, perf report $theirs%" "$TMP/rows"
-pass "vDSO: __vdso_clock_gettime one row at $mine% (perf report: $theirs%)"
+pass "vDSO: __vdso_clock_gettime at $mine% (perf report: $theirs%), $how"
 
 # --- anonymous executable memory ---
 cat >"$src/anon.c" <<'C'

@@ -17,6 +17,9 @@
 
 #include <cmocka.h>
 
+/* Where events are looked up: the machine until a test points it elsewhere. */
+static struct event_roots roots;
+
 static char pmu_dir[4096];
 static char tracefs_dir[4096];
 static char err[512];
@@ -24,7 +27,7 @@ static char err[512];
 static int resolve(const char *spec, struct event_desc *d)
 {
 	err[0] = '\0';
-	return events_resolve(spec, d, err, sizeof(err));
+	return events_resolve(&roots, spec, d, err, sizeof(err));
 }
 
 /* Resolve spec, which must succeed, and check the common fields. */
@@ -234,15 +237,15 @@ static void test_tracefs_not_mounted(void **state)
 	struct event_desc d;
 
 	snprintf(missing, sizeof(missing), "%s/nonexistent", tracefs_dir);
-	events_set_roots(pmu_dir, missing);
-	assert_null(events_tracefs());
+	roots = (struct event_roots){pmu_dir, missing};
+	assert_null(events_tracefs(&roots));
 	assert_int_equal(resolve("sched:sched_switch", &d), -ENODEV);
 	assert_string_equal(err, "tracefs is not mounted: run 'mount -t tracefs nodev "
 				 "/sys/kernel/tracing' as root");
 	/* Names libpfm4 knows still resolve without tracefs. */
 	resolve_ok("cycles", &d);
-	events_set_roots(pmu_dir, tracefs_dir);
-	assert_string_equal(events_tracefs(), tracefs_dir);
+	roots = (struct event_roots){pmu_dir, tracefs_dir};
+	assert_string_equal(events_tracefs(&roots), tracefs_dir);
 }
 
 /* ---- libpfm4 ---- */
@@ -484,7 +487,7 @@ static void test_tracepoint_globs(void **state)
 	assert_int_equal(events_parse_list("sched:sched_*:u,{cs,*:irq_handler_entry}", &l, err,
 	                                   sizeof(err)),
 	                 0);
-	assert_int_equal(events_expand_globs(&l, err, sizeof(err)), 0);
+	assert_int_equal(events_expand_globs(&roots, &l, err, sizeof(err)), 0);
 	assert_int_equal(l.nr, 4);
 	assert_string_equal(l.name[0], "sched:sched_switch:u");
 	assert_string_equal(l.name[1], "sched:sched_wakeup:u");
@@ -495,7 +498,7 @@ static void test_tracepoint_globs(void **state)
 
 	memset(&l, 0, sizeof(l));
 	assert_int_equal(events_parse_list("sched:nothing_*", &l, err, sizeof(err)), 0);
-	assert_int_equal(events_expand_globs(&l, err, sizeof(err)), -ENOENT);
+	assert_int_equal(events_expand_globs(&roots, &l, err, sizeof(err)), -ENOENT);
 	assert_non_null(strstr(err, "no tracepoint matches 'sched:nothing_*'"));
 }
 
@@ -623,21 +626,21 @@ static void test_list(void **state)
 	struct seen s = { 0 };
 	int n;
 
-	n = events_list("*tsc*", collect, &s);
+	n = events_list(&roots, "*tsc*", collect, &s);
 	assert_int_equal(n, 1);
 	assert_int_equal(s.nr, 1);
 	assert_string_equal(s.names[0], "msr/tsc/");
 	assert_int_equal(s.src[0], EVENTS_SRC_SYSFS);
 
 	memset(&s, 0, sizeof(s));
-	assert_int_equal(events_list("sched:*", collect, &s), 2);
+	assert_int_equal(events_list(&roots, "sched:*", collect, &s), 2);
 	assert_string_equal(s.names[0], "sched:sched_switch");
 	assert_string_equal(s.names[1], "sched:sched_wakeup");
 	assert_int_equal(s.src[0], EVENTS_SRC_TRACEPOINT);
 
 	/* .scale and .unit files are not events. */
 	memset(&s, 0, sizeof(s));
-	assert_int_equal(events_list("cpu/*", collect, &s), 5);
+	assert_int_equal(events_list(&roots, "cpu/*", collect, &s), 5);
 	assert_string_equal(s.names[0], "cpu/cpu-cycles/");
 	assert_string_equal(s.names[1], "cpu/cycles-inv/");
 	assert_string_equal(s.names[2], "cpu/cycles-unhalted/");
@@ -646,7 +649,7 @@ static void test_list(void **state)
 
 	/* Generic names come out as perf spells them, and resolve. */
 	memset(&s, 0, sizeof(s));
-	assert_int_equal(events_list("task-clock", collect, &s), 1);
+	assert_int_equal(events_list(&roots, "task-clock", collect, &s), 1);
 	assert_string_equal(s.names[0], "task-clock");
 	assert_int_equal(s.src[0], EVENTS_SRC_LIBPFM);
 	/* A PMU-specific event is listed as pmu::EVENT (the glob matched
@@ -676,20 +679,20 @@ static void test_list(void **state)
 	if (want[0]) {
 		for (size_t i = 0; i < sizeof(glob) && (!i || want[i - 1]); i++)
 			glob[i] = (char)toupper((unsigned char)want[i]);
-		assert_int_equal(events_list(glob, collect, &s), 1);
+		assert_int_equal(events_list(&roots, glob, collect, &s), 1);
 		assert_string_equal(s.names[0], want);
 		assert_int_equal(s.src[0], EVENTS_SRC_LIBPFM);
 	} else {
-		assert_int_equal(events_list("*::RETIRED_INSTRUCTIONS", collect, &s), 0);
+		assert_int_equal(events_list(&roots, "*::RETIRED_INSTRUCTIONS", collect, &s), 0);
 	}
 
 	memset(&s, 0, sizeof(s));
-	assert_int_equal(events_list("no-such-event-*", collect, &s), 0);
+	assert_int_equal(events_list(&roots, "no-such-event-*", collect, &s), 0);
 
 	/* The callback stops the walk. */
 	memset(&s, 0, sizeof(s));
 	s.stop_after = 2;
-	assert_int_equal(events_list(NULL, collect, &s), 2);
+	assert_int_equal(events_list(&roots, NULL, collect, &s), 2);
 	assert_int_equal(s.nr, 2);
 }
 
@@ -722,7 +725,7 @@ int main(void)
 
 	snprintf(pmu_dir, sizeof(pmu_dir), "%s/pmu", fixtures);
 	snprintf(tracefs_dir, sizeof(tracefs_dir), "%s/tracefs", fixtures);
-	events_set_roots(pmu_dir, tracefs_dir);
+	roots = (struct event_roots){pmu_dir, tracefs_dir};
 	/* Encode events of PMUs this machine does not have (skl::...), and
 	 * see libpfm4 as on a real host: its generic "perf" PMU, every other
 	 * PMU initialised (a forced PMU stops that). */

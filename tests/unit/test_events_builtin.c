@@ -1,4 +1,4 @@
-/* test_events_builtin: the kernel's generic events that events_resolve()
+/* test_events_builtin: the kernel's generic events that events_resolve(NULL, )
  * encodes without libpfm4 come out exactly as libpfm4 encodes them. */
 #include "events.h"
 #include "pfmlib.h"
@@ -26,7 +26,7 @@ static const char *const pfm_mods[] = {"", ":u", ":k", ":u:k", ":u:k"};
 static struct event_desc table[MAX_BUILTIN][NR_MODS];
 static int nr_builtin;
 
-/* What events_resolve() would make of libpfm4's own answer for name. */
+/* What events_resolve(NULL, ) would make of libpfm4's own answer for name. */
 static void libpfm_desc(const char *name, const char *mod, struct event_desc *d)
 {
 	struct perf_event_attr attr;
@@ -108,7 +108,7 @@ static void test_table_needs_no_libpfm(void **state)
 			snprintf(spec, sizeof(spec), "%s%s", events_builtin_name(nr_builtin),
 				 mods[m]);
 			err[0] = '\0';
-			ret = events_resolve(spec, d, err, sizeof(err));
+			ret = events_resolve(NULL, spec, d, err, sizeof(err));
 			if (ret)
 				print_error("%s: %s\n", spec, err);
 			assert_int_equal(ret, 0);
@@ -156,7 +156,7 @@ static void test_other_names_go_to_libpfm(void **state)
 			int ret;
 
 			snprintf(spec, sizeof(spec), "%s%s", names[i], mods[m]);
-			ret = events_resolve(spec, &d, err, sizeof(err));
+			ret = events_resolve(NULL, spec, &d, err, sizeof(err));
 			if (ret)
 				print_error("%s: %s\n", spec, err);
 			assert_int_equal(ret, 0);

@@ -22,27 +22,30 @@
 	"libpfm4 is not installed (apt-get install libpfm4): only the kernel's generic "   \
 	"events, tracepoints, sysfs PMU events and raw rNNN are available"
 
+/* Where events are looked up: the machine until a test points it elsewhere. */
+static struct event_roots roots;
+
 static char err[512];
 
 static void test_resolve(void **state)
 {
 	struct event_desc d;
 
-	assert_int_equal(events_resolve("task-clock:u", &d, err, sizeof(err)), 0);
+	assert_int_equal(events_resolve(&roots, "task-clock:u", &d, err, sizeof(err)), 0);
 	assert_int_equal(d.attr.type, PERF_TYPE_SOFTWARE);
 	assert_int_equal(d.attr.config, PERF_COUNT_SW_TASK_CLOCK);
 	assert_string_equal(d.encoding, "perf::PERF_COUNT_SW_TASK_CLOCK:u=1:k=0:excl=0:mg=0:mh=1");
-	assert_int_equal(events_resolve("cycles", &d, err, sizeof(err)), 0);
+	assert_int_equal(events_resolve(&roots, "cycles", &d, err, sizeof(err)), 0);
 	assert_true(d.hardware);
-	assert_int_equal(events_resolve("msr/tsc/", &d, err, sizeof(err)), 0);
-	assert_int_equal(events_resolve("r1a8", &d, err, sizeof(err)), 0);
-	assert_int_equal(events_resolve("sched:sched_switch", &d, err, sizeof(err)), 0);
+	assert_int_equal(events_resolve(&roots, "msr/tsc/", &d, err, sizeof(err)), 0);
+	assert_int_equal(events_resolve(&roots, "r1a8", &d, err, sizeof(err)), 0);
+	assert_int_equal(events_resolve(&roots, "sched:sched_switch", &d, err, sizeof(err)), 0);
 
-	assert_int_equal(events_resolve("INST_RETIRED:ANY_P", &d, err, sizeof(err)), -ENOENT);
+	assert_int_equal(events_resolve(&roots, "INST_RETIRED:ANY_P", &d, err, sizeof(err)), -ENOENT);
 	assert_string_equal(err, "unknown event 'INST_RETIRED:ANY_P': " MISSING);
-	assert_int_equal(events_resolve("DTLB-LOAD-MISSES:u", &d, err, sizeof(err)), -ENOENT);
+	assert_int_equal(events_resolve(&roots, "DTLB-LOAD-MISSES:u", &d, err, sizeof(err)), -ENOENT);
 	assert_string_equal(err, "unknown event 'DTLB-LOAD-MISSES:u': " MISSING);
-	assert_int_equal(events_resolve("dTLB-load-misses:u", &d, err, sizeof(err)), 0);
+	assert_int_equal(events_resolve(&roots, "dTLB-load-misses:u", &d, err, sizeof(err)), 0);
 	assert_int_equal(d.attr.type, PERF_TYPE_HW_CACHE);
 
 	assert_int_equal(events_init(err, sizeof(err)), -EIO);
@@ -73,7 +76,7 @@ static int collect(const char *name, const char *desc, enum events_source src, v
 		assert_string_equal(desc, "PERF_COUNT_HW_CPU_CYCLES");
 	}
 	/* Everything listed resolves. */
-	ret = events_resolve(name, &d, why, sizeof(why));
+	ret = events_resolve(&roots, name, &d, why, sizeof(why));
 	if (ret)
 		print_error("%s: %s\n", name, why);
 	assert_int_equal(ret, 0);
@@ -83,7 +86,7 @@ static int collect(const char *name, const char *desc, enum events_source src, v
 static void test_list(void **state)
 {
 	struct seen s = {0};
-	int n = events_list(NULL, collect, &s);
+	int n = events_list(&roots, NULL, collect, &s);
 
 	assert_int_equal(n, s.nr);
 	assert_true(s.sysfs);
@@ -126,7 +129,7 @@ int main(void)
 
 	snprintf(pmu_dir, sizeof(pmu_dir), "%s/pmu", fixtures);
 	snprintf(tracefs_dir, sizeof(tracefs_dir), "%s/tracefs", fixtures);
-	events_set_roots(pmu_dir, tracefs_dir);
+	roots = (struct event_roots){pmu_dir, tracefs_dir};
 	setenv("PFMTOP_TEST_LIBPFM", "/nonexistent/libpfm.so.4", 1);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

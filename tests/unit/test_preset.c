@@ -21,6 +21,9 @@
 
 #include <cmocka.h>
 
+/* Where events are looked up: the machine until a test points it elsewhere. */
+static struct event_roots roots;
+
 static const char *fixtures;
 static char path[400];
 static struct preset_error err;
@@ -821,14 +824,14 @@ static void test_choose(void **state)
 static const char *const shipped[] = {"default", "ipc",    "cache",     "branch",
 				      "tlb",     "memory", "scheduler", "stalls"};
 
-/* events_resolve() on name; for a PMU-specific name in a variant (or one
+/* events_resolve(&roots, ) on name; for a PMU-specific name in a variant (or one
  * that only resolves on another PMU), "PMU::name" on each exact PMU of the
  * variant too (libpfm4 looks unqualified names up on detected PMUs only). */
 static void assert_resolves(const struct preset *p, const char *name)
 {
 	struct event_desc d;
 	char buf[512], q[EVENTS_NAME_MAX + 64], pmus[PRESET_PMU_MAX];
-	int ret = events_resolve(name, &d, buf, sizeof(buf));
+	int ret = events_resolve(&roots, name, &d, buf, sizeof(buf));
 
 	if (!ret && (!p->pmu[0] || d.source != EVENTS_SRC_LIBPFM || !strcmp(d.pmu, "perf")))
 		return;
@@ -841,7 +844,7 @@ static void assert_resolves(const struct preset *p, const char *name)
 		if (strpbrk(pmu, "*?"))
 			continue;
 		snprintf(q, sizeof(q), "%s::%s", pmu, name);
-		ret = events_resolve(q, &d, buf, sizeof(buf));
+		ret = events_resolve(&roots, q, &d, buf, sizeof(buf));
 		if (ret)
 			print_error("%s:%s: %s: %d %s\n", p->name, p->pmu, q, ret, buf);
 		assert_int_equal(ret, 0);
@@ -877,7 +880,7 @@ static void assert_known_pmus(const struct preset *p)
 static int vm_open(const char *event, char *why, size_t len, void *arg)
 {
 	struct event_desc d;
-	int ret = events_resolve(event, &d, why, len);
+	int ret = events_resolve(&roots, event, &d, why, len);
 
 	if (ret)
 		return ret;
@@ -898,7 +901,7 @@ static void test_shipped(void **state)
 
 	assert_non_null(r);
 	snprintf(tracefs, sizeof(tracefs), "%s/tracefs", fixtures);
-	events_set_roots(NULL, tracefs);
+	roots = (struct event_roots){NULL, tracefs};
 	assert_int_equal(events_init(buf, sizeof(buf)), 0);
 
 	preset_set_init(&set);
@@ -965,7 +968,7 @@ static void test_shipped(void **state)
 	assert_string_equal(p->pmu, "skl, skx, clx, icl, icx, spr");
 	p = preset_find(&set, "branch", (const char *const[]){"amd64_fam19h_zen4"}, 1);
 	assert_string_equal(p->ev[2].fallback[0], "branches");
-	events_set_roots(NULL, NULL);
+	roots = (struct event_roots){NULL, NULL};
 	free(r);
 	preset_set_free(&set);
 }
@@ -1061,7 +1064,7 @@ static void test_check(void **state)
 		char buf[256];
 
 		/* on this machine libpfm4 detects a Zen 4 (from cpuid) */
-		if (!events_resolve("RETIRED_OPS", &d, buf, sizeof(buf)) &&
+		if (!events_resolve(&roots, "RETIRED_OPS", &d, buf, sizeof(buf)) &&
 		    !strcmp(d.pmu, "amd64_fam19h_zen4"))
 			assert_non_null(
 				strstr(out, "RETIRED_OPS   ok (amd64_fam19h_zen4::RETIRED_OPS"));

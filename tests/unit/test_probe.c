@@ -52,15 +52,12 @@ static int make_tmp_root(void **state)
 
 static int drop_tmp_root(void **state)
 {
-	probe_set_root(NULL);
 	return nftw(tmp_root, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 static void collect_fixture(struct probe *p)
 {
-	probe_set_root(fixture_root);
-	probe_collect(p);
-	probe_set_root(NULL);
+	probe_collect_at(p, fixture_root);
 }
 
 static void test_fixture_facts(void **state)
@@ -127,8 +124,7 @@ static void test_bare_metal(void **state)
 	put("sys/bus/event_source/devices/software/type", "1\n");
 	put("sys/devices/system/cpu/online", "0\n");
 	put("sys/kernel/debug/tracing/events/enable", "0\n");
-	probe_set_root(tmp_root);
-	probe_collect(&p);
+	probe_collect_at(&p, tmp_root);
 
 	assert_int_equal(p.paranoid, -1);
 	assert_int_equal(p.kptr_restrict, PROBE_UNKNOWN);
@@ -148,13 +144,12 @@ static void test_capabilities_bits(void **state)
 	struct probe p;
 
 	put("proc/self/status", "CapEff:\t0000004000000000\n"); /* bit 38 only */
-	probe_set_root(tmp_root);
-	probe_collect(&p);
+	probe_collect_at(&p, tmp_root);
 	assert_true(p.cap_perfmon);
 	assert_false(p.cap_sys_admin);
 
 	put("proc/self/status", "CapEff:\t0000000000200000\n"); /* bit 21 only */
-	probe_collect(&p);
+	probe_collect_at(&p, tmp_root);
 	assert_false(p.cap_perfmon);
 	assert_true(p.cap_sys_admin);
 	assert_int_equal(p.paranoid, PROBE_UNKNOWN);
@@ -167,8 +162,7 @@ static void test_xen_and_arm(void **state)
 
 	put("sys/hypervisor/type", "xen\n");
 	put("sys/bus/event_source/devices/armv8_pmuv3_0/type", "10\n");
-	probe_set_root(tmp_root);
-	probe_collect(&p);
+	probe_collect_at(&p, tmp_root);
 	assert_true(p.hypervisor);
 	assert_string_equal(p.hypervisor_name, "Xen");
 	assert_true(p.core_pmu);
@@ -181,12 +175,11 @@ static void test_pmu_name_heuristic(void **state)
 	/* an uncore PMU with "pmu" in its name carries a cpumask: not a core */
 	put("sys/bus/event_source/devices/nvidia_scf_pmu_0/type", "11\n");
 	put("sys/bus/event_source/devices/nvidia_scf_pmu_0/cpumask", "0\n");
-	probe_set_root(tmp_root);
-	probe_collect(&p);
+	probe_collect_at(&p, tmp_root);
 	assert_false(p.core_pmu);
 
 	put("sys/bus/event_source/devices/apple_firestorm_pmu/type", "12\n");
-	probe_collect(&p);
+	probe_collect_at(&p, tmp_root);
 	assert_true(p.core_pmu);
 	assert_int_equal(p.nr_sysfs_pmus, 2);
 	assert_string_equal(p.sysfs_pmus[0], "apple_firestorm_pmu");
@@ -198,8 +191,7 @@ static void test_hybrid_cpus_file(void **state)
 
 	put("sys/bus/event_source/devices/cpu_x/type", "10\n");
 	put("sys/bus/event_source/devices/cpu_x/cpus", "0-7\n");
-	probe_set_root(tmp_root);
-	probe_collect(&p);
+	probe_collect_at(&p, tmp_root);
 	assert_true(p.core_pmu);
 }
 
@@ -389,7 +381,6 @@ static void test_live(void **state)
 	struct utsname u;
 	struct probe p;
 
-	probe_set_root(NULL);
 	probe_collect(&p);
 	assert_int_equal(uname(&u), 0);
 	assert_string_equal(p.kernel, u.release);

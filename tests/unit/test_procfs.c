@@ -22,16 +22,19 @@
 #include <sys/wait.h>
 
 static char fixture_root[PATH_MAX];
+static struct procfs pf;
 
 static int use_fixture(void **state)
 {
-	procfs_set_root(fixture_root);
+	procfs_close(&pf);
+	procfs_init(&pf, fixture_root);
 	return 0;
 }
 
 static int use_live(void **state)
 {
-	procfs_set_root(NULL);
+	procfs_close(&pf);
+	procfs_init(&pf, NULL);
 	return 0;
 }
 
@@ -39,7 +42,7 @@ static void test_stat_with_odd_comm(void **state)
 {
 	struct procfs_task t;
 
-	assert_int_equal(procfs_task_read(4242, 0, &t), 0);
+	assert_int_equal(procfs_task_read(&pf, 4242, 0, &t), 0);
 	assert_int_equal(t.pid, 4242);
 	assert_int_equal(t.tid, 4242);
 	assert_string_equal(t.comm, "evil ) (name");
@@ -53,7 +56,7 @@ static void test_stat_with_odd_comm(void **state)
 	assert_int_equal(t.uid, 1001); /* the effective uid */
 
 	/* tid == pid is the main thread alone, not the process's sum */
-	assert_int_equal(procfs_task_read(4242, 4242, &t), 0);
+	assert_int_equal(procfs_task_read(&pf, 4242, 4242, &t), 0);
 	assert_int_equal(t.utime, 30);
 	assert_int_equal(t.tid, 4242);
 }
@@ -62,7 +65,7 @@ static void test_thread(void **state)
 {
 	struct procfs_task t;
 
-	assert_int_equal(procfs_task_read(4242, 4243, &t), 0);
+	assert_int_equal(procfs_task_read(&pf, 4242, 4243, &t), 0);
 	assert_int_equal(t.pid, 4242);
 	assert_int_equal(t.tid, 4243);
 	assert_string_equal(t.comm, "worker 1");
@@ -80,26 +83,26 @@ static void test_gone_and_broken(void **state)
 	struct procfs_ids tids = {0};
 	char buf[64];
 
-	assert_int_equal(procfs_task_read(999, 0, &t), -ENOENT);
-	assert_int_equal(procfs_task_read(4242, 4299, &t), -ENOENT);
-	assert_int_equal(procfs_threads(999, &tids), -ENOENT);
+	assert_int_equal(procfs_task_read(&pf, 999, 0, &t), -ENOENT);
+	assert_int_equal(procfs_task_read(&pf, 4242, 4299, &t), -ENOENT);
+	assert_int_equal(procfs_threads(&pf, 999, &tids), -ENOENT);
 	procfs_ids_free(&tids);
-	assert_int_equal(procfs_cmdline(999, buf, sizeof(buf)), -ENOENT);
-	assert_int_equal(procfs_task_read(77, 0, &t), -EINVAL);
+	assert_int_equal(procfs_cmdline(&pf, 999, buf, sizeof(buf)), -ENOENT);
+	assert_int_equal(procfs_task_read(&pf, 77, 0, &t), -EINVAL);
 }
 
 static void test_threads_and_pids(void **state)
 {
 	struct procfs_ids l = {0};
 
-	assert_int_equal(procfs_threads(4242, &l), 2);
+	assert_int_equal(procfs_threads(&pf, 4242, &l), 2);
 	assert_int_equal(l.id[0], 4242);
 	assert_int_equal(l.id[1], 4243);
-	assert_int_equal(procfs_threads(2, &l), 1);
+	assert_int_equal(procfs_threads(&pf, 2, &l), 1);
 	assert_int_equal(l.id[0], 2);
 
 	/* numeric directories only: not self, sys, stat or cpuinfo */
-	assert_int_equal(procfs_pids(&l), 3);
+	assert_int_equal(procfs_pids(&pf, &l), 3);
 	assert_int_equal(l.nr, 3);
 	assert_int_equal(l.id[0], 2);
 	assert_int_equal(l.id[1], 77);
@@ -111,7 +114,7 @@ static void test_cpu_times(void **state)
 {
 	struct procfs_cpu c[8];
 
-	assert_int_equal(procfs_cpu_times(c, 8), 5);
+	assert_int_equal(procfs_cpu_times(&pf, c, 8), 5);
 	assert_int_equal(c[0].cpu, 0);
 	/* user nice system idle iowait irq softirq steal */
 	assert_int_equal(c[0].total, 1393280 + 32966 + 572056 + 13343292 + 6130 + 0 + 17875 + 0);
@@ -121,33 +124,33 @@ static void test_cpu_times(void **state)
 	/* guest and guest_nice are inside user and nice already */
 	assert_int_equal(c[4].total, 100 + 20 + 30 + 400 + 50 + 6 + 7 + 8);
 	assert_int_equal(c[4].busy, 100 + 20 + 30 + 6 + 7 + 8);
-	assert_int_equal(procfs_cpu_times(c, 2), 2);
+	assert_int_equal(procfs_cpu_times(&pf, c, 2), 2);
 }
 
 static void test_cmdline(void **state)
 {
 	char buf[64];
 
-	assert_int_equal(procfs_cmdline(4242, buf, sizeof(buf)), 0);
+	assert_int_equal(procfs_cmdline(&pf, 4242, buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "./evil --flag x y");
-	assert_int_equal(procfs_cmdline(2, buf, sizeof(buf)), 0);
+	assert_int_equal(procfs_cmdline(&pf, 2, buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "[kthreadd]");
 	memset(buf, '#', sizeof(buf));
-	assert_int_equal(procfs_cmdline(4242, buf, 5), 0);
+	assert_int_equal(procfs_cmdline(&pf, 4242, buf, 5), 0);
 	assert_string_equal(buf, "./ev");
 	assert_int_equal(buf[5], '#');
-	assert_int_equal(procfs_cmdline(2, buf, 4), 0);
+	assert_int_equal(procfs_cmdline(&pf, 2, buf, 4), 0);
 	assert_string_equal(buf, "[kt");
 }
 
 static void test_users(void **state)
 {
-	const char *root = procfs_user(0);
+	const char *root = procfs_user(&pf, 0);
 
 	assert_string_equal(root, "root");
-	assert_ptr_equal(procfs_user(0), root);
-	assert_string_equal(procfs_user(3999999), "3999999");
-	assert_ptr_equal(procfs_user(0), root);
+	assert_ptr_equal(procfs_user(&pf, 0), root);
+	assert_string_equal(procfs_user(&pf, 3999999), "3999999");
+	assert_ptr_equal(procfs_user(&pf, 0), root);
 	assert_true(procfs_hz() > 0);
 	assert_int_equal(procfs_hz(), sysconf(_SC_CLK_TCK));
 }
@@ -159,12 +162,12 @@ static void test_kept_stat_fixture(void **state)
 	uid_t uid;
 
 	/* open and keep; then read again through the same fd */
-	assert_int_equal(procfs_task_stat_kept(4242, 4243, &fd, true, &a), 0);
+	assert_int_equal(procfs_task_stat_kept(&pf, 4242, 4243, &fd, true, &a), 0);
 	assert_true(fd >= 0);
-	assert_int_equal(procfs_task_stat(4242, 4243, &b), 0);
+	assert_int_equal(procfs_task_stat(&pf, 4242, 4243, &b), 0);
 	assert_memory_equal(&a, &b, sizeof(a));
 	int kept = fd;
-	assert_int_equal(procfs_task_stat_kept(4242, 4243, &fd, true, &a), 0);
+	assert_int_equal(procfs_task_stat_kept(&pf, 4242, 4243, &fd, true, &a), 0);
 	assert_int_equal(fd, kept);
 	assert_string_equal(a.comm, "worker 1");
 	assert_int_equal(a.starttime, 987700);
@@ -172,18 +175,18 @@ static void test_kept_stat_fixture(void **state)
 
 	/* not kept: read and closed */
 	fd = -1;
-	assert_int_equal(procfs_task_stat_kept(4242, 0, &fd, false, &a), 0);
+	assert_int_equal(procfs_task_stat_kept(&pf, 4242, 0, &fd, false, &a), 0);
 	assert_int_equal(fd, -1);
 	assert_int_equal(a.utime, 37);
-	assert_int_equal(procfs_task_stat_kept(999, 0, &fd, true, &a), -ENOENT);
+	assert_int_equal(procfs_task_stat_kept(&pf, 999, 0, &fd, true, &a), -ENOENT);
 	assert_int_equal(fd, -1);
-	assert_int_equal(procfs_task_stat_kept(77, 0, &fd, false, &a), -EINVAL);
+	assert_int_equal(procfs_task_stat_kept(&pf, 77, 0, &fd, false, &a), -EINVAL);
 
-	assert_int_equal(procfs_task_uid(4242, 0, &uid), 0);
+	assert_int_equal(procfs_task_uid(&pf, 4242, 0, &uid), 0);
 	assert_int_equal(uid, 1001);
-	assert_int_equal(procfs_task_uid(2, 2, &uid), 0);
+	assert_int_equal(procfs_task_uid(&pf, 2, 2, &uid), 0);
 	assert_int_equal(uid, 0);
-	assert_int_equal(procfs_task_uid(999, 0, &uid), -ENOENT);
+	assert_int_equal(procfs_task_uid(&pf, 999, 0, &uid), -ENOENT);
 }
 
 static void test_kept_stat_gone(void **state)
@@ -192,7 +195,7 @@ static void test_kept_stat_gone(void **state)
 	int go, fd = -1, status;
 	pid_t pid = testutil_child_waiting(&go);
 
-	assert_int_equal(procfs_task_stat_kept(pid, 0, &fd, true, &t), 0);
+	assert_int_equal(procfs_task_stat_kept(&pf, pid, 0, &fd, true, &t), 0);
 	assert_true(fd >= 0);
 	uint64_t start = t.starttime;
 
@@ -200,7 +203,7 @@ static void test_kept_stat_gone(void **state)
 	assert_int_equal(write(go, "x", 1), 1);
 	close(go);
 	for (int i = 0; i < 1000; i++) {
-		assert_int_equal(procfs_task_stat_kept(pid, 0, &fd, true, &t), 0);
+		assert_int_equal(procfs_task_stat_kept(&pf, pid, 0, &fd, true, &t), 0);
 		if (t.state == 'Z')
 			break;
 		usleep(1000);
@@ -210,9 +213,9 @@ static void test_kept_stat_gone(void **state)
 
 	/* reaped: gone, and the fd is closed */
 	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_int_equal(procfs_task_stat_kept(pid, 0, &fd, true, &t), -ENOENT);
+	assert_int_equal(procfs_task_stat_kept(&pf, pid, 0, &fd, true, &t), -ENOENT);
 	assert_int_equal(fd, -1);
-	assert_int_equal(procfs_task_stat_kept(pid, pid, &fd, true, &t), -ENOENT);
+	assert_int_equal(procfs_task_stat_kept(&pf, pid, pid, &fd, true, &t), -ENOENT);
 	assert_int_equal(fd, -1);
 }
 
@@ -226,7 +229,7 @@ static void test_kept_stat_recycled_pid(void **state)
 	pid_t old = testutil_child_waiting(&go), pid = -1;
 	uint64_t start;
 
-	assert_int_equal(procfs_task_stat_kept(old, 0, &fd, true, &t), 0);
+	assert_int_equal(procfs_task_stat_kept(&pf, old, 0, &fd, true, &t), 0);
 	start = t.starttime;
 	assert_int_equal(write(go, "x", 1), 1);
 	close(go);
@@ -267,9 +270,9 @@ static void test_kept_stat_recycled_pid(void **state)
 	}
 	/* The new task holds the PID (a zombie at worst): the old fd does
 	 * not show it. */
-	assert_int_equal(procfs_task_stat_kept(old, 0, &fd, true, &t), -ENOENT);
+	assert_int_equal(procfs_task_stat_kept(&pf, old, 0, &fd, true, &t), -ENOENT);
 	assert_int_equal(fd, -1);
-	assert_int_equal(procfs_task_stat_kept(old, 0, &fd, true, &t), 0);
+	assert_int_equal(procfs_task_stat_kept(&pf, old, 0, &fd, true, &t), 0);
 	assert_true(fd >= 0);
 	assert_true(t.starttime >= start);
 	close(fd);
@@ -282,23 +285,23 @@ static void test_close(void **state)
 	struct procfs_task t;
 	struct procfs_ids ids = {0};
 
-	procfs_close();
+	procfs_close(&pf);
 	assert_int_equal(testutil_nr_fds_prefix("/proc"), 0);
-	assert_true(procfs_cpu_times(c, 64) >= 1);
-	assert_true(procfs_pids(&ids) >= 1);
+	assert_true(procfs_cpu_times(&pf, c, 64) >= 1);
+	assert_true(procfs_pids(&pf, &ids) >= 1);
 	procfs_ids_free(&ids);
-	assert_int_equal(procfs_task_stat(getpid(), 0, &t), 0);
+	assert_int_equal(procfs_task_stat(&pf, getpid(), 0, &t), 0);
 	/* the /proc directory and /proc/stat stay open, nothing else */
 	assert_int_equal(testutil_nr_fds_prefix("/proc"), 2);
 	assert_int_equal(testutil_nr_fds_prefix("/proc/stat"), 1);
-	assert_true(procfs_cpu_times(c, 64) >= 1);
+	assert_true(procfs_cpu_times(&pf, c, 64) >= 1);
 	assert_int_equal(testutil_nr_fds_prefix("/proc"), 2);
-	procfs_close();
+	procfs_close(&pf);
 	assert_int_equal(testutil_nr_fds_prefix("/proc"), 0);
 	/* and they come back on use */
-	assert_true(procfs_cpu_times(c, 64) >= 1);
+	assert_true(procfs_cpu_times(&pf, c, 64) >= 1);
 	assert_int_equal(testutil_nr_fds_prefix("/proc/stat"), 1);
-	procfs_close();
+	procfs_close(&pf);
 }
 
 static void test_live_self(void **state)
@@ -309,7 +312,7 @@ static void test_live_self(void **state)
 	char cmd[4096], comm[32];
 	int n;
 
-	assert_int_equal(procfs_task_read(self, 0, &a), 0);
+	assert_int_equal(procfs_task_read(&pf, self, 0, &a), 0);
 	snprintf(comm, sizeof(comm), "%.15s", program_invocation_short_name);
 	assert_string_equal(a.comm, comm);
 	assert_int_equal(a.ppid, getppid());
@@ -318,19 +321,19 @@ static void test_live_self(void **state)
 	assert_true(a.num_threads >= 1);
 	assert_true(a.processor >= 0);
 
-	n = procfs_threads(self, &ids);
+	n = procfs_threads(&pf, self, &ids);
 	assert_true(n >= 1);
 	assert_int_equal(ids.id[0], self);
-	assert_int_equal(procfs_task_read(self, ids.id[0], &b), 0);
+	assert_int_equal(procfs_task_read(&pf, self, ids.id[0], &b), 0);
 
 	/* the start time tells this process apart from a recycled pid */
 	for (volatile int i = 0; i < 1000000; i++)
 		;
-	assert_int_equal(procfs_task_read(self, 0, &b), 0);
+	assert_int_equal(procfs_task_read(&pf, self, 0, &b), 0);
 	assert_int_equal(a.starttime, b.starttime);
 	assert_true(b.utime + b.stime >= a.utime + a.stime);
 
-	n = procfs_pids(&ids);
+	n = procfs_pids(&pf, &ids);
 	assert_true(n >= 2);
 	bool found = false;
 
@@ -341,14 +344,14 @@ static void test_live_self(void **state)
 		assert_true(ids.id[i - 1] < ids.id[i]);
 	procfs_ids_free(&ids);
 
-	assert_int_equal(procfs_cmdline(self, cmd, sizeof(cmd)), 0);
+	assert_int_equal(procfs_cmdline(&pf, self, cmd, sizeof(cmd)), 0);
 	assert_non_null(strstr(cmd, "test_procfs"));
-	assert_int_equal(procfs_cmdline(1, cmd, sizeof(cmd)), 0);
+	assert_int_equal(procfs_cmdline(&pf, 1, cmd, sizeof(cmd)), 0);
 	assert_true(cmd[0] != '\0');
 
 	struct procfs_cpu cpus[1024];
 
-	n = procfs_cpu_times(cpus, 1024);
+	n = procfs_cpu_times(&pf, cpus, 1024);
 	assert_true(n >= 1);
 	assert_int_equal(n, sysconf(_SC_NPROCESSORS_ONLN));
 	for (int i = 0; i < n; i++)

@@ -49,6 +49,8 @@ static int teardown(void **state)
 	return 0;
 }
 
+static const char *proc_root; /* NULL: the real /proc */
+
 static void config(struct session_config *c, const char *events)
 {
 	char err[256];
@@ -62,6 +64,7 @@ static void config(struct session_config *c, const char *events)
 	c->cpus[0] = 0;
 	c->cpus[1] = 1;
 	util_strlcpy(c->preset, "test", sizeof(c->preset));
+	c->proc_root = proc_root;
 	assert_int_equal(events_parse_list(events, &c->events, err, sizeof(err)), 0);
 }
 
@@ -205,7 +208,7 @@ static int setup_proc_copy(void **state)
 	snprintf(cmd, sizeof(cmd), "cp -r '%s/proc-root/proc' '%s/'", fixtures, proc_copy);
 	if (system(cmd) != 0)
 		return -1;
-	procfs_set_root(proc_copy);
+	proc_root = proc_copy;
 	return 0;
 }
 
@@ -214,7 +217,7 @@ static int teardown_proc_copy(void **state)
 	char cmd[128];
 
 	teardown(state);
-	procfs_set_root(NULL);
+	proc_root = NULL;
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", proc_copy);
 	return system(cmd) == 0 ? 0 : -1;
 }
@@ -253,7 +256,7 @@ static void test_user_read_once(void **state)
 	assert_int_equal(session_init(&s, &c, err, sizeof(err)), 0);
 	assert_int_equal(session_start(&s, err, sizeof(err)), 0);
 	assert_int_equal(session_tick(&s, false), 0);
-	util_strlcpy(user, procfs_user(1001), sizeof(user));
+	util_strlcpy(user, procfs_user(&s.proc, 1001), sizeof(user));
 	assert_non_null(task_row(4242));
 	assert_string_equal(task_row(4242)->user, user);
 	assert_string_equal(task_row(2)->user, "root");
