@@ -78,6 +78,33 @@ int events_tracefs_denied(const struct event_roots *r, char *buf, size_t len);
 int events_resolve(const struct event_roots *r, const char *spec, struct event_desc *out, char *err,
                    size_t errlen);
 
+/* Events resolved once, by name: a preset's chooser fills it as it tries
+ * names, and the session takes what the chooser found instead of resolving
+ * each name again. Failures are kept too (ret, why). */
+struct events_table {
+	struct events_entry {
+		struct event_desc desc; /* desc.name is the name asked for */
+		int ret;                /* events_resolve()'s result */
+		char why[256];          /* its sentence when ret != 0 */
+	} * e;
+	int nr, cap;
+};
+
+/* events_resolve() through t: the kept result for a name seen before, else
+ * resolved now and kept. */
+int events_table_resolve(struct events_table *t, const struct event_roots *r, const char *name,
+                         struct event_desc *out, char *err, size_t errlen);
+
+/* The entry for name, or NULL (t may be NULL). */
+const struct events_entry *events_table_find(const struct events_table *t, const char *name);
+
+/* What e holds, as events_resolve() returned it: *out, and ret with its
+ * sentence in err. */
+int events_entry_result(const struct events_entry *e, struct event_desc *out, char *err,
+                        size_t errlen);
+
+void events_table_free(struct events_table *t);
+
 /* A parsed -e list: names in order, each with the index of its group.
  * "{a,b},c" gives a:0 b:0 c:1. Events outside braces are groups of one. */
 #define EVENTS_LIST_MAX 64

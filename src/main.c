@@ -45,7 +45,8 @@ struct app {
 	bool finished;      /* finish() was called: the loop ends with its status */
 	int hot_rows_saved; /* hotspot rows a saved snapshot shows (as batch) */
 	struct preset_resolved resolved;
-	struct probe probe; /* the machine, probed once a start */
+	struct events_table known; /* the preset's events, resolved once as it is chosen */
+	struct probe probe;        /* the machine, probed once a start */
 	/* The viewer's p lists these; the presets themselves are read again
 	 * when one is chosen, not kept (they are large). */
 	char preset_names[MAX_PRESET_NAMES][PRESET_NAME_MAX];
@@ -592,7 +593,7 @@ static int probe_events(const struct options *o)
 	probe_print(&p, stdout);
 	if (!o->events_given) {
 		/* The preset this run would count, as it would be chosen. */
-		static struct preset_set set;
+		struct preset_set set;
 		const struct preset *pr;
 
 		load_presets(&set, o->preset && is_file(o->preset) ? o->preset : NULL);
@@ -612,6 +613,7 @@ static int probe_events(const struct options *o)
 			else
 				printf("  %-20s %s: %s\n", pr->ev[i].name, explain_short(-e), err);
 		}
+		preset_set_free(&set);
 		return 0;
 	}
 	printf("\nevents of -e:\n");
@@ -788,32 +790,37 @@ static const struct preset *pick_preset(const struct preset_set *set, const char
 
 static int list_presets(void)
 {
+	struct preset_resolved *r = malloc(sizeof(*r)); /* large: not on the stack */
 	struct preset_set set;
 	struct probe probe;
 
+	if (!r) {
+		complain("out of memory\n");
+		return 1;
+	}
 	probe_collect(&probe);
 	load_presets(&set, NULL);
 	warn_skipped(&set);
 	printf("%-12s %-10s %-34s %s\n", "PRESET", "ORIGIN", "HERE", "DESCRIPTION");
 	for (int i = 0; i < set.nr; i++) {
 		const struct preset *p = &set.p[i];
-		static struct preset_resolved r;
 		char here[64], name[PRESET_NAME_MAX + PRESET_PMU_MAX + 2];
 
 		if (p->pmu[0])
 			continue; /* variants are chosen for the machine below */
 		const struct preset *use = preset_find_for(&set, p->name, &probe);
-		preset_choose(use, session_can_open, &probe, &r);
-		if (!r.nr_fallbacks && !r.nr_dropped)
+		preset_choose(use, session_can_open, &probe, r);
+		if (!r->nr_fallbacks && !r->nr_dropped)
 			snprintf(here, sizeof(here), "opens fully");
 		else
 			snprintf(here, sizeof(here), "%d fall back, %d not available",
-			         r.nr_fallbacks, r.nr_dropped);
+			         r->nr_fallbacks, r->nr_dropped);
 		snprintf(name, sizeof(name), "%s%s%s", p->name, use->pmu[0] ? ":" : "", use->pmu);
 		printf("%-12s %-10s %-34s %s\n", name, preset_origin_name(p->origin), here,
 		       p->description);
 	}
 	preset_set_free(&set);
+	free(r);
 	return 0;
 }
 
@@ -900,6 +907,17 @@ static void check_theme(const char *arg)
 	free(t);
 }
 
+/* The chooser's trial of one name: resolved into a->known, where the
+ * session finds it again. */
+static int can_open_known(const char *event, char *why, size_t whylen, void *arg)
+{
+	struct app *a = arg;
+	struct event_desc d;
+	int ret = events_table_resolve(&a->known, NULL, event, &d, why, whylen);
+
+	return ret ? ret : session_can_open_desc(&d, why, whylen, &a->probe);
+}
+
 /* Turn the chosen preset into the session's events: fallbacks where they
  * were needed, and events nothing stands in for kept, to be shown as not
  * supported with their reason. */
@@ -907,7 +925,8 @@ static void apply_preset(struct app *a, const struct preset *p, struct preset_re
 {
 	struct session_config *c = &a->opt.session;
 
-	preset_choose(p, session_can_open, &a->probe, r);
+	events_table_free(&a->known); /* the machine may have changed since the last choice */
+	preset_choose(p, can_open_known, a, r);
 	memset(&c->events, 0, sizeof(c->events));
 	for (int i = 0; i < r->nr && i < EVENTS_LIST_MAX; i++) {
 		util_strlcpy(c->events.name[i], r->ev[i].dropped ? r->ev[i].wanted : r->ev[i].used,
@@ -917,6 +936,7 @@ static void apply_preset(struct app *a, const struct preset *p, struct preset_re
 	}
 	c->events.nr_groups = p->nr_groups;
 	c->resolved = r;
+	c->known = &a->known;
 	util_strlcpy(c->preset, p->name, sizeof(c->preset));
 	/* --sort stands; else each preset's own (or none), so that switching
 	 * presets never keeps a column the new one lacks */
@@ -1111,5 +1131,6 @@ int main(int argc, char **argv)
 	}
 	int ret = run(&app);
 	session_free(app.s);
+	events_table_free(&app.known);
 	return ret;
 }

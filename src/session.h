@@ -45,8 +45,9 @@ struct session_config {
 	bool cgroup_auto; /* --cgroup auto: the top-level cgroups with tasks */
 	char sort[128];   /* --sort: "cpu", "pid", "command", an event or metric */
 	const struct preset_resolved *resolved; /* the preset's choices and metrics, or NULL (-e) */
-	const struct probe *probe; /* the machine as probed, or NULL: session_init probes */
-	const char *proc_root;     /* /proc is ROOT/proc (tests); NULL: the real one */
+	const struct events_table *known; /* events resolved already (by the chooser), or NULL */
+	const struct probe *probe;        /* the machine as probed, or NULL: session_init probes */
+	const char *proc_root;            /* /proc is ROOT/proc (tests); NULL: the real one */
 };
 
 /* The engine (opaque): see session_priv.h for its parts. */

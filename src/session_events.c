@@ -93,7 +93,9 @@ int session_resolve_events(struct session *s, char *err, size_t errlen)
 	if (!s->ev || !s->cev)
 		return -ENOMEM;
 	for (int i = 0; i < l->nr; i++) {
-		int ret = events_resolve(NULL, l->name[i], &s->ev[i].desc, err, errlen);
+		const struct events_entry *k = events_table_find(s->cfg->known, l->name[i]);
+		int ret = k ? events_entry_result(k, &s->ev[i].desc, err, errlen)
+		            : events_resolve(NULL, l->name[i], &s->ev[i].desc, err, errlen);
 		if (ret && !s->cfg->resolved)
 			return ret; /* typed with -e: the user wants to know at once */
 		if (ret) {

@@ -231,6 +231,34 @@ static void test_tracepoint(void **state)
 	assert_non_null(strstr(err, "unknown event 'sched:sched_nonexistent'"));
 }
 
+/* A table resolves each name once and gives the same answer after, for
+ * names that fail too; a name that fails is not mistaken for another. */
+static void test_table(void **state)
+{
+	struct events_table t = {0};
+	struct event_desc a, b;
+	char why[256];
+
+	assert_int_equal(events_table_resolve(&t, &roots, "page-faults:u", &a, why, sizeof(why)), 0);
+	assert_int_equal(events_table_resolve(&t, &roots, "page-faults:u", &b, why, sizeof(why)), 0);
+	assert_int_equal(t.nr, 1);
+	assert_memory_equal(&a, &b, sizeof(a));
+	assert_true(a.attr.exclude_kernel);
+	assert_int_equal(events_table_resolve(&t, &roots, "no-such-event", &a, why, sizeof(why)),
+			 -ENOENT);
+	assert_non_null(strstr(why, "no-such-event"));
+	why[0] = '\0';
+	assert_int_equal(events_table_resolve(&t, &roots, "no-such-event", &b, why, sizeof(why)),
+			 -ENOENT);
+	assert_non_null(strstr(why, "no-such-event"));
+	assert_int_equal(t.nr, 2);
+	assert_null(events_table_find(&t, "page-faults"));
+	assert_string_equal(events_table_find(&t, "no-such-event")->desc.name, "no-such-event");
+	assert_null(events_table_find(NULL, "page-faults:u"));
+	events_table_free(&t);
+	assert_int_equal(t.nr, 0);
+}
+
 static void test_tracefs_not_mounted(void **state)
 {
 	char missing[4200];
@@ -720,6 +748,7 @@ int main(void)
 		cmocka_unit_test(test_parse_list_sysfs),
 		cmocka_unit_test(test_parse_list_errors),
 		cmocka_unit_test(test_list),
+		cmocka_unit_test(test_table),
 	};
 	const char *fixtures = testutil_fixtures();
 
