@@ -73,57 +73,10 @@ static int open_profile(struct session *s, char *err, size_t errlen)
 	return 0;
 }
 
-int session_init(struct session *s, const struct session_config *cfg, char *err, size_t errlen)
+/* Under user-space-only counting, events that count in kernel context
+ * alone stay closed with the reason: a constant 0 would pass for a count. */
+static void refuse_kernel_only(struct session *s)
 {
-	int ret;
-
-	memset(s, 0, sizeof(*s));
-	s->cfg = cfg;
-	s->self = getpid();
-	for (size_t i = 0; i < ARRAY_SIZE(s->pidfd); i++)
-		s->pidfd[i] = -1;
-	launch_init(&s->cmd);
-	err[0] = '\0';
-	procfs_init(&s->proc, cfg->proc_root);
-	if (cfg->probe)
-		s->probe = *cfg->probe;
-	else
-		probe_collect(&s->probe);
-	probe_raise_nofile(&s->probe);
-	s->fd_budget = session_fd_budget(&s->probe);
-	s->mode = cfg->mode;
-	if (probe_no_access(&s->probe)) {
-		snprintf(err, errlen,
-		         "perf_event_paranoid is %d: the kernel allows no performance monitoring "
-		         "to unprivileged users; run as root, grant CAP_PERFMON, or set sysctl "
-		         "kernel.perf_event_paranoid=2",
-		         s->probe.paranoid);
-		return -EACCES;
-	}
-	s->user_only = probe_user_only(&s->probe);
-	ret = session_resolve_events(s, err, errlen);
-	if (ret)
-		return ret;
-	ret = model_init(&s->model, s->nr_ev);
-	if (ret)
-		return ret;
-	ret = session_online_cpus(s, err, errlen);
-	if (ret)
-		return ret;
-	if (s->mode == MODEL_SYSTEM && !probe_system_wide_ok(&s->probe)) {
-		if (cfg->nr_cpus) {
-			/* -C asks for whole CPUs: no quiet change to own processes */
-			snprintf(err, errlen,
-			         "-C counts whole CPUs, which needs CAP_PERFMON (or root) or "
-			         "kernel.perf_event_paranoid <= 0, and it is %d without "
-			         "CAP_PERFMON here; run as root, grant CAP_PERFMON (setcap "
-			         "cap_perfmon+ep pfmtop), or drop -C to count your own processes",
-			         s->probe.paranoid);
-			return -EACCES;
-		}
-		s->mode = MODEL_TASKS; /* own processes; the header says why */
-	}
-
 	for (int i = 0; i < s->nr_ev; i++) {
 		if (s->user_only && session_kernel_context_only(&s->cev[i].attr)) {
 			s->ev[i].err = EACCES;
@@ -132,10 +85,17 @@ int session_init(struct session *s, const struct session_config *cfg, char *err,
 			         "excludes (it would read 0); run as root or lower "
 			         "kernel.perf_event_paranoid to 1 to count it",
 			         s->ev[i].desc.name);
-			/* Do not open it: a constant 0 would pass for a measurement. */
 			s->cev[i].skip_err = EACCES;
 		}
 	}
+}
+
+/* The counters' targets: every CPU, the processes of -p (or one's own),
+ * or the command, forked now and held before its exec. */
+static int open_targets(struct session *s, char *err, size_t errlen)
+{
+	const struct session_config *cfg = s->cfg;
+	int ret;
 
 	switch (s->mode) {
 	case MODEL_SYSTEM:
@@ -193,12 +153,15 @@ int session_init(struct session *s, const struct session_config *cfg, char *err,
 		break;
 	}
 	}
-	ret = session_open_cgroups(s, err, errlen);
-	if (ret)
-		return ret;
-	ret = open_profile(s, err, errlen);
-	if (ret)
-		return ret;
+	return 0;
+}
+
+/* Each event described, and the metrics: the preset's, or those the
+ * opened events allow (-e). */
+static int setup_metrics(struct session *s)
+{
+	const struct session_config *cfg = s->cfg;
+
 	session_describe_events(s);
 	bool *opened = calloc((size_t)s->nr_ev + 1, sizeof(bool));
 	if (!opened)
@@ -221,9 +184,17 @@ int session_init(struct session *s, const struct session_config *cfg, char *err,
 		metrics_setup(&s->metrics, s->cev, opened, s->nr_ev, &s->model);
 	}
 	free(opened);
-	if (cfg->sort[0] && model_parse_sort(&s->model, cfg->sort)) {
-		int n = snprintf(err, errlen, "--sort %s: not a column; use cpu, pid, command",
-		                 cfg->sort);
+	return 0;
+}
+
+/* --sort names a column of this session, or the error lists them. */
+static int check_sort(struct session *s, char *err, size_t errlen)
+{
+	const char *sort = s->cfg->sort;
+
+	if (sort[0] && model_parse_sort(&s->model, sort)) {
+		int n =
+		    snprintf(err, errlen, "--sort %s: not a column; use cpu, pid, command", sort);
 		for (int i = 0; i < s->nr_ev && n < (int)errlen; i++)
 			n += snprintf(err + n, errlen - (size_t)n, ", %s", s->ev[i].desc.name);
 		for (int k = 0; k < s->model.nr_metrics && n < (int)errlen; k++)
@@ -232,6 +203,73 @@ int session_init(struct session *s, const struct session_config *cfg, char *err,
 		return -EINVAL;
 	}
 	return 0;
+}
+
+int session_init(struct session *s, const struct session_config *cfg, char *err, size_t errlen)
+{
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	s->cfg = cfg;
+	s->self = getpid();
+	for (size_t i = 0; i < ARRAY_SIZE(s->pidfd); i++)
+		s->pidfd[i] = -1;
+	launch_init(&s->cmd);
+	err[0] = '\0';
+	procfs_init(&s->proc, cfg->proc_root);
+	if (cfg->probe)
+		s->probe = *cfg->probe;
+	else
+		probe_collect(&s->probe);
+	probe_raise_nofile(&s->probe);
+	s->fd_budget = session_fd_budget(&s->probe);
+	s->mode = cfg->mode;
+	if (probe_no_access(&s->probe)) {
+		snprintf(err, errlen,
+		         "perf_event_paranoid is %d: the kernel allows no performance monitoring "
+		         "to unprivileged users; run as root, grant CAP_PERFMON, or set sysctl "
+		         "kernel.perf_event_paranoid=2",
+		         s->probe.paranoid);
+		return -EACCES;
+	}
+	s->user_only = probe_user_only(&s->probe);
+	ret = session_resolve_events(s, err, errlen);
+	if (ret)
+		return ret;
+	ret = model_init(&s->model, s->nr_ev);
+	if (ret)
+		return ret;
+	ret = session_online_cpus(s, err, errlen);
+	if (ret)
+		return ret;
+	if (s->mode == MODEL_SYSTEM && !probe_system_wide_ok(&s->probe)) {
+		if (cfg->nr_cpus) {
+			/* -C asks for whole CPUs: no quiet change to own processes */
+			snprintf(err, errlen,
+			         "-C counts whole CPUs, which needs CAP_PERFMON (or root) or "
+			         "kernel.perf_event_paranoid <= 0, and it is %d without "
+			         "CAP_PERFMON here; run as root, grant CAP_PERFMON (setcap "
+			         "cap_perfmon+ep pfmtop), or drop -C to count your own processes",
+			         s->probe.paranoid);
+			return -EACCES;
+		}
+		s->mode = MODEL_TASKS; /* own processes; the header says why */
+	}
+
+	refuse_kernel_only(s);
+	ret = open_targets(s, err, errlen);
+	if (ret)
+		return ret;
+	ret = session_open_cgroups(s, err, errlen);
+	if (ret)
+		return ret;
+	ret = open_profile(s, err, errlen);
+	if (ret)
+		return ret;
+	ret = setup_metrics(s);
+	if (ret)
+		return ret;
+	return check_sort(s, err, errlen);
 }
 
 /*

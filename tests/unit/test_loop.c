@@ -22,10 +22,13 @@ static void on_tick(struct loop *l, uint64_t n, void *arg)
 {
 	struct ctx *c = arg;
 
-	c->ticks += (int)n;
-	if (c->ticks == 1)
+	/* On a busy machine one call may stand for several grid points (n > 1):
+	 * the fd is woken on the first call, whatever its n, and the loop
+	 * stops once the fd and the signal it raises have been seen. */
+	if (c->ticks == 0)
 		eventfd_write(c->efd, 1); /* wake the fd watcher */
-	if (c->ticks >= 3)
+	c->ticks += (int)n;
+	if (c->ticks >= 3 && c->signals)
 		loop_stop(l, 42);
 }
 
@@ -69,7 +72,7 @@ static void test_loop_runs(void **state)
 	uint64_t t0 = util_now_ns();
 	assert_int_equal(loop_run(l), 42);
 	uint64_t dt = util_now_ns() - t0;
-	assert_int_equal(c.ticks, 3);
+	assert_true(c.ticks >= 3);
 	assert_int_equal(c.fd_events, 1);
 	assert_int_equal(c.signals, 1);
 	assert_int_equal(c.last_sig, SIGUSR1);
