@@ -99,20 +99,31 @@ static void test_round_trip_recorded(void **state)
 	assert_true(lines >= 6);
 }
 
+/* The first line of fixture roundtrip/NAME into *line (malloc'd); its length. */
+static ssize_t first_line(const char *name, char **line)
+{
+	char path[4096];
+	size_t cap = 0;
+	ssize_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/roundtrip/%s", testutil_fixtures(), name);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	*line = NULL;
+	n = getline(line, &cap, f);
+	assert_true(n > 0);
+	fclose(f);
+	return n;
+}
+
 /* The values come back as numbers of the model, not only as text. */
 static void test_values(void **state)
 {
-	char path[4096], *line = NULL, err[256];
-	size_t cap = 0;
+	char *line, err[256];
 	struct model m;
-	FILE *f;
-	ssize_t n;
+	ssize_t n = first_line("command.jsonl", &line);
 
-	snprintf(path, sizeof(path), "%s/roundtrip/command.jsonl", testutil_fixtures());
-	f = fopen(path, "r");
-	assert_non_null(f);
-	n = getline(&line, &cap, f);
-	assert_true(n > 0);
 	assert_int_equal(model_from_json(&m, line, (size_t)n, err, sizeof(err)), 0);
 	assert_int_equal(m.mode, MODEL_COMMAND);
 	assert_int_equal(m.seq, 1);
@@ -128,7 +139,6 @@ static void test_values(void **state)
 	assert_true(m.total.cells[0].value == m.tasks[0].cells[0].value);
 	model_fini(&m);
 	free(line);
-	fclose(f);
 }
 
 /* Whatever comes in, a clear refusal: never a crash, never half a model. */
@@ -173,17 +183,10 @@ static void test_refused(void **state)
  * it never crashes (ASan checks the rest). */
 static void test_damaged(void **state)
 {
-	char path[4096], *line = NULL, err[256];
-	size_t cap = 0;
+	char *line, err[256];
 	struct model m;
-	FILE *f;
-	ssize_t n;
+	ssize_t n = first_line("threads.jsonl", &line);
 
-	snprintf(path, sizeof(path), "%s/roundtrip/threads.jsonl", testutil_fixtures());
-	f = fopen(path, "r");
-	assert_non_null(f);
-	n = getline(&line, &cap, f);
-	assert_true(n > 0);
 	for (ssize_t cut = 0; cut < n - 1; cut += 97) {
 		assert_int_equal(model_from_json(&m, line, (size_t)cut, err, sizeof(err)), -EINVAL);
 	}
@@ -195,7 +198,6 @@ static void test_damaged(void **state)
 		free(copy);
 	}
 	free(line);
-	fclose(f);
 }
 
 int main(void)
