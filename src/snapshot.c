@@ -21,6 +21,8 @@ int snapshot_parse_format(const char *s, enum snapshot_format *out)
 		*out = SNAPSHOT_TEXT;
 	else if (!strcmp(s, "json"))
 		*out = SNAPSHOT_JSON;
+	else if (!strcmp(s, "csv"))
+		*out = SNAPSHOT_CSV;
 	else
 		return -EINVAL;
 	return 0;
@@ -502,34 +504,42 @@ static void json_string(FILE *out, const char *s)
 
 /* A number as the shortest of %.15g, %.16g and %.17g that reads back as
  * the same double: no digit a reader needs is lost. NaN and infinities
- * (not available) are null. */
+ * (not available) give none (false, buf empty). */
+static bool exact_number(double v, char buf[32])
+{
+	buf[0] = '\0';
+	if (isnan(v) || isinf(v))
+		return false;
+	if (v == floor(v) && fabs(v) < 1e15) {
+		snprintf(buf, 32, "%.0f", v);
+		return true;
+	}
+	for (int digits = 15; digits <= 17; digits++) {
+		snprintf(buf, 32, "%.*g", digits, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	return true;
+}
+
+/* As exact_number(); not available is null. */
 static void json_number(FILE *out, double v)
 {
 	char buf[32];
 
-	if (isnan(v) || isinf(v)) {
-		fputs("null", out);
-		return;
-	}
-	if (v == floor(v) && fabs(v) < 1e15) {
-		fprintf(out, "%.0f", v);
-		return;
-	}
-	for (int digits = 15; digits <= 17; digits++) {
-		snprintf(buf, sizeof(buf), "%.*g", digits, v);
-		if (strtod(buf, NULL) == v)
-			break;
-	}
-	fputs(buf, out);
+	fputs(exact_number(v, buf) ? buf : "null", out);
 }
 
 /* An event's value: a count (scaled up when multiplexed) is a whole number
  * of events, as perf prints it; a value in units (ms) keeps its digits. */
+static double event_value(const struct model_event *e, double v)
+{
+	return e->scale == 1.0 && !e->unit[0] ? round(v) : v;
+}
+
 static void json_value(FILE *out, const struct model_event *e, double v)
 {
-	if (e->scale == 1.0 && !e->unit[0])
-		v = round(v);
-	json_number(out, v);
+	json_number(out, event_value(e, v));
 }
 
 static void json_row_counters(FILE *out, const struct model *m, const struct model_row *r)
@@ -719,10 +729,129 @@ static void write_json(FILE *out, const struct model *m)
 	fputs("}}\n", out);
 }
 
+/* ---- CSV: long form, a line per (snapshot, row, column) ---- */
+
+/* Text from outside as one quoted CSV field: made safe as text (no control
+ * byte, so no line break), '"' doubled. */
+static void csv_text(FILE *out, const char *s)
+{
+	char safe[4 * 160];
+
+	untrusted_text(safe, sizeof(safe), s);
+	fputc('"', out);
+	for (const char *p = safe; *p; p++) {
+		if (*p == '"')
+			fputc('"', out);
+		fputc(*p, out);
+	}
+	fputc('"', out);
+}
+
+static void csv_number(FILE *out, double v)
+{
+	char buf[32];
+
+	exact_number(v, buf);
+	fputs(buf, out);
+}
+
+/* The part of a line that names the row: scope,id,pid,comm. */
+struct csv_row {
+	const char *scope;
+	char id[160];
+	const char *comm; /* task rows */
+	pid_t pid;        /* task rows */
+};
+
+/* A line up to its name field: the snapshot's head, the row, the kind. */
+static void csv_lead(FILE *out, const char *head, const struct csv_row *w, const char *kind,
+                     const char *name)
+{
+	fprintf(out, "%s%s,", head, w->scope);
+	csv_text(out, w->id);
+	fputc(',', out);
+	if (w->comm)
+		fprintf(out, "%d", (int)w->pid);
+	fputc(',', out);
+	csv_text(out, w->comm ? w->comm : "");
+	fprintf(out, ",%s,", kind);
+	csv_text(out, name);
+}
+
+static void csv_row(FILE *out, const char *head, const struct model *m, const struct model_row *r,
+                    const struct csv_row *w)
+{
+	for (int i = 0; i < m->nr_events; i++) {
+		const struct model_event *e = &m->events[i];
+		const struct counter_value *v = &r->cells[i];
+		bool counted = cells_counted(v);
+
+		csv_lead(out, head, w, "event", e->name);
+		fputc(',', out);
+		csv_number(out, counted ? event_value(e, display(e, v->value)) : NAN);
+		fprintf(out, ",%s,", e->unit);
+		csv_number(out, counted ? v->coverage : NAN);
+		fprintf(out, ",%s\n", snapshot_state_name(v->state));
+	}
+	for (int k = 0; k < m->nr_metrics; k++) {
+		csv_lead(out, head, w, "metric", m->metrics[k].name);
+		fputc(',', out);
+		csv_number(out, r->metrics[k]);
+		fprintf(out, ",%s,,%s\n", m->metrics[k].unit,
+		        isnan(r->metrics[k]) ? "not available" : "ok");
+	}
+}
+
+static void write_csv(FILE *out, const struct model *m)
+{
+	char head[128], when[32], len[32];
+	struct csv_row w = {0};
+
+	iso_time(m->wall_ns, when, sizeof(when));
+	exact_number(m->interval_s, len);
+	snprintf(head, sizeof(head), "%s,%" PRIu64 ",%s,%s,", when, m->seq,
+	         m->final     ? "total"
+	         : m->partial ? "partial"
+	                      : "interval",
+	         len);
+	if (m->mode == MODEL_SYSTEM)
+		for (int i = 0; i < m->nr_cpus; i++) {
+			w = (struct csv_row){.scope = "cpu"};
+			snprintf(w.id, sizeof(w.id), "%d", m->cpus[i].cpu);
+			csv_row(out, head, m, &m->cpus[i], &w);
+		}
+	for (int i = 0, n = m->tasks_counted ? shown_tasks(m) : 0; i < n; i++) {
+		const struct model_row *r = &m->tasks[i];
+
+		w = (struct csv_row){.scope = "task", .comm = r->comm, .pid = r->pid};
+		snprintf(w.id, sizeof(w.id), "%d",
+		         (int)(r->kind == MODEL_ROW_THREAD ? r->tid : r->pid));
+		csv_row(out, head, m, r, &w);
+	}
+	for (int i = 0; i < m->nr_cgroups; i++) {
+		w = (struct csv_row){.scope = "cgroup"};
+		util_strlcpy(w.id, m->cgroups[i].cgroup, sizeof(w.id));
+		csv_row(out, head, m, &m->cgroups[i], &w);
+	}
+	if (m->has_unattributed) {
+		w = (struct csv_row){.scope = "unattributed"};
+		csv_row(out, head, m, &m->unattributed, &w);
+	}
+	w = (struct csv_row){.scope = "total"};
+	csv_row(out, head, m, &m->total, &w);
+}
+
+const char *snapshot_csv_header(void)
+{
+	return "time,seq,span,interval_s,scope,id,pid,comm,kind,name,value,unit,coverage,state\n";
+}
+
 int snapshot_write(FILE *out, const struct model *m, enum snapshot_format fmt)
 {
 	if (fmt == SNAPSHOT_JSON)
 		write_json(out, m);
+	else if (fmt == SNAPSHOT_CSV)
+		write_csv(out, m);
 	else
 		write_text(out, m);
 	return ferror(out) ? -EIO : 0;

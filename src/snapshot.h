@@ -1,4 +1,4 @@
-/* snapshot: the model rendered as text (for people) or JSON Lines (for scripts). */
+/* snapshot: the model rendered as text (for people), JSON Lines or CSV (for scripts). */
 #ifndef PFMTOP_SNAPSHOT_H
 #define PFMTOP_SNAPSHOT_H
 
@@ -9,10 +9,15 @@
 enum snapshot_format {
 	SNAPSHOT_TEXT,
 	SNAPSHOT_JSON,
+	SNAPSHOT_CSV, /* long form: a line per (snapshot, row, event or metric) */
 };
 
-/* Parse "text" or "json"; 0 or -EINVAL. */
+/* Parse "text", "json" or "csv"; 0 or -EINVAL. */
 int snapshot_parse_format(const char *s, enum snapshot_format *out);
+
+/* The CSV header line (with its newline): written once, before the first
+ * snapshot of a file. */
+const char *snapshot_csv_header(void);
 
 /* Write one snapshot of m to out. 0, or -EIO when the stream failed. */
 int snapshot_write(FILE *out, const struct model *m, enum snapshot_format fmt);

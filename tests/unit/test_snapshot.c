@@ -245,6 +245,46 @@ static void test_json(void **state)
 	model_fini(&m);
 }
 
+/* CSV: a line per (row, event or metric), every line with the header's
+ * fields; a hostile name stays one quoted field on one line. */
+static void test_csv(void **state)
+{
+	struct model m;
+	int fields_head = 1, lines = 0;
+
+	build(&m, MODEL_TASKS);
+	util_strlcpy(m.tasks[0].comm, "a,\"b\"\nc", sizeof(m.tasks[0].comm));
+	char *s = render(&m, SNAPSHOT_CSV);
+	for (const char *p = snapshot_csv_header(); *p; p++)
+		fields_head += *p == ',';
+	/* task rows, then the total: 4 events and 1 metric each */
+	for (char *line = s, *nl; (nl = strchr(line, '\n')); line = nl + 1) {
+		int fields = 1;
+		bool quoted = false;
+
+		for (char *p = line; p < nl; p++) {
+			if (*p == '"')
+				quoted = !quoted;
+			fields += *p == ',' && !quoted;
+		}
+		assert_false(quoted);
+		assert_int_equal(fields, fields_head);
+		lines++;
+	}
+	assert_int_equal(lines, 2 * (4 + 1));
+	assert_non_null(strstr(s, ",task,\"42\",42,\"a,\"\"b\"\"^Jc\",event,\"task-clock\",995,ms,1,ok\n"));
+	assert_non_null(strstr(s, ",total,\"\",,\"\",event,\"cycles\",6000000,,0.5,multiplexed\n"));
+	assert_non_null(strstr(s, "^Jc\",event,\"cycles\",,,,error\n"));
+	assert_non_null(strstr(s, "^Jc\",metric,\"IPC\",,,,not available\n"));
+	assert_null(strstr(s, "nan"));
+	util_strlcpy(m.tasks[0].comm, "make -j", sizeof(m.tasks[0].comm));
+	free(s);
+	s = render(&m, SNAPSHOT_CSV);
+	check_golden("tasks.csv", s);
+	free(s);
+	model_fini(&m);
+}
+
 /* Counts are whole numbers; values in units and derived ones keep every
  * digit a reader needs to get the same double back. */
 static void test_json_numbers(void **state)
@@ -344,6 +384,7 @@ int main(void)
 		cmocka_unit_test(test_text_system),
 		cmocka_unit_test(test_text_tasks),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_csv),
 		cmocka_unit_test(test_json_numbers),
 		cmocka_unit_test(test_cells),
 		cmocka_unit_test(test_metrics_same_group_only),
