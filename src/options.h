@@ -55,4 +55,24 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 /* Print the usage text. */
 void options_usage(FILE *out);
 
+/* What follows an option on the command line. */
+enum options_arg {
+	OPTIONS_NO_ARG,  /* --name, -x */
+	OPTIONS_ARG,     /* --name VALUE, --name=VALUE, -x VALUE, -xVALUE */
+	OPTIONS_OPT_ARG, /* --name, --name=VALUE, or --name VALUE unless VALUE starts with - */
+};
+
+/* One option: options_parse() reads options_table, and the tests check
+ * --help against it. set() takes the option's value (NULL without one) and
+ * returns 0, -EINVAL with one sentence in err, or 1 (-h, -V): read no further. */
+struct options_opt {
+	const char *name; /* --name */
+	int letter;       /* -x, or 0: a long option only */
+	enum options_arg arg;
+	int (*set)(struct options *o, const char *arg, char *err, size_t errlen);
+};
+
+extern const struct options_opt options_table[];
+extern const size_t options_table_len;
+
 #endif

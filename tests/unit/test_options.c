@@ -6,7 +6,10 @@
 
 #include "options.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int parse_len(struct options *o, char *err, size_t errlen, const char *const *args)
@@ -289,6 +292,121 @@ static void test_check_presets(void **state)
 	assert_string_equal(o.check, "ipc");
 }
 
+/* An option line of --help: "  -x, --name ARG   text" or "      --name   text". */
+struct help_opt {
+	int letter;
+	char name[32];
+	enum options_arg arg;
+};
+
+/* The option lines of text (indented at most 8 columns, as the bash
+ * completion reads them too); "-- COMMAND" is not an option. */
+static int help_opts(const char *text, struct help_opt *h, int max)
+{
+	int n = 0;
+
+	for (const char *l = text; *l; l = strchr(l, '\n') + 1) {
+		size_t ind = strspn(l, " ");
+		const char *p = l + ind;
+		int letter = 0;
+
+		if (!ind || ind > 8 || p[0] != '-')
+			continue;
+		if (p[1] != '-') {
+			letter = p[1];
+			assert_memory_equal(p + 2, ", --", 4);
+			p += 4;
+		}
+		size_t len = strcspn(p + 2, " \n");
+		if (!len)
+			continue;
+		assert_true(n < max && len < sizeof(h[n].name));
+		h[n].letter = letter;
+		memcpy(h[n].name, p + 2, len);
+		h[n].name[len] = '\0';
+		p += 2 + len;
+		h[n].arg = p[0] != ' ' || p[1] == ' ' ? OPTIONS_NO_ARG
+		           : p[1] == '['              ? OPTIONS_OPT_ARG
+		                                      : OPTIONS_ARG;
+		n++;
+	}
+	return n;
+}
+
+/* --help and options_table name the same options, each with the same
+ * letter and the same kind of argument. */
+static void test_table_is_help(void **state)
+{
+	struct help_opt h[64];
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+
+	assert_non_null(f);
+	options_usage(f);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(text[size - 1], '\n');
+	int n = help_opts(text, h, 64);
+	assert_int_equal(n, (int)options_table_len);
+	for (int i = 0; i < n; i++) {
+		const struct options_opt *d = NULL;
+
+		for (size_t j = 0; j < options_table_len; j++)
+			if (!strcmp(options_table[j].name, h[i].name))
+				d = &options_table[j];
+		if (!d) {
+			fprintf(stderr, "--help names --%s, which options_table lacks\n",
+			        h[i].name);
+			fail();
+		}
+		assert_int_equal(d->letter, h[i].letter);
+		assert_int_equal(d->arg, h[i].arg);
+	}
+	free(text);
+}
+
+/* What options_parse() makes getopt_long()'s tables from: names and
+ * letters once each; letters that getopt can return for an option ('?' and
+ * ':' are its errors); an optional value only on a long option (a short
+ * one would need "x::"). */
+static void test_table_rows(void **state)
+{
+	for (size_t i = 0; i < options_table_len; i++) {
+		const struct options_opt *d = &options_table[i];
+
+		assert_non_null(d->set);
+		assert_true(d->name[0] && d->name[0] != '-');
+		assert_true(!d->letter || isalnum(d->letter));
+		assert_true(d->arg != OPTIONS_OPT_ARG || !d->letter);
+		for (size_t j = 0; j < i; j++) {
+			assert_string_not_equal(options_table[j].name, d->name);
+			assert_true(!d->letter || options_table[j].letter != d->letter);
+		}
+	}
+}
+
+/* Each option spelt -x and --name parses alike; -h and -V stop at once. */
+static void test_letter_is_name(void **state)
+{
+	for (size_t i = 0; i < options_table_len; i++) {
+		const struct options_opt *d = &options_table[i];
+		char shrt[3] = {'-', (char)d->letter, '\0'}, lng[40], err1[256], err2[256];
+		const char *value = d->letter == 'C' ? "0" : d->letter == 'd' ? "0.5" : "7";
+		struct options o1, o2;
+
+		if (!d->letter)
+			continue;
+		snprintf(lng, sizeof(lng), "--%s", d->name);
+		int r1 =
+		    d->arg == OPTIONS_ARG ? PARSE(&o1, err1, shrt, value) : PARSE(&o1, err1, shrt);
+		int r2 =
+		    d->arg == OPTIONS_ARG ? PARSE(&o2, err2, lng, value) : PARSE(&o2, err2, lng);
+		assert_int_equal(r1, 0);
+		assert_int_equal(r2, 0);
+		assert_memory_equal(&o1, &o2, sizeof(o1));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -297,6 +415,8 @@ int main(void)
 		cmocka_unit_test(test_actions),     cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_strict_numbers), cmocka_unit_test(test_lists),
 		cmocka_unit_test(test_long_list_message), cmocka_unit_test(test_check_presets),
+		cmocka_unit_test(test_table_is_help), cmocka_unit_test(test_table_rows),
+		cmocka_unit_test(test_letter_is_name),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
