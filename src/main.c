@@ -110,8 +110,9 @@ static void finish(struct app *a, int code)
 }
 
 /* The model rendered as one snapshot in format, in a malloc'd buffer of
- * *len bytes (the caller frees it); NULL with errno set. */
-static char *render(const struct model *m, enum snapshot_format format, size_t *len)
+ * *len bytes (the caller frees it), after the CSV header for the first of a
+ * file; NULL with errno set. */
+static char *render(const struct model *m, enum snapshot_format format, bool first, size_t *len)
 {
 	char *buf = NULL;
 	FILE *f = open_memstream(&buf, len);
@@ -119,6 +120,8 @@ static char *render(const struct model *m, enum snapshot_format format, size_t *
 
 	if (!f)
 		return NULL;
+	if (first && format == SNAPSHOT_CSV)
+		fputs(snapshot_csv_header(), f);
 	ret = snapshot_write(f, m, format);
 	if (fclose(f) || ret) {
 		free(buf);
@@ -147,7 +150,7 @@ static void emit(struct app *a)
 	a->snapshots++;
 	if (a->out.fd < 0)
 		return; /* its reader has gone */
-	buf = render(session_model(a->s), a->opt.format, &len);
+	buf = render(session_model(a->s), a->opt.format, a->snapshots == 1, &len);
 	ret = buf ? output_write(&a->out, buf, len) : -errno;
 	free(buf);
 	if (ret == -EPIPE) {
@@ -178,7 +181,7 @@ static void save_snapshot(struct app *a)
 		shown.nr_hot = a->hot_rows_saved;
 	localtime_r(&now, &tm);
 	strftime(path, sizeof(path), "pfmtop-%Y%m%d-%H%M%S.txt", &tm);
-	buf = render(&shown, SNAPSHOT_TEXT, &len);
+	buf = render(&shown, SNAPSHOT_TEXT, false, &len);
 	ret = buf ? output_new_file(path, buf, len) : -errno;
 	free(buf);
 	if (ret)

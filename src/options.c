@@ -67,7 +67,8 @@ static const char usage_text[] =
     "  -d, --delay SECS         refresh interval, fractions allowed (default 1)\n"
     "  -n, --iterations N       stop after N snapshots\n"
     "  -o, --output FILE        write each snapshot to FILE as soon as it is made\n"
-    "      --format text|json   text for people (default), JSON Lines for scripts\n"
+    "      --format FORMAT      text for people (default); json (JSON Lines) or csv\n"
+    "                           (a line per row and column) for scripts\n"
     "  -N, --top N              task rows per snapshot (default 10, 0 = all)\n"
     "      --sort COLUMN        order tasks by cpu (default), pid, command, or an event\n"
     "                           or metric name (largest first)\n"
@@ -251,7 +252,7 @@ static int opt_format(struct options *o, const char *arg, char *err, size_t errl
 	char q[QUOTED_MAX];
 
 	if (snapshot_parse_format(arg, &o->format))
-		return refuse(err, errlen, "--format: %s is unknown; use text or json",
+		return refuse(err, errlen, "--format: %s is unknown; use text, json or csv",
 		              quoted(q, arg));
 	return 0;
 }

@@ -151,7 +151,7 @@ static void test_errors(void **state)
 	EXPECT_ERROR("not a process ID", "-p", "12,x");
 	EXPECT_ERROR("empty item", "-p", "12,,x");
 	EXPECT_ERROR("CPU list", "-C", "x");
-	EXPECT_ERROR("text or json", "--format", "xml");
+	EXPECT_ERROR("text, json or csv", "--format", "xml");
 	EXPECT_ERROR("column", "-e", "{cycles");
 	{
 		struct options o;
