@@ -87,21 +87,22 @@ struct section {
 	struct entry *entries;
 };
 
-enum line_kind {
-	LINE_SKIP, /* blank or comment */
-	LINE_SECTION,
-	LINE_KEY,
-	LINE_CONT, /* indented: continues the previous value */
-};
-
+/*
+ * inih parses; the reader and handler below add what this format needs. inih
+ * passes no line number: the reader counts lines and keeps the raw one, for
+ * columns. inih splits at '=' or ':' and ends a line at " ;", but only '='
+ * separates here (':' is part of event names) and a key's `backquoted` part
+ * may hold '=' and ';': the reader hides those bytes from inih. inih reports
+ * neither a section header (it keeps 49 bytes of one) nor where a line failed.
+ */
 struct parse {
 	const char *file, *text;
 	size_t len, off;
 	int lineno;
-	size_t line_off, line_len; /* current line, trailing blanks dropped */
-	enum line_kind kind;
-	bool have_key; /* a key line since the last section header (inih's prev_name) */
-	size_t key_off, key_len, val_off, val_len; /* split of a LINE_KEY / LINE_CONT line */
+	const char *line;       /* the current line, in text */
+	size_t line_len, first; /* its length without trailing blanks, its first non-blank */
+	bool have_key;          /* a key since the last section header (inih's prev_name) */
+	bool cont;              /* the current line continues that key's value */
 	int nr_sec, cap_sec;
 	struct section *sec;
 	struct preset_error *err;
@@ -249,168 +250,161 @@ static int section_begin(struct parse *ps, const char *l, size_t n, size_t i)
 	return 0;
 }
 
-/* End of the value at l[from, n): before an inline comment (';' after a
- * blank), trailing blanks dropped. */
-static size_t value_end(const char *l, size_t from, size_t n)
+static size_t skip_blanks(const char *l, size_t i, size_t n)
 {
-	size_t e = n;
-
-	for (size_t k = from; k < n; k++)
-		if (l[k] == ';' && (k == from || preset_is_blank(l[k - 1]))) {
-			e = k;
-			break;
-		}
-	while (e > from && preset_is_blank(l[e - 1]))
-		e--;
-	return e;
-}
-
-/* Sort the current line into ps->kind, as inih will, and split it. */
-static int classify(struct parse *ps)
-{
-	const char *l = ps->text + ps->line_off;
-	size_t n = ps->line_len, i = 0, bom = 0, k;
-	bool quoted = false;
-
-	if (ps->lineno == 1 && n >= 3 && !memcmp(l, "\xEF\xBB\xBF", 3))
-		i = bom = 3;
 	while (i < n && isspace((unsigned char)l[i]))
 		i++;
-	if (i == n || l[i] == ';' || l[i] == '#') {
-		ps->kind = LINE_SKIP;
-		return 0;
-	}
-	if (i > bom && ps->have_key) {
-		ps->kind = LINE_CONT;
-		ps->val_off = i;
-		ps->val_len = value_end(l, i, n) - i;
-		return 0;
-	}
-	if (l[i] == '[') {
-		ps->kind = LINE_SECTION;
-		ps->have_key = false;
-		return section_begin(ps, l, n, i);
-	}
-	if (!ps->nr_sec)
-		return perr(ps, ps->lineno, (int)i + 1, "key outside a [preset NAME] section");
-	/* key = value: the first '=' outside backquotes, before any comment */
-	for (k = i; k < n; k++) {
-		if (l[k] == '`')
-			quoted = !quoted;
-		else if (!quoted && l[k] == '=')
-			break;
-		else if (!quoted && l[k] == ';' && preset_is_blank(l[k - 1]))
-			k = n - 1;
-	}
-	if (k >= n)
-		return perr(ps, ps->lineno, (int)i + 1, "expected 'key = value' or '[section]'");
-	ps->key_off = i;
-	ps->key_len = k - i;
-	while (ps->key_len && preset_is_blank(l[i + ps->key_len - 1]))
-		ps->key_len--;
-	if (!ps->key_len)
-		return perr(ps, ps->lineno, (int)i + 1, "missing key before '='");
-	for (k++; k < n && preset_is_blank(l[k]); k++)
-		;
-	ps->val_off = k;
-	ps->val_len = value_end(l, k, n) - k;
-	ps->kind = LINE_KEY;
-	ps->have_key = true;
-	return 0;
+	return i;
 }
 
-/* inih line reader over the text; checks what inih would silently get wrong. */
+/* Where line lineno (l, n bytes) starts for inih: after a UTF-8 BOM on
+ * line 1, and blanks. */
+static size_t line_start(const char *l, size_t n, int lineno)
+{
+	return skip_blanks(l, lineno == 1 && n >= 3 && !memcmp(l, "\xEF\xBB\xBF", 3) ? 3 : 0, n);
+}
+
+#define HIDDEN '\x01' /* in place of a byte inih must not act on */
+
+/* Hide from inih, in the key part of line s (up to the first '=' outside
+ * backquotes), every ':' and, in backquotes, '=' and ';'. */
+static void hide_separators(char *s)
+{
+	bool quoted = false;
+
+	for (; *s && (quoted || *s != '='); s++) {
+		if (*s == '`')
+			quoted = !quoted;
+		else if (*s == ':' || (quoted && (*s == '=' || *s == ';')))
+			*s = HIDDEN;
+	}
+}
+
+/* inih line reader over the text. */
 static char *reader(char *str, int num, void *stream)
 {
 	struct parse *ps = stream;
-	const char *t = ps->text;
-	size_t start = ps->off, end, n;
+	const char *l = ps->text + ps->off, *nl;
+	size_t n;
 
-	if (ps->ret || start >= ps->len)
+	if (ps->ret || ps->off >= ps->len)
 		return NULL;
-	for (end = start; end < ps->len && t[end] != '\n'; end++)
-		;
-	ps->off = end < ps->len ? end + 1 : end;
+	nl = memchr(l, '\n', ps->len - ps->off);
+	n = nl ? (size_t)(nl - l) : ps->len - ps->off;
+	ps->off += n + (nl != NULL);
 	ps->lineno++;
-	n = end - start;
 	if (n >= (size_t)num) {
 		perr(ps, ps->lineno, num,
 		     "line too long (at most %d characters; continue a value on an indented line)",
 		     num - 1);
 		return NULL;
 	}
-	while (n && isspace((unsigned char)t[start + n - 1]))
+	while (n && isspace((unsigned char)l[n - 1]))
 		n--;
-	ps->line_off = start;
-	ps->line_len = n;
-	if (classify(ps))
-		return NULL;
-	memcpy(str, t + start, n);
+	memcpy(str, l, n);
 	str[n] = '\0';
+	ps->line = l;
+	ps->line_len = n;
+	ps->first = line_start(l, n, ps->lineno);
+	/* inih's order: an indented line after a key continues its value (a
+	 * comment or blank line is no call), else '[' starts a header, which
+	 * inih does not report: read it here (a marker line fed to inih would
+	 * shift its line numbers, and still not name a long header) */
+	ps->cont = ps->first > 0 && ps->have_key;
+	if (ps->cont)
+		return str;
+	if (ps->first < n && l[ps->first] == '[') {
+		ps->have_key = false;
+		return section_begin(ps, l, n, ps->first) ? NULL : str;
+	}
+	hide_separators(str);
 	return str;
 }
 
-static int add_entry(struct parse *ps)
+/* inih split the current line into a key of klen bytes (at ps->first) and
+ * value, at the first '=' after the key. */
+static int add_entry(struct parse *ps, size_t klen, const char *value)
 {
-	const char *l = ps->text + ps->line_off;
+	const char *l = ps->line;
 	struct section *s = &ps->sec[ps->nr_sec - 1];
+	size_t eq = skip_blanks(l, ps->first + klen, ps->line_len);
+	size_t col = skip_blanks(l, eq + 1, ps->line_len) + 1, vlen = strlen(value);
 	struct entry *e;
 
-	if (ps->key_len >= sizeof(e->key))
-		return perr(ps, ps->lineno, (int)ps->key_off + 1, "key too long");
+	if (klen >= sizeof(e->key))
+		return perr(ps, ps->lineno, (int)ps->first + 1, "key too long");
 	if (util_grow(&s->entries, s->nr_entries, &s->cap_entries, sizeof(*s->entries), 8))
 		return ps->ret = -ENOMEM;
 	e = &s->entries[s->nr_entries++];
 	memset(e, 0, offsetof(struct entry, value));
-	memcpy(e->key, l + ps->key_off, ps->key_len);
+	memcpy(e->key, l + ps->first, klen); /* the raw bytes, none hidden */
 	e->line = ps->lineno;
-	memcpy(e->value, l + ps->val_off, ps->val_len);
-	e->value[ps->val_len] = '\0';
-	e->vlen = ps->val_len;
+	memcpy(e->value, value, vlen + 1);
+	e->vlen = vlen;
 	e->vstart = 0;
 	e->nr_segs = 1;
-	e->seg[0] = (struct seg){ps->lineno, (int)ps->val_off + 1, 0, ps->val_len};
+	e->seg[0] = (struct seg){ps->lineno, (int)col, 0, vlen};
 	return 0;
 }
 
-static int continue_entry(struct parse *ps)
+/* An indented line (value, at ps->first) continues the last value. inih
+ * passes it whole: it ends before an inline comment (';' after a blank) here,
+ * as a key's value does. */
+static int continue_entry(struct parse *ps, const char *value)
 {
-	const char *l = ps->text + ps->line_off;
 	struct section *s = &ps->sec[ps->nr_sec - 1];
 	struct entry *e = &s->entries[s->nr_entries - 1];
-	size_t sep = e->vlen ? 1 : 0;
+	size_t sep = e->vlen ? 1 : 0, n = 0;
+	int col = (int)ps->first + 1;
 
-	if (!ps->val_len)
-		return 0;
+	while (value[n] && !(value[n] == ';' && n && isspace((unsigned char)value[n - 1])))
+		n++;
+	while (n && isspace((unsigned char)value[n - 1]))
+		n--;
 	if (e->nr_segs == SEGS_MAX)
-		return perr(ps, ps->lineno, (int)ps->val_off + 1,
-		            "value continued over too many lines (at most %d)", SEGS_MAX);
-	if (e->vlen + sep + ps->val_len >= sizeof(e->value))
-		return perr(ps, ps->lineno, (int)ps->val_off + 1,
-		            "value too long (at most %zu characters)", sizeof(e->value) - 1);
+		return perr(ps, ps->lineno, col, "value continued over too many lines (at most %d)",
+		            SEGS_MAX);
+	if (e->vlen + sep + n >= sizeof(e->value))
+		return perr(ps, ps->lineno, col, "value too long (at most %zu characters)",
+		            sizeof(e->value) - 1);
 	if (sep)
 		e->value[e->vlen++] = ' ';
-	e->seg[e->nr_segs++] = (struct seg){ps->lineno, (int)ps->val_off + 1, e->vlen, ps->val_len};
-	memcpy(e->value + e->vlen, l + ps->val_off, ps->val_len);
-	e->vlen += ps->val_len;
+	e->seg[e->nr_segs++] = (struct seg){ps->lineno, col, e->vlen, n};
+	memcpy(e->value + e->vlen, value, n);
+	e->vlen += n;
 	e->value[e->vlen] = '\0';
 	return 0;
 }
 
-/* inih handler: the split comes from classify() (inih also splits at ':',
- * which event names contain), inih only drives it. */
+/* inih handler: one call per key line or continuation line. */
 static int handler(void *user, const char *section, const char *name, const char *value)
 {
 	struct parse *ps = user;
+	int col = (int)ps->first + 1;
 
-	if (ps->ret)
-		return 0;
-	if (ps->kind == LINE_KEY)
-		add_entry(ps);
-	else if (ps->kind == LINE_CONT)
-		continue_entry(ps);
-	ps->kind = LINE_SKIP; /* one call per line */
+	if (ps->cont)
+		continue_entry(ps, value);
+	else if (!*section)
+		perr(ps, ps->lineno, col, "key outside a [preset NAME] section");
+	else if (!*name)
+		perr(ps, ps->lineno, col, "missing key before '='");
+	else
+		add_entry(ps, strlen(name), value);
+	ps->have_key = true;
 	return !ps->ret;
+}
+
+/* inih found no '=' on line lineno (outside a comment or backquotes). */
+static int split_error(struct parse *ps, int lineno)
+{
+	char l[sizeof(ps->err->src)];
+	int col;
+
+	copy_line(ps->text, ps->len, lineno, l, sizeof(l));
+	col = (int)line_start(l, strlen(l), lineno) + 1;
+	if (!ps->nr_sec || ps->sec[0].line > lineno)
+		return perr(ps, lineno, col, "key outside a [preset NAME] section");
+	return perr(ps, lineno, col, "expected 'key = value' or '[section]'");
 }
 
 /* ---- phase 2: meaning of the entries ---- */
@@ -1146,10 +1140,13 @@ int preset_parse(struct preset_set *set, const char *text, size_t len, const cha
 		return perr(&ps, line, 0, "NUL byte in preset file");
 	}
 	ret = ini_parse_stream(reader, &ps, handler, &ps);
-	if (!ps.ret && ret > 0)
-		perr(&ps, ret, 0, "syntax error");
-	else if (!ps.ret && ret < 0)
+	if (ret > 0 && (!ps.ret || ret < ps.lineno)) {
+		/* inih went on past a line it could not split: that came first */
+		ps.ret = 0;
+		split_error(&ps, ret);
+	} else if (!ps.ret && ret < 0) {
 		ps.ret = -ENOMEM;
+	}
 	if (!ps.ret)
 		build_all(&ps, set, origin); /* an error leaves set unchanged */
 	for (int i = 0; i < ps.nr_sec; i++)

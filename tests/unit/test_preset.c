@@ -164,6 +164,8 @@ static const struct {
 	{"quoted-events.ini", 2, 11, "'{' without '}'"},
 	{"dup-event.ini", 2, 34, "event 'cycles' is listed twice"},
 	{"backquote-event.ini", 2, 18, "event names cannot contain '`'"},
+	/* " ;" in a backquoted key is no comment (inih alone would drop the line) */
+	{"backquote-comment.ini", 3, 11, "fallback for 'a ;b', which is not in events"},
 	{"variant-no-base.ini", 3, 1, "variant [preset b:skl] has no [preset b] in this file"},
 	{"fallback-not-listed.ini", 3, 10, "fallback for 'instructions', which is not in events"},
 	{"fallback-listed.ini", 3, 23, "fallback 'cpu-clock' is itself listed in events"},
@@ -310,6 +312,7 @@ static void test_nothing_half_applied(void **state)
 
 static void test_text_edge_cases(void **state)
 {
+	static const char semi[] = "[preset a]\ndescription =;x\nevents = cycles, ;y\n  cpu-clock ;z\n";
 	static const struct {
 		const char *text;
 		int ret;
@@ -327,6 +330,10 @@ static void test_text_edge_cases(void **state)
 		{"[preset]\nevents = cycles\n", -EINVAL},
 		{"[preset a]\n= cycles\n", -EINVAL},
 		{"[preset a]\nevents = cycles\nsort =\n", -EINVAL},
+		/* " ;" in a backquoted key, then a line continuing its value */
+		{"[preset a]\nevents = cycles\n[preset b]\nfallback.`a ;b` = x\n"
+		 " fallback.`c=d` = y\n",
+		 -EINVAL},
 	};
 	struct preset_set set;
 
@@ -350,6 +357,14 @@ static void test_text_edge_cases(void **state)
 	assert_string_equal(set.p[1].pmu, "skl, icl");
 	/* the variant's inherited metric and events came from a base defined later */
 	assert_string_equal(set.p[1].ev[0].name, "x");
+	preset_set_free(&set);
+
+	/* ';' starts a comment only after a blank, not right after '=' */
+	preset_set_init(&set);
+	assert_int_equal(preset_parse(&set, semi, strlen(semi), "t.ini", PRESET_ORIGIN_FILE, &err),
+			 0);
+	assert_string_equal(set.p[0].description, ";x");
+	assert_string_equal(set.p[0].ev[1].name, "cpu-clock");
 	preset_set_free(&set);
 }
 
