@@ -102,7 +102,7 @@ static void sampler_attr(struct perf_event_attr *a, const struct perf_event_attr
 	a->exclude_idle = ev->exclude_idle;
 	a->exclude_host = ev->exclude_host;
 	a->exclude_guest = ev->exclude_guest;
-	a->sample_type = SAMPLER_SAMPLE_TYPE;
+	a->sample_type = sampler_sample_type(p->period);
 	a->read_format = read_lost ? SAMPLER_READ_FORMAT : 0;
 	if (p->period) {
 		a->sample_period = p->period;
@@ -433,9 +433,9 @@ int sampler_open(struct sampler *s, const struct sampler_config *cfg, char *err,
 	             sizeof(s->max_rate_path));
 	s->max_rate_start = sampler_read_long(s->max_rate_path);
 	s->max_rate_now = s->max_rate_start;
-	records_format_init(&s->fmt, SAMPLER_SAMPLE_TYPE, 0, true);
-
 	p.period = cfg->period;
+	s->period = cfg->period;
+	records_format_init(&s->fmt, sampler_sample_type(p.period), 0, true);
 	p.freq = cfg->freq ? cfg->freq : SAMPLER_DEFAULT_FREQ;
 	if (!p.period && s->max_rate_start > 0 && p.freq > (uint64_t)s->max_rate_start) {
 		sampler_note(
@@ -555,7 +555,7 @@ static void sampler_on_record(const struct perf_event_header *h, void *arg)
 		hl->samples++;
 		if (s->hot)
 			hotspots_add(s->hot, rec.id.pid, rec.id.tid, rec.sample.ip, rec.cpumode,
-			             (int)rec.id.cpu, rec.sample.period);
+			             (int)rec.id.cpu, s->period ? s->period : rec.sample.period);
 		break;
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:

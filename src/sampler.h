@@ -30,6 +30,18 @@ struct probe;
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |            \
 	 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
 
+/*
+ * The sample_type for a fixed period (-c; 0: frequency mode). A fixed
+ * period is every sample's weight, so PERF_SAMPLE_PERIOD is left out: with
+ * it, the kernel takes a sample at every occurrence of a software event
+ * (page-faults, context-switches, ...: perf_swevent_event() reports each
+ * one's own period), whatever sample_period says.
+ */
+static inline uint64_t sampler_sample_type(uint64_t period)
+{
+	return period ? SAMPLER_SAMPLE_TYPE & ~(uint64_t)PERF_SAMPLE_PERIOD : SAMPLER_SAMPLE_TYPE;
+}
+
 #define SAMPLER_MAX_RATE_PATH "/proc/sys/kernel/perf_event_max_sample_rate"
 
 /* Where to sample: pid -1 with cpu N is CPU N system-wide; pid P with cpu
@@ -151,6 +163,7 @@ struct sampler {
 	char notes[SAMPLER_MAX_NOTES][SAMPLER_NOTE_LEN];
 	unsigned pages; /* data pages of the last ring mapped */
 	struct records_format fmt;
+	uint64_t period; /* -c: every sample's weight (not in the records); 0: frequency mode */
 	int nr_streams;
 	int nr_open; /* streams that opened */
 	struct sampler_stream *streams;

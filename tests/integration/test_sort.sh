@@ -11,11 +11,11 @@ out=$TMP/out err=$TMP/err
 # --- by an event: of the test's own processes, the one faulting all the time
 # comes before one that only spins (other processes on the machine may fault
 # more than either: the order is checked between the test's own) ---
-"$faulter" 8 &
+"$faulter" 60 & # killed at exit: outlives the runs below on a slow machine
 fpid=$!
 disown "$fpid"
 cleanup_add "kill -KILL $fpid"
-"$(helper spin)" 8 &
+"$(helper spin)" 60 &
 spid=$!
 disown "$spid"
 cleanup_add "kill -KILL $spid"

@@ -457,6 +457,10 @@ static void test_explicit_event_period_user_only(void **state)
 		assert_int_equal(e->attr.config, PERF_COUNT_SW_TASK_CLOCK);
 		assert_int_equal(e->attr.freq, 0);
 		assert_int_equal(e->attr.sample_period, 250000);
+		/* A fixed period is the weight: with PERF_SAMPLE_PERIOD the kernel
+		 * would sample every occurrence of a software event. */
+		assert_int_equal(e->attr.sample_type,
+				 SAMPLER_SAMPLE_TYPE & ~(uint64_t)PERF_SAMPLE_PERIOD);
 		assert_int_equal(e->attr.exclude_kernel, 1);
 		assert_int_equal(e->attr.exclude_hv, 1);
 		assert_int_equal(e->attr.exclude_user, 0);
