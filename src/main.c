@@ -110,8 +110,8 @@ static void finish(struct app *a, int code)
 }
 
 /* The model rendered as one snapshot in format, in a malloc'd buffer of
- * *len bytes (the caller frees it), after the CSV header for the first of a
- * file; NULL with errno set. */
+ * *len bytes (the caller frees it), after the CSV header when first (the
+ * output holds nothing yet); NULL with errno set. */
 static char *render(const struct model *m, enum snapshot_format format, bool first, size_t *len)
 {
 	char *buf = NULL;
@@ -150,7 +150,7 @@ static void emit(struct app *a)
 	a->snapshots++;
 	if (a->out.fd < 0)
 		return; /* its reader has gone */
-	buf = render(session_model(a->s), a->opt.format, a->snapshots == 1, &len);
+	buf = render(session_model(a->s), a->opt.format, a->out.size == 0, &len);
 	ret = buf ? output_write(&a->out, buf, len) : -errno;
 	free(buf);
 	if (ret == -EPIPE) {
@@ -1003,7 +1003,7 @@ static int run(struct app *a)
 		return usage_class(ret) ? 2 : 1;
 	}
 	/* Before the command is launched or anything counted. */
-	ret = output_open(&a->out, a->opt.output, err, sizeof(err));
+	ret = output_open(&a->out, a->opt.output, a->opt.output_mode, err, sizeof(err));
 	if (ret) {
 		complain("%s\n", err);
 		session_fini(a->s);

@@ -66,7 +66,10 @@ static const char usage_text[] =
     "  -b, --batch              print snapshots instead of the interactive view\n"
     "  -d, --delay SECS         refresh interval, fractions allowed (default 1)\n"
     "  -n, --iterations N       stop after N snapshots\n"
-    "  -o, --output FILE        write each snapshot to FILE as soon as it is made\n"
+    "  -o, --output FILE        write each snapshot to FILE as soon as it is made; a\n"
+    "                           file that holds anything is refused unless:\n"
+    "      --append             the snapshots go after what FILE holds\n"
+    "      --force              FILE is emptied first\n"
     "      --format FORMAT      text for people (default); json (JSON Lines) or csv\n"
     "                           (a line per row and column) for scripts\n"
     "  -N, --top N              task rows per snapshot (default 10, 0 = all)\n"
@@ -245,6 +248,27 @@ static int opt_output(struct options *o, const char *arg, char *err, size_t errl
 {
 	o->output = arg;
 	return 0;
+}
+
+/* --append and --force: what becomes of -o FILE's old content; one of them. */
+static int output_mode(struct options *o, enum output_mode mode, char *err, size_t errlen)
+{
+	if (o->output_mode != OUTPUT_NEW && o->output_mode != mode)
+		return refuse(
+		    err, errlen,
+		    "--append keeps what -o's file holds and --force replaces it; use one");
+	o->output_mode = mode;
+	return 0;
+}
+
+static int opt_append(struct options *o, const char *arg, char *err, size_t errlen)
+{
+	return output_mode(o, OUTPUT_APPEND, err, errlen);
+}
+
+static int opt_force(struct options *o, const char *arg, char *err, size_t errlen)
+{
+	return output_mode(o, OUTPUT_REPLACE, err, errlen);
 }
 
 static int opt_format(struct options *o, const char *arg, char *err, size_t errlen)
@@ -532,6 +556,8 @@ const struct options_opt options_table[] = {
     {"delay", 'd', OPTIONS_ARG, opt_delay},
     {"iterations", 'n', OPTIONS_ARG, opt_iterations},
     {"output", 'o', OPTIONS_ARG, opt_output},
+    {"append", 0, OPTIONS_NO_ARG, opt_append},
+    {"force", 0, OPTIONS_NO_ARG, opt_force},
     {"format", 0, OPTIONS_ARG, opt_format},
     {"events", 'e', OPTIONS_ARG, opt_events},
     {"pid", 'p', OPTIONS_ARG, opt_pid},
@@ -678,6 +704,9 @@ static int check_conflicts(const struct options *o, const bool *given, char *err
 		              "sampling off");
 	if (o->events_given && o->preset)
 		return refuse(err, errlen, "-e and --preset both choose the events; use one");
+	if (o->output_mode != OUTPUT_NEW && (!o->output || !strcmp(o->output, "-")))
+		return refuse(err, errlen, "%s is about -o FILE's old content: give -o FILE",
+		              o->output_mode == OUTPUT_APPEND ? "--append" : "--force");
 	return 0;
 }
 

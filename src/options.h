@@ -2,6 +2,7 @@
 #ifndef PFMTOP_OPTIONS_H
 #define PFMTOP_OPTIONS_H
 
+#include "output.h"
 #include "session.h"
 #include "snapshot.h"
 
@@ -34,8 +35,9 @@ extern const char *const options_view_names[OPTIONS_NR_VIEWS];
 struct options {
 	enum options_action action;
 	bool batch;
-	int iterations;     /* 0 = until stopped */
-	const char *output; /* -o FILE, NULL = stdout */
+	int iterations;               /* 0 = until stopped */
+	const char *output;           /* -o FILE, NULL = stdout */
+	enum output_mode output_mode; /* --append, --force: FILE's old content */
 	enum snapshot_format format;
 	const char *list_glob; /* --list-events [GLOB] */
 	bool events_given;

@@ -34,7 +34,26 @@ static int refuse(char *err, size_t errlen, int ret, const char *path, const cha
 	return ret;
 }
 
-int output_open(struct output *o, const char *path, char *err, size_t errlen)
+/* A regular file that holds something, as mode says: kept (its end is
+ * where the snapshots go), emptied, or refused. */
+static int take_existing(struct output *o, off_t size, enum output_mode mode, char *err,
+                         size_t errlen)
+{
+	char why[160];
+
+	if (mode == OUTPUT_APPEND) {
+		o->size = size;
+		return 0;
+	}
+	if (mode == OUTPUT_REPLACE)
+		return ftruncate(o->fd, 0) ? -errno : 0;
+	snprintf(why, sizeof(why),
+	         "exists and holds %lld bytes: --append adds to it, --force replaces it",
+	         (long long)size);
+	return refuse(err, errlen, -EEXIST, o->name, why);
+}
+
+int output_open(struct output *o, const char *path, enum output_mode mode, char *err, size_t errlen)
 {
 	const int flags = O_WRONLY | O_APPEND | O_NOCTTY | O_CLOEXEC | O_NONBLOCK;
 	struct stat st;
@@ -89,11 +108,13 @@ int output_open(struct output *o, const char *path, char *err, size_t errlen)
 	o->fd = fd;
 	o->own = true;
 	o->regular = S_ISREG(st.st_mode);
-	if (o->regular && ftruncate(fd, 0)) {
-		int e = -errno;
+	if (o->regular && st.st_size > 0) {
+		int e = take_existing(o, st.st_size, mode, err, errlen);
 
-		output_close(o);
-		return refuse(err, errlen, e, path, strerror(-e));
+		if (e) {
+			output_close(o);
+			return e == -EEXIST ? e : refuse(err, errlen, e, path, strerror(-e));
+		}
 	}
 	return 0;
 }

@@ -10,21 +10,30 @@ struct output {
 	int fd;          /* -1 once closed: nothing more is written */
 	bool own;        /* fd was opened here (not standard output) */
 	bool regular;    /* a regular file: a failed write is cut back */
-	off_t size;      /* regular files: bytes of whole snapshots written */
+	off_t size;      /* bytes of whole snapshots it holds (appended to: with what it held) */
 	char name[4096]; /* for messages: the path, or "standard output" */
 };
 
+/* What becomes of a regular file that already holds something. */
+enum output_mode {
+	OUTPUT_NEW,     /* refused: nothing of it is lost by mistake */
+	OUTPUT_APPEND,  /* --append: the snapshots go after what it holds */
+	OUTPUT_REPLACE, /* --force: emptied first */
+};
+
 /*
- * Open -o's target, written in place: path NULL or "-" is standard output.
- * Symbolic links are followed; a regular file keeps its inode, owner and
- * mode and is emptied; anything else (a terminal, a device, a FIFO with a
- * reader, a socket) is written as it is. Refused, with one sentence in err:
- * a directory, a target this user may not write, a missing parent, a
- * dangling symbolic link (the file would be made where the link points),
- * a FIFO nobody reads. A new file is made with O_EXCL, never through a link.
- * 0 or -errno.
+ * Open -o's target, written in place and in append mode (each snapshot one
+ * write at the end): path NULL or "-" is standard output. Symbolic links
+ * are followed; a regular file keeps its inode, owner and mode, and one that
+ * holds anything is taken as mode says; anything else (a terminal, a device,
+ * a FIFO with a reader, a socket) is written as it is. Refused, with one
+ * sentence in err: a directory, a target this user may not write, a missing
+ * parent, a dangling symbolic link (the file would be made where the link
+ * points), a FIFO nobody reads, a file that holds something (OUTPUT_NEW).
+ * A new file is made with O_EXCL, never through a link. 0 or -errno.
  */
-int output_open(struct output *o, const char *path, char *err, size_t errlen);
+int output_open(struct output *o, const char *path, enum output_mode mode, char *err,
+                size_t errlen);
 
 /*
  * Write one snapshot of len bytes: whole, or (regular files) not at all, the

@@ -25,14 +25,34 @@ n=$(grep -cE '^pfmtop .* snapshot [0-9]+ ' "$dir/snap.txt" || true)
 	fail "-o FILE has mode $(stat -c %a "$dir/snap.txt"), expected 0666 & ~umask"
 pass "-o FILE: 2 snapshots, no temporary left"
 
-# An existing file is written in place: its content replaced, its inode kept.
+# A file that holds anything is refused, whole, with what to do...
 echo "old content" >"$dir/old.txt"
 ino=$(stat -c %i "$dir/old.txt")
 run "$out" "$err" "$PFMTOP" -b -n 1 -d 0.2 -e task-clock -o "$dir/old.txt"
-expect_rc 0 "pfmtop -b -n 1 -o EXISTING" "$out" "$err"
+expect_rc 2 "pfmtop -b -n 1 -o EXISTING" "$out" "$err"
+[ "$(cat "$dir/old.txt")" = "old content" ] || fail "-o over an existing file changed it" "$dir/old.txt"
+[ "$(wc -l <"$err")" -eq 1 ] && grep -q -- '--append adds to it, --force replaces it' "$err" ||
+	fail "-o over an existing file: expected one line naming --append and --force" "$err"
+# ... --append writes after what it holds ...
+run "$out" "$err" "$PFMTOP" -b -n 1 -d 0.2 -e task-clock -o "$dir/old.txt" --append
+expect_rc 0 "pfmtop -b -n 1 -o EXISTING --append" "$out" "$err"
+[ "$(head -1 "$dir/old.txt")" = "old content" ] || fail "--append lost the file's old content" "$dir/old.txt"
+grep -qE '^pfmtop .* snapshot 1 ' "$dir/old.txt" || fail "-o EXISTING --append: no snapshot in it" "$dir/old.txt"
+# ... and --force empties it first; either way it is written in place.
+run "$out" "$err" "$PFMTOP" -b -n 1 -d 0.2 -e task-clock -o "$dir/old.txt" --force
+expect_rc 0 "pfmtop -b -n 1 -o EXISTING --force" "$out" "$err"
 [ "$(stat -c %i "$dir/old.txt")" = "$ino" ] || fail "-o over an existing file replaced it (inode $ino -> $(stat -c %i "$dir/old.txt"))"
-! grep -q "old content" "$dir/old.txt" || fail "-o over an existing file kept its old content" "$dir/old.txt"
-grep -qE '^pfmtop .* snapshot 1 ' "$dir/old.txt" || fail "-o over an existing file: no snapshot in it" "$dir/old.txt"
+! grep -q "old content" "$dir/old.txt" || fail "-o EXISTING --force kept its old content" "$dir/old.txt"
+[ "$(grep -cE '^pfmtop .* snapshot 1 ' "$dir/old.txt")" -eq 1 ] || fail "-o EXISTING --force: not one snapshot in it" "$dir/old.txt"
+pass "-o over a file that holds something: refused (exit 2), --append adds, --force replaces, inode kept"
+
+# CSV appended to: one header, the first run's
+run "$out" "$err" "$PFMTOP" -b -n 1 -d 0.2 -e task-clock --format csv -o "$dir/a.csv"
+run "$out" "$err" "$PFMTOP" -b -n 1 -d 0.2 -e task-clock --format csv -o "$dir/a.csv" --append
+expect_rc 0 "pfmtop --format csv -o EXISTING.csv --append" "$out" "$err"
+[ "$(grep -c '^time,' "$dir/a.csv")" -eq 1 ] || fail "--append to a CSV file wrote its header again" "$dir/a.csv"
+[ "$(cut -d, -f2 "$dir/a.csv" | sort -u | wc -l)" -ge 2 ] || fail "--append to a CSV file: not both runs in it" "$dir/a.csv"
+rm -f "$dir/a.csv" "$dir/old.txt"
 
 # --- a directory that does not exist ---
 run "$out" "$err" "$PFMTOP" -b -n 1 -d 0.2 -e task-clock -o "$dir/missing/snap.txt"

@@ -28,7 +28,7 @@ pass "-o device: still a character device, exit 1: $(cat "$err")"
 # --- a symbolic link: the link stays, its target is written ---
 echo old >"$d/target"
 ln -s target "$d/link.txt"
-snap -o "$d/link.txt"
+snap -o "$d/link.txt" --force
 expect_rc 0 "pfmtop -o SYMLINK" "$out" "$err"
 [ -L "$d/link.txt" ] || fail "-o SYMLINK replaced the link with a $(stat -c %F "$d/link.txt")"
 [ "$(snaps_in "$d/target")" -ge 1 ] || fail "-o SYMLINK: the link's target holds no snapshot" "$d/target"
@@ -39,8 +39,8 @@ echo old >"$d/theirs"
 chmod 600 "$d/theirs"
 chown nobody "$d/theirs"
 before=$(stat -c '%i %U %a' "$d/theirs")
-snap -o "$d/theirs"
-expect_rc 0 "pfmtop -o OTHER_USERS_0600_FILE" "$out" "$err"
+snap -o "$d/theirs" --force
+expect_rc 0 "pfmtop -o OTHER_USERS_0600_FILE --force" "$out" "$err"
 after=$(stat -c '%i %U %a' "$d/theirs")
 [ "$after" = "$before" ] || fail "-o FILE changed its inode, owner or mode: '$before' -> '$after'"
 [ "$(snaps_in "$d/theirs")" -eq 2 ] || fail "-o FILE does not hold the two snapshots" "$d/theirs"

@@ -152,6 +152,9 @@ static void test_errors(void **state)
 	EXPECT_ERROR("empty item", "-p", "12,,x");
 	EXPECT_ERROR("CPU list", "-C", "x");
 	EXPECT_ERROR("text, json or csv", "--format", "xml");
+	EXPECT_ERROR("give -o FILE", "-b", "--append");
+	EXPECT_ERROR("give -o FILE", "-b", "-o", "-", "--force");
+	EXPECT_ERROR("use one", "-b", "-o", "f", "--append", "--force");
 	EXPECT_ERROR("column", "-e", "{cycles");
 	{
 		struct options o;
