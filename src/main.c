@@ -1,4 +1,5 @@
 /* main: options, the loop's callbacks, batch output and the interactive view. */
+#include "convert.h"
 #include "events.h"
 #include "explain.h"
 #include "loop.h"
@@ -66,26 +67,9 @@ static const struct preset *preset_find_for(const struct preset_set *set, const 
 static const struct preset *pick_preset(const struct preset_set *set, const char *arg,
                                         struct probe *probe);
 
-/*
- * Every message to stderr: "pfmtop: " and the text, through the terminal
- * sink of untrusted.h, since messages quote what users typed and names
- * from outside (newlines kept: some messages have a caret line).
- */
-static void __attribute__((format(printf, 1, 2))) complain(const char *fmt, ...)
-{
-	char buf[4096];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	fputs("pfmtop: ", stderr);
-	untrusted_fputs(stderr, buf, true);
-}
-
 static void die_usage(const char *msg)
 {
-	complain("%s\n", msg);
+	untrusted_complain("%s\n", msg);
 	exit(2);
 }
 
@@ -109,28 +93,6 @@ static void finish(struct app *a, int code)
 	loop_stop(a->loop, code);
 }
 
-/* The model rendered as one snapshot in format, in a malloc'd buffer of
- * *len bytes (the caller frees it), after the CSV header when first (the
- * output holds nothing yet); NULL with errno set. */
-static char *render(const struct model *m, enum snapshot_format format, bool first, size_t *len)
-{
-	char *buf = NULL;
-	FILE *f = open_memstream(&buf, len);
-	int ret;
-
-	if (!f)
-		return NULL;
-	if (first && format == SNAPSHOT_CSV)
-		fputs(snapshot_csv_header(), f);
-	ret = snapshot_write(f, m, format);
-	if (fclose(f) || ret) {
-		free(buf);
-		errno = ret ? -ret : errno;
-		return NULL;
-	}
-	return buf;
-}
-
 /*
  * Print the model: the viewer draws it, batch mode writes one whole
  * snapshot. When no one reads any more (EPIPE), printing stops: a run
@@ -150,15 +112,16 @@ static void emit(struct app *a)
 	a->snapshots++;
 	if (a->out.fd < 0)
 		return; /* its reader has gone */
-	buf = render(session_model(a->s), a->opt.format, a->out.size == 0, &len);
+	buf = snapshot_render(session_model(a->s), a->opt.format, a->out.size == 0, &len);
 	ret = buf ? output_write(&a->out, buf, len) : -errno;
 	free(buf);
 	if (ret == -EPIPE) {
 		if (session_mode(a->s) != MODEL_COMMAND)
 			finish(a, 0);
 	} else if (ret) {
-		complain("cannot write %s: %s%s\n", a->out.name, strerror(-ret),
-		         a->out.regular ? " (it holds the snapshots before this one)" : "");
+		untrusted_complain("cannot write %s: %s%s\n", a->out.name, strerror(-ret),
+		                   a->out.regular ? " (it holds the snapshots before this one)"
+		                                  : "");
 		output_close(&a->out);
 		finish(a, 1);
 	}
@@ -181,7 +144,7 @@ static void save_snapshot(struct app *a)
 		shown.nr_hot = a->hot_rows_saved;
 	localtime_r(&now, &tm);
 	strftime(path, sizeof(path), "pfmtop-%Y%m%d-%H%M%S.txt", &tm);
-	buf = render(&shown, SNAPSHOT_TEXT, false, &len);
+	buf = snapshot_render(&shown, SNAPSHOT_TEXT, false, &len);
 	ret = buf ? output_new_file(path, buf, len) : -errno;
 	free(buf);
 	if (ret)
@@ -460,7 +423,7 @@ static void reopen(struct app *a, const char *preset, bool threads)
 	preset_set_free(&set);
 	view_close(a->view);
 	a->view = NULL;
-	complain("cannot reopen the counters: %s\n", err[0] ? err : strerror(-ret));
+	untrusted_complain("cannot reopen the counters: %s\n", err[0] ? err : strerror(-ret));
 	finish(a, 1);
 }
 
@@ -568,7 +531,7 @@ static int list_events(const struct options *o)
 		snprintf(tfs_note, sizeof(tfs_note), "; tracepoints not listed: %s", tfs);
 	n = events_list(NULL, o->list_glob, list_one, &c);
 	if (n < 0) {
-		complain("cannot list events: %s\n", strerror(-n));
+		untrusted_complain("cannot list events: %s\n", strerror(-n));
 		return 1;
 	}
 	printf("%d events%s%s%s, %d open here%s", c.nr, o->list_glob ? " matching '" : "",
@@ -716,7 +679,7 @@ static void load_presets(struct preset_set *set, const char *file)
 	char buf[1024];
 
 	if (try_load_presets(set, file, buf, sizeof(buf))) {
-		complain("%s", buf);
+		untrusted_complain("%s", buf);
 		if (!buf[0] || buf[strlen(buf) - 1] != '\n')
 			fputc('\n', stderr);
 		exit(2);
@@ -740,7 +703,8 @@ static void warn_skipped(const struct preset_set *set)
 
 	for (int i = 0; i < set->nr_files; i++)
 		if (set->files[i].ret)
-			complain("%s (skipped)\n", skipped_line(&set->files[i], buf, sizeof(buf)));
+			untrusted_complain("%s (skipped)\n",
+			                   skipped_line(&set->files[i], buf, sizeof(buf)));
 }
 
 /* The preset called name (with its variant for this machine's PMUs), or NULL. */
@@ -769,23 +733,23 @@ static const struct preset *pick_preset(const struct preset_set *set, const char
 			if (set->p[i].origin == PRESET_ORIGIN_FILE)
 				name = set->p[i].name;
 		if (!name) {
-			complain("%s holds no [preset NAME] section\n", arg);
+			untrusted_complain("%s holds no [preset NAME] section\n", arg);
 			exit(2);
 		}
 	}
 	broken = preset_broken_file(set, name);
 	if (broken) {
 		preset_error_format(&broken->err, buf, sizeof(buf));
-		complain("%s", buf);
-		complain("preset %s is selected, and %s declares it: fix the file "
-		         "(pfmtop --check-presets lists every file)\n",
-		         name, broken->path);
+		untrusted_complain("%s", buf);
+		untrusted_complain("preset %s is selected, and %s declares it: fix the file "
+		                   "(pfmtop --check-presets lists every file)\n",
+		                   name, broken->path);
 		exit(2);
 	}
 	warn_skipped(set);
 	const struct preset *p = preset_find_for(set, name, probe);
 	if (!p) {
-		complain("unknown preset '%s': see 'pfmtop --list-presets'\n", name);
+		untrusted_complain("unknown preset '%s': see 'pfmtop --list-presets'\n", name);
 		exit(2);
 	}
 	return p;
@@ -798,7 +762,7 @@ static int list_presets(void)
 	struct probe probe;
 
 	if (!r) {
-		complain("out of memory\n");
+		untrusted_complain("out of memory\n");
 		return 1;
 	}
 	probe_collect(&probe);
@@ -827,6 +791,27 @@ static int list_presets(void)
 	return 0;
 }
 
+/* --convert FILE: a recording in another format, to -o or standard output. */
+static int convert(const struct options *o)
+{
+	struct output out;
+	char err[PATH_MAX + 160];
+	int ret = output_open(&out, o->output, o->output_mode, err, sizeof(err));
+
+	if (ret) {
+		untrusted_complain("%s\n", err);
+		return 2;
+	}
+	ret = convert_run(o->convert, o->format, &out);
+	int closed = output_close(&out);
+
+	if (closed && !ret) {
+		untrusted_complain("cannot write %s: %s\n", out.name, strerror(-closed));
+		ret = 1;
+	}
+	return ret;
+}
+
 static int check_preset(const char *arg)
 {
 	const char *pmus[PROBE_MAX_PMUS];
@@ -841,7 +826,7 @@ static int check_preset(const char *arg)
 		int fd = util_open_config(AT_FDCWD, arg, true, &st, why, sizeof(why));
 
 		if (fd < 0) {
-			complain("%s: %s\n", arg, why[0] ? why : strerror(-fd));
+			untrusted_complain("%s: %s\n", arg, why[0] ? why : strerror(-fd));
 			return 2;
 		}
 		close(fd);
@@ -904,7 +889,7 @@ static void check_theme(const char *arg)
 		return;
 	if (theme_load_file(t, arg, &e)) {
 		theme_error_format(&e, buf, sizeof(buf));
-		complain("%s\n", buf);
+		untrusted_complain("%s\n", buf);
 		exit(2);
 	}
 	free(t);
@@ -992,12 +977,12 @@ static int run(struct app *a)
 	/* Signals are blocked before the command is forked, so none is lost. */
 	a->loop = loop_new();
 	if (!a->loop || loop_watch_signals(a->loop, sigs, (int)ARRAY_SIZE(sigs), on_signal, a)) {
-		complain("cannot set up the event loop: %s\n", strerror(errno));
+		untrusted_complain("cannot set up the event loop: %s\n", strerror(errno));
 		return 1;
 	}
 	ret = session_init(a->s, &a->opt.session, err, sizeof(err));
 	if (ret) {
-		complain("%s\n", err[0] ? err : strerror(-ret));
+		untrusted_complain("%s\n", err[0] ? err : strerror(-ret));
 		session_fini(a->s);
 		loop_free(a->loop);
 		return usage_class(ret) ? 2 : 1;
@@ -1005,7 +990,7 @@ static int run(struct app *a)
 	/* Before the command is launched or anything counted. */
 	ret = output_open(&a->out, a->opt.output, a->opt.output_mode, err, sizeof(err));
 	if (ret) {
-		complain("%s\n", err);
+		untrusted_complain("%s\n", err);
 		session_fini(a->s);
 		loop_free(a->loop);
 		return 2;
@@ -1035,7 +1020,7 @@ static int run(struct app *a)
 		util_strlcpy(vc.settings.preset, a->opt.session.preset, sizeof(vc.settings.preset));
 		a->view = view_open(&vc, err, sizeof(err));
 		if (!a->view) {
-			complain("%s\n", err);
+			untrusted_complain("%s\n", err);
 			session_fini(a->s);
 			loop_free(a->loop);
 			return 1;
@@ -1046,7 +1031,7 @@ static int run(struct app *a)
 	if (ret) {
 		view_close(a->view);
 		a->view = NULL;
-		complain("%s\n", err[0] ? err : strerror(-ret));
+		untrusted_complain("%s\n", err[0] ? err : strerror(-ret));
 		ret = session_mode(a->s) == MODEL_COMMAND ? 127 : 1;
 		goto out;
 	}
@@ -1063,7 +1048,7 @@ static int run(struct app *a)
 	/* A command may already be gone (SIGCHLD then arrives through the loop). */
 	ret = loop_run(a->loop);
 	if (ret < 0) {
-		complain("event loop failed: %s\n", strerror(-ret));
+		untrusted_complain("event loop failed: %s\n", strerror(-ret));
 		ret = 1;
 	}
 out:
@@ -1072,7 +1057,7 @@ out:
 	int cret = output_close(&a->out);
 
 	if (cret && !ret) {
-		complain("cannot write %s: %s\n", a->out.name, strerror(-cret));
+		untrusted_complain("cannot write %s: %s\n", a->out.name, strerror(-cret));
 		ret = 1;
 	}
 	session_fini(a->s);
@@ -1122,6 +1107,8 @@ int main(int argc, char **argv)
 		return check_preset(app.opt.check);
 	case OPTIONS_CHECK_PRESETS:
 		return check_presets();
+	case OPTIONS_CONVERT:
+		return convert(&app.opt);
 	case OPTIONS_RUN:
 		break;
 	}
@@ -1129,7 +1116,7 @@ int main(int argc, char **argv)
 		check_theme(app.opt.theme);
 	app.s = session_new();
 	if (!app.s) {
-		complain("out of memory\n");
+		untrusted_complain("out of memory\n");
 		return 1;
 	}
 	int ret = run(&app);

@@ -332,6 +332,10 @@ static void get_hotspots(struct reader *r, json_t *o)
 	get_str(r, o, "mode", mode, sizeof(mode));
 	m->sampling.accumulated = !strcmp(mode, "accumulated");
 	m->hot_total = (int)get_int(r, o, "rows_total", 0, INT32_MAX);
+	m->sampling.hide_kernel = get_bool(r, o, "hide_kernel");
+	m->sampling.hide_user = get_bool(r, o, "hide_user");
+	m->sampling.filter_pid = (pid_t)get_int(r, o, "filter_pid", -1, INT32_MAX);
+	m->sampling.filter_cpu = (int)get_int(r, o, "filter_cpu", -1, INT32_MAX);
 	for (size_t i = 0; rows && i < json_array_size(rows) && !r->failed; i++) {
 		json_t *h = json_array_get(rows, i);
 		struct model_hotspot *hot = model_add_hotspot(m);
@@ -408,6 +412,8 @@ static void get_snapshot(struct reader *r, json_t *root)
 	if ((o = get_array(r, root, "cpus")))
 		get_cpus(r, o);
 	m->tasks_total = (int)get_int(r, root, "tasks_total", 0, INT32_MAX);
+	get_str(r, root, "sort", m->sort_name, sizeof(m->sort_name));
+	m->cpu_min = get_num(r, root, "cpu_min");
 	if ((o = get_array(r, root, "tasks")))
 		get_tasks(r, o);
 	m->top_n = 0; /* every row read is shown */

@@ -70,6 +70,8 @@ static const char usage_text[] =
     "                           file that holds anything is refused unless:\n"
     "      --append             the snapshots go after what FILE holds\n"
     "      --force              FILE is emptied first\n"
+    "      --convert FILE       write a recording (-b --format json -o FILE) again, in\n"
+    "                           --format, on standard output or to -o\n"
     "      --format FORMAT      text for people (default); json (JSON Lines) or csv\n"
     "                           (a line per row and column) for scripts\n"
     "  -N, --top N              task rows per snapshot (default 10, 0 = all)\n"
@@ -495,6 +497,13 @@ static int opt_check_preset(struct options *o, const char *arg, char *err, size_
 	return 0;
 }
 
+static int opt_convert(struct options *o, const char *arg, char *err, size_t errlen)
+{
+	o->action = OPTIONS_CONVERT;
+	o->convert = arg;
+	return 0;
+}
+
 static int opt_check_presets(struct options *o, const char *arg, char *err, size_t errlen)
 {
 	o->action = OPTIONS_CHECK_PRESETS;
@@ -581,6 +590,7 @@ const struct options_opt options_table[] = {
     {"list-presets", 0, OPTIONS_NO_ARG, opt_list_presets},
     {"check-preset", 0, OPTIONS_ARG, opt_check_preset},
     {"check-presets", 0, OPTIONS_NO_ARG, opt_check_presets},
+    {"convert", 0, OPTIONS_ARG, opt_convert},
     {"theme", 0, OPTIONS_ARG, opt_theme},
     {"view", 0, OPTIONS_ARG, opt_view},
     {"probe", 0, OPTIONS_NO_ARG, opt_probe},
@@ -704,6 +714,10 @@ static int check_conflicts(const struct options *o, const bool *given, char *err
 		              "sampling off");
 	if (o->events_given && o->preset)
 		return refuse(err, errlen, "-e and --preset both choose the events; use one");
+	if (o->action == OPTIONS_CONVERT && (c->mode != MODEL_SYSTEM || c->nr_cpus))
+		return refuse(err, errlen,
+		              "--convert writes a recording again and counts nothing: drop -p, -C "
+		              "and the command");
 	if (o->output_mode != OUTPUT_NEW && (!o->output || !strcmp(o->output, "-")))
 		return refuse(err, errlen, "%s is about -o FILE's old content: give -o FILE",
 		              o->output_mode == OUTPUT_APPEND ? "--append" : "--force");

@@ -18,6 +18,7 @@ enum options_action {
 	OPTIONS_LIST_PRESETS,
 	OPTIONS_CHECK_PRESET,
 	OPTIONS_CHECK_PRESETS,
+	OPTIONS_CONVERT,
 };
 
 /* The viewer's views, in the order of the keys 1-4 (--view NAME). */
@@ -41,12 +42,13 @@ struct options {
 	enum snapshot_format format;
 	const char *list_glob; /* --list-events [GLOB] */
 	bool events_given;
-	const char *preset; /* --preset NAME|FILE, NULL = default */
-	const char *check;  /* --check-preset NAME|FILE */
-	const char *theme;  /* --theme NAME|FILE, NULL = default (or mono) */
-	int view;           /* --view: OPTIONS_VIEW_*, -1 = by mode */
-	bool hot_given;     /* --hot given (else the viewer shows a screenful) */
-	bool sort_given;    /* --sort given (else the preset's sort, if any) */
+	const char *preset;  /* --preset NAME|FILE, NULL = default */
+	const char *check;   /* --check-preset NAME|FILE */
+	const char *convert; /* --convert FILE */
+	const char *theme;   /* --theme NAME|FILE, NULL = default (or mono) */
+	int view;            /* --view: OPTIONS_VIEW_*, -1 = by mode */
+	bool hot_given;      /* --hot given (else the viewer shows a screenful) */
+	bool sort_given;     /* --sort given (else the preset's sort, if any) */
 	struct session_config session;
 };
 

@@ -584,8 +584,12 @@ static void json_sampling(FILE *out, const struct model *m)
 	const struct model_sampling *s = &m->sampling;
 
 	fputs(",\"hotspots\":{", out);
-	fprintf(out, "\"mode\":\"%s\",\"rows_total\":%d,\"rows\":[",
-	        s->accumulated ? "accumulated" : "interval", m->hot_total);
+	fprintf(out,
+	        "\"mode\":\"%s\",\"rows_total\":%d,\"hide_kernel\":%s,\"hide_user\":%s,"
+	        "\"filter_pid\":%d,\"filter_cpu\":%d,\"rows\":[",
+	        s->accumulated ? "accumulated" : "interval", m->hot_total,
+	        s->hide_kernel ? "true" : "false", s->hide_user ? "true" : "false",
+	        (int)s->filter_pid, s->filter_cpu);
 	for (int i = 0; i < m->nr_hot; i++) {
 		const struct model_hotspot *h = &m->hot[i];
 		fprintf(out, "%s{\"share\":", i ? "," : "");
@@ -681,7 +685,11 @@ static void write_json(FILE *out, const struct model *m)
 		}
 		fputc('}', out);
 	}
-	fprintf(out, "],\"tasks_total\":%d,\"tasks\":[", m->tasks_total);
+	fprintf(out, "],\"tasks_total\":%d,\"sort\":", m->tasks_total);
+	json_string(out, m->sort_name);
+	fputs(",\"cpu_min\":", out);
+	json_number(out, m->cpu_min);
+	fputs(",\"tasks\":[", out);
 	for (int i = 0, n = shown_tasks(m); i < n; i++) {
 		const struct model_row *r = &m->tasks[i];
 		fprintf(out, "%s{\"pid\":%d,\"tid\":%d,", i ? "," : "", (int)r->pid, (int)r->tid);
@@ -844,6 +852,25 @@ static void write_csv(FILE *out, const struct model *m)
 const char *snapshot_csv_header(void)
 {
 	return "time,seq,span,interval_s,scope,id,pid,comm,kind,name,value,unit,coverage,state\n";
+}
+
+char *snapshot_render(const struct model *m, enum snapshot_format fmt, bool first, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+	int ret;
+
+	if (!f)
+		return NULL;
+	if (first && fmt == SNAPSHOT_CSV)
+		fputs(snapshot_csv_header(), f);
+	ret = snapshot_write(f, m, fmt);
+	if (fclose(f) || ret) {
+		free(buf);
+		errno = ret ? -ret : errno;
+		return NULL;
+	}
+	return buf;
 }
 
 int snapshot_write(FILE *out, const struct model *m, enum snapshot_format fmt)

@@ -19,6 +19,11 @@ int snapshot_parse_format(const char *s, enum snapshot_format *out);
  * snapshot of a file. */
 const char *snapshot_csv_header(void);
 
+/* One snapshot of m in fmt, in a malloc'd buffer of *len bytes (the caller
+ * frees it), after the CSV header when first (its output holds nothing
+ * yet): whole, for one write. NULL with errno set. */
+char *snapshot_render(const struct model *m, enum snapshot_format fmt, bool first, size_t *len);
+
 /* Write one snapshot of m to out. 0, or -EIO when the stream failed. */
 int snapshot_write(FILE *out, const struct model *m, enum snapshot_format fmt);
 

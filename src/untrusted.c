@@ -1,6 +1,7 @@
 /* untrusted: text from outside (names, paths, symbols, user input) made safe for each sink. */
 #include "untrusted.h"
 
+#include <stdarg.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -156,4 +157,16 @@ void untrusted_json_field(FILE *f, const char *key, const char *s)
 	for (const unsigned char *u = (const unsigned char *)s; *u; u++)
 		fprintf(f, "%02x", *u);
 	fputc('"', f);
+}
+
+void untrusted_complain(const char *fmt, ...)
+{
+	char buf[4096];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	fputs("pfmtop: ", stderr);
+	untrusted_fputs(stderr, buf, true);
 }

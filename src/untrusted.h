@@ -43,4 +43,11 @@ bool untrusted_json(FILE *f, const char *s);
  * bytes in lower-case hex) after it. */
 void untrusted_json_field(FILE *f, const char *key, const char *s);
 
+/*
+ * Every message to stderr: "pfmtop: " and the text, through the text sink,
+ * since messages quote what users typed and names from outside (newlines
+ * kept: some messages have a caret line).
+ */
+void untrusted_complain(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 #endif

@@ -6,6 +6,7 @@
 
 #include "metrics.h"
 #include "model.h"
+#include "model_json.h"
 #include "snapshot.h"
 #include "util.h"
 
@@ -285,6 +286,34 @@ static void test_csv(void **state)
 	model_fini(&m);
 }
 
+/* A JSON snapshot read back renders the same text: what the text shows,
+ * the JSON carries (the ground of --convert and replay). */
+static void test_text_from_json(void **state)
+{
+	enum model_mode modes[] = {MODEL_SYSTEM, MODEL_TASKS};
+
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		struct model m, back;
+		char err[256];
+
+		build(&m, modes[i]);
+		m.cpu_min = modes[i] == MODEL_SYSTEM ? 0.5 : -1;
+		util_strlcpy(m.sort_name, "page-faults", sizeof(m.sort_name));
+		m.sampling.filter_pid = modes[i] == MODEL_SYSTEM ? -1 : 42;
+		char *json = render(&m, SNAPSHOT_JSON), *text = render(&m, SNAPSHOT_TEXT);
+		assert_int_equal(model_from_json(&back, json, strlen(json), err, sizeof(err)), 0);
+		char *again = render(&back, SNAPSHOT_TEXT);
+		if (strcmp(text, again))
+			fprintf(stderr, "--- text\n%s--- text from its JSON\n%s", text, again);
+		assert_string_equal(text, again);
+		free(again);
+		free(text);
+		free(json);
+		model_fini(&back);
+		model_fini(&m);
+	}
+}
+
 /* Counts are whole numbers; values in units and derived ones keep every
  * digit a reader needs to get the same double back. */
 static void test_json_numbers(void **state)
@@ -385,6 +414,7 @@ int main(void)
 		cmocka_unit_test(test_text_tasks),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_csv),
+		cmocka_unit_test(test_text_from_json),
 		cmocka_unit_test(test_json_numbers),
 		cmocka_unit_test(test_cells),
 		cmocka_unit_test(test_metrics_same_group_only),

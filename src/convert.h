@@ -1,0 +1,18 @@
+/* convert: a JSON Lines recording (-o FILE --format json) written again in another format. */
+#ifndef PFMTOP_CONVERT_H
+#define PFMTOP_CONVERT_H
+
+#include "output.h"
+#include "snapshot.h"
+
+/*
+ * Read the snapshots of the recording at path ("-": standard input) and
+ * write each to out in fmt, as the live run would have. A last line cut
+ * short (the recording stopped mid-write) is left out with a warning.
+ * Returns the exit status: 0; 1 when a line is not a snapshot, the
+ * recording holds none, or out cannot be written; 2 when path cannot be
+ * read. Says why on standard error.
+ */
+int convert_run(const char *path, enum snapshot_format fmt, struct output *out);
+
+#endif
