@@ -86,3 +86,39 @@ int cells_cmp_names(const char *a, const char *b)
 
 	return d ? d : strcmp(a, b);
 }
+
+/* Bytes of the first n characters of s (UTF-8; a stray continuation byte
+ * counts as a character). */
+static size_t chars_bytes(const char *s, size_t n)
+{
+	size_t b = 0;
+
+	for (; s[b] && n; n--)
+		for (b++; ((unsigned char)s[b] & 0xc0) == 0x80; b++)
+			;
+	return b;
+}
+
+static size_t nr_chars(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+char *cells_elide(const char *s, int width, char *buf, size_t len)
+{
+	size_t total = nr_chars(s), head, tail;
+
+	if (width < 5 || total <= (size_t)width) {
+		snprintf(buf, len, "%.*s", (int)chars_bytes(s, width < 1 ? 0 : (size_t)width), s);
+		return buf;
+	}
+	head = ((size_t)width - 3) / 2;
+	tail = (size_t)width - 3 - head;
+	const char *end = s + chars_bytes(s, total - tail);
+	snprintf(buf, len, "%.*s...%s", (int)chars_bytes(s, head), s, end);
+	return buf;
+}

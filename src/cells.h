@@ -38,6 +38,13 @@ struct cells_style {
 char *cells_counter(const struct model_event *e, const struct counter_value *v,
                     const struct cells_style *st, char *buf, size_t len);
 
+/*
+ * s in at most width characters: as it is when it fits, else its start and
+ * its end around "..." (a long C++ name keeps its namespace and its
+ * arguments). Characters are UTF-8 sequences, never cut. Returns buf.
+ */
+char *cells_elide(const char *s, int width, char *buf, size_t len);
+
 /* The order of names (COMMAND, USER, SYMBOL...): case folded, then by
  * byte, so that every renderer and --sort agree. */
 int cells_cmp_names(const char *a, const char *b);

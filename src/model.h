@@ -76,7 +76,7 @@ struct model_hotspot {
 	pid_t pid;
 	bool kernel;
 	char comm[32];
-	char symbol[160]; /* "function", "module+0xOFF", "[unknown]", "[kernel]" */
+	char symbol[512]; /* "function", "module+0xOFF", "[unknown]", "[kernel]" */
 	char module[64];
 };
 

@@ -61,6 +61,7 @@ static const char usage_text[] =
     "  -K, --hide-kernel        hide kernel hotspots\n"
     "  -U, --hide-user          hide user-space hotspots\n"
     "      --no-hotspots        do not sample at all (counters only)\n"
+    "      --no-demangle        C++ and Rust names as the binary has them\n"
     "\n"
     "Output:\n"
     "  -b, --batch              print snapshots instead of the interactive view\n"
@@ -424,6 +425,12 @@ static int opt_hot_total(struct options *o, const char *arg, char *err, size_t e
 	return 0;
 }
 
+static int opt_no_demangle(struct options *o, const char *arg, char *err, size_t errlen)
+{
+	o->session.profile.raw_names = true;
+	return 0;
+}
+
 static int opt_no_hotspots(struct options *o, const char *arg, char *err, size_t errlen)
 {
 	o->session.profile.enabled = false;
@@ -581,6 +588,7 @@ const struct options_opt options_table[] = {
     {"hot", 0, OPTIONS_ARG, opt_hot},
     {"hot-total", 0, OPTIONS_NO_ARG, opt_hot_total},
     {"no-hotspots", 0, OPTIONS_NO_ARG, opt_no_hotspots},
+    {"no-demangle", 0, OPTIONS_NO_ARG, opt_no_demangle},
     {"hide-kernel", 'K', OPTIONS_NO_ARG, opt_hide_kernel},
     {"hide-user", 'U', OPTIONS_NO_ARG, opt_hide_user},
     {"cpu-min", 0, OPTIONS_ARG, opt_cpu_min},

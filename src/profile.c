@@ -1,6 +1,7 @@
 /* profile: sampling, hotspots and symbols tied together and rendered into the model. */
 #include "profile.h"
 
+#include "demangle.h"
 #include "events.h"
 #include "procfs.h"
 #include "util.h"
@@ -345,7 +346,10 @@ void profile_tick(struct profile *p, struct model *m, bool totals)
 		h->samples = row->samples;
 		h->pid = (pid_t)row->pid;
 		h->kernel = row->kernel;
-		util_strlcpy(h->symbol, r.name, sizeof(h->symbol));
+		if (p->cfg->raw_names || row->kernel)
+			util_strlcpy(h->symbol, r.name, sizeof(h->symbol));
+		else
+			demangle(r.name, h->symbol, sizeof(h->symbol));
 		util_strlcpy(h->module, r.module, sizeof(h->module));
 		if (row->kernel && row->pid == 0) {
 			util_strlcpy(h->comm, "[idle]", sizeof(h->comm));

@@ -23,6 +23,7 @@ struct profile_config {
 	int top;               /* hotspot rows in the model */
 	bool accumulated;      /* since the start instead of this interval */
 	bool hide_kernel, hide_user;
+	bool raw_names; /* --no-demangle: C++ and Rust names as the binary has them */
 	/* Hotspots of one process and/or one CPU only (the viewer's Enter on a
 	 * task or CPU row). Read each tick like the fields above; with filter
 	 * false the pid and cpu are ignored, else -1 in either means "any". */

@@ -365,7 +365,15 @@ static void text_hotspots(FILE *out, const struct model *m)
 		snprintf(cell_at(&t, i + 1, 1), CELL_MAX, "%" PRIu64, h->samples);
 		snprintf(cell_at(&t, i + 1, 2), CELL_MAX, "%d", (int)h->pid);
 		untrusted_text(cell_at(&t, i + 1, 3), CELL_MAX, h->comm);
-		untrusted_text(cell_at(&t, i + 1, 4), CELL_MAX, h->symbol);
+		char sym[4 * sizeof(h->symbol)], cut[sizeof(sym)];
+
+		untrusted_text(sym, sizeof(sym), h->symbol);
+		/* long names lose their middle (JSON has them whole), by characters
+		 * until the bytes fit the cell */
+		for (int w = CELL_MAX - 1; w >= 5; w--)
+			if (strlen(cells_elide(sym, w, cut, sizeof(cut))) < CELL_MAX)
+				break;
+		util_strlcpy(cell_at(&t, i + 1, 4), cut, CELL_MAX);
 		untrusted_text(cell_at(&t, i + 1, 5), CELL_MAX, h->module);
 	}
 	table_print(out, &t);

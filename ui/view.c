@@ -359,7 +359,7 @@ static enum theme_slot cell(const struct view *v, int r, const struct col *c, in
 		util_strlcpy(buf, m->hot[r].comm, len);
 		return THEME_ROW;
 	case C_SYMBOL:
-		util_strlcpy(buf, m->hot[r].symbol, len);
+		cells_elide(m->hot[r].symbol, width, buf, len);
 		return THEME_ROW;
 	case C_MODULE:
 		util_strlcpy(buf, m->hot[r].module, len);
