@@ -26,10 +26,20 @@ static void close_fd(int *fd)
 
 /* In the child: wait for the go, then exec; what fails is reported
  * through ex (an errno) or by exit status 127. */
-static void child(char *const *argv, pid_t parent, int go, int ex)
+static void child(char *const *argv, pid_t parent, int go, int ex, int out)
 {
 	sigset_t none;
 	char c;
+
+	if (out > 2) {
+		int in = open("/dev/null", O_RDONLY);
+
+		if (in < 0 || dup2(in, STDIN_FILENO) < 0 || dup2(out, STDOUT_FILENO) < 0 ||
+		    dup2(out, STDERR_FILENO) < 0)
+			_exit(127);
+		if (in > 2)
+			close(in);
+	}
 
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
@@ -49,7 +59,7 @@ static void child(char *const *argv, pid_t parent, int go, int ex)
 	_exit(127);
 }
 
-int launch_fork(struct launch *l, char *const *argv, char *err, size_t errlen)
+int launch_fork(struct launch *l, char *const *argv, int out, char *err, size_t errlen)
 {
 	int go[2], ex[2], e;
 
@@ -75,7 +85,7 @@ int launch_fork(struct launch *l, char *const *argv, char *err, size_t errlen)
 	if (pid == 0) {
 		close(go[1]);
 		close(ex[0]);
-		child(argv, parent, go[0], ex[1]);
+		child(argv, parent, go[0], ex[1], out);
 	}
 	close(go[0]);
 	close(ex[1]);

@@ -19,10 +19,12 @@ void launch_init(struct launch *l);
 /*
  * Fork the command (argv, NULL-terminated). The child waits for
  * launch_go(); it never outlives pfmtop (PR_SET_PDEATHSIG), and it gets the
- * default SIGPIPE and an empty signal mask back. 0, or -errno with a
+ * default SIGPIPE and an empty signal mask back. With out > 2 its standard
+ * output and error go to out and its standard input is /dev/null (the
+ * viewer owns the terminal); else it has pfmtop's. 0, or -errno with a
  * sentence in err.
  */
-int launch_fork(struct launch *l, char *const *argv, char *err, size_t errlen);
+int launch_fork(struct launch *l, char *const *argv, int out, char *err, size_t errlen);
 
 /* Let it exec, and wait until it has (or could not). 0, or -errno of a
  * failed exec with a sentence in err (the child is then reaped). */

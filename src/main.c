@@ -1,4 +1,5 @@
 /* main: options, the loop's callbacks, batch output and the interactive view. */
+#include "capture.h"
 #include "convert.h"
 #include "events.h"
 #include "explain.h"
@@ -53,6 +54,8 @@ struct app {
 	char preset_names[MAX_PRESET_NAMES][PRESET_NAME_MAX];
 	const char *preset_list[MAX_PRESET_NAMES];
 	int nr_preset_names;
+	struct capture cmd_out;   /* the command's output while the viewer runs */
+	bool command_done;        /* the viewer shows a command's totals: q quits */
 	int watched[MAX_WATCHED]; /* fds the loop watches for the session */
 	int nr_watched;
 	bool first_tick; /* the viewer's first tick is a short one */
@@ -160,6 +163,8 @@ static void on_tick(struct loop *l, uint64_t expirations, void *arg)
 
 	bool enough = a->opt.iterations && a->snapshots >= a->opt.iterations;
 
+	if (a->command_done)
+		return; /* the totals stay on the screen */
 	if (a->first_tick) {
 		/* The viewer's first frame came after a short interval; from now on
 		 * the chosen one. */
@@ -205,8 +210,35 @@ static void last_snapshots(struct app *a, bool totals)
 
 static void final_for_command(struct app *a)
 {
+	char msg[160];
+
 	last_snapshots(a, true);
-	finish(a, session_exit_status(a->s));
+	if (!a->view) {
+		finish(a, session_exit_status(a->s));
+		return;
+	}
+	/* The viewer stays on the totals until the user has read them. */
+	a->command_done = true;
+	snprintf(msg, sizeof(msg),
+	         "the command exited (status %d): these are its totals; q quits, its output "
+	         "follows",
+	         session_exit_status(a->s));
+	view_status(a->view, msg);
+}
+
+/* The command's output, kept while the viewer owns the terminal: its last
+ * line on the status line, all of it printed when the viewer closes. */
+static void on_command_output(struct loop *l, int fd, uint32_t events, void *arg)
+{
+	struct app *a = arg;
+	char msg[sizeof(a->cmd_out.last) + 16];
+
+	if (capture_read(&a->cmd_out))
+		loop_del_fd(l, fd);
+	if (a->view && !a->command_done && a->cmd_out.last[0]) {
+		snprintf(msg, sizeof(msg), "output: %s", a->cmd_out.last);
+		view_status(a->view, msg);
+	}
 }
 
 /* The session's fds go through these, so a reopen can stop watching them all. */
@@ -435,7 +467,7 @@ static void on_key(struct loop *l, int fd, uint32_t events, void *arg)
 
 	if (act & VIEW_QUIT) {
 		session_signal_command(a->s, SIGTERM);
-		finish(a, 0);
+		finish(a, a->command_done ? session_exit_status(a->s) : 0);
 		return;
 	}
 	if (act & VIEW_PROFILE)
@@ -974,17 +1006,24 @@ static int run(struct app *a)
 		a->opt.session.profile.top = HOT_ROWS_INTERACTIVE;
 	a->opt.session.profile.filter_pid = -1;
 	a->opt.session.profile.filter_cpu = -1;
+	/* The viewer owns the terminal: a command writes into a pipe instead. */
+	capture_init(&a->cmd_out);
+	if (!a->opt.batch && a->opt.session.mode == MODEL_COMMAND && !capture_open(&a->cmd_out))
+		a->opt.session.command_out = a->cmd_out.wfd;
 	/* Signals are blocked before the command is forked, so none is lost. */
 	a->loop = loop_new();
 	if (!a->loop || loop_watch_signals(a->loop, sigs, (int)ARRAY_SIZE(sigs), on_signal, a)) {
 		untrusted_complain("cannot set up the event loop: %s\n", strerror(errno));
+		capture_fini(&a->cmd_out);
 		return 1;
 	}
 	ret = session_init(a->s, &a->opt.session, err, sizeof(err));
+	capture_close_writer(&a->cmd_out);
 	if (ret) {
 		untrusted_complain("%s\n", err[0] ? err : strerror(-ret));
 		session_fini(a->s);
 		loop_free(a->loop);
+		capture_fini(&a->cmd_out);
 		return usage_class(ret) ? 2 : 1;
 	}
 	/* Before the command is launched or anything counted. */
@@ -993,6 +1032,7 @@ static int run(struct app *a)
 		untrusted_complain("%s\n", err);
 		session_fini(a->s);
 		loop_free(a->loop);
+		capture_fini(&a->cmd_out);
 		return 2;
 	}
 	if (!a->opt.batch) {
@@ -1023,9 +1063,12 @@ static int run(struct app *a)
 			untrusted_complain("%s\n", err);
 			session_fini(a->s);
 			loop_free(a->loop);
+			capture_fini(&a->cmd_out);
 			return 1;
 		}
 		loop_add_fd(a->loop, STDIN_FILENO, EPOLLIN, on_key, a);
+		if (a->cmd_out.rfd >= 0)
+			loop_add_fd(a->loop, a->cmd_out.rfd, EPOLLIN, on_command_output, a);
 	}
 	ret = session_start(a->s, err, sizeof(err));
 	if (ret) {
@@ -1054,6 +1097,8 @@ static int run(struct app *a)
 out:
 	view_close(a->view);
 	a->view = NULL;
+	capture_flush(&a->cmd_out, STDOUT_FILENO);
+	capture_fini(&a->cmd_out);
 	int cret = output_close(&a->out);
 
 	if (cret && !ret) {

@@ -140,7 +140,7 @@ static int open_targets(struct session *s, char *err, size_t errlen)
 	case MODEL_COMMAND: {
 		s->ccfg.inherit = !cfg->no_inherit;
 		s->ccfg.enable_on_exec = true;
-		ret = launch_fork(&s->cmd, s->cfg->argv, err, errlen);
+		ret = launch_fork(&s->cmd, s->cfg->argv, s->cfg->command_out, err, errlen);
 		if (ret)
 			return ret;
 		struct session_target *t = session_add_target(s);

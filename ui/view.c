@@ -1027,6 +1027,7 @@ static const char *const help_lines[] = {
     "  p               choose an event preset (counters are reopened)",
     "  t               next colour theme",
     "  s               save a text snapshot to pfmtop-DATE-TIME.txt here",
+    "  Ctrl-L          draw the whole screen again",
     "  h, ?, F1        this help (any other key closes it)",
     "  q, F10          quit",
     "",

@@ -305,24 +305,31 @@ static unsigned act_redraw(struct view *v, int ch)
 	return VIEW_REDRAW;
 }
 
+/* Ctrl-L: the whole screen drawn again, whatever wrote over it. */
+static unsigned act_repaint(struct view *v, int ch)
+{
+	clearok(curscr, TRUE);
+	return VIEW_REDRAW;
+}
+
 static const struct binding {
 	int key;
 	unsigned (*act)(struct view *v, int ch);
 } bindings[] = {
-    {'q', act_quit},           {'Q', act_quit},        {KEY_F(10), act_quit},
-    {'s', act_save},           {' ', act_pause},       {'h', act_help},
-    {'?', act_help},           {KEY_F(1), act_help},   {'\t', act_next_view},
-    {KEY_BTAB, act_next_view}, {'1', act_view},        {'2', act_view},
-    {'3', act_view},           {'4', act_view},        {KEY_UP, act_move},
-    {KEY_DOWN, act_move},      {KEY_PPAGE, act_move},  {KEY_NPAGE, act_move},
-    {KEY_HOME, act_move},      {KEY_END, act_move},    {'<', act_sort},
-    {',', act_sort},           {'>', act_sort},        {'.', act_sort},
-    {KEY_F(6), act_sort},      {'r', act_reverse},     {'/', act_filter},
-    {KEY_F(4), act_filter},    {KEY_ESC, act_escape},  {'\r', act_enter},
-    {'\n', act_enter},         {KEY_ENTER, act_enter}, {'d', act_delay},
-    {'H', act_threads},        {'K', act_hide},        {'U', act_hide},
-    {'z', act_accumulate},     {'p', act_presets},     {'t', act_theme},
-    {KEY_RESIZE, act_redraw},
+    {'q', act_quit},           {'Q', act_quit},           {KEY_F(10), act_quit},
+    {'s', act_save},           {' ', act_pause},          {'h', act_help},
+    {'?', act_help},           {KEY_F(1), act_help},      {'\t', act_next_view},
+    {KEY_BTAB, act_next_view}, {'1', act_view},           {'2', act_view},
+    {'3', act_view},           {'4', act_view},           {KEY_UP, act_move},
+    {KEY_DOWN, act_move},      {KEY_PPAGE, act_move},     {KEY_NPAGE, act_move},
+    {KEY_HOME, act_move},      {KEY_END, act_move},       {'<', act_sort},
+    {',', act_sort},           {'>', act_sort},           {'.', act_sort},
+    {KEY_F(6), act_sort},      {'r', act_reverse},        {'/', act_filter},
+    {KEY_F(4), act_filter},    {KEY_ESC, act_escape},     {'\r', act_enter},
+    {'\n', act_enter},         {KEY_ENTER, act_enter},    {'d', act_delay},
+    {'H', act_threads},        {'K', act_hide},           {'U', act_hide},
+    {'z', act_accumulate},     {'p', act_presets},        {'t', act_theme},
+    {KEY_RESIZE, act_redraw},  {'L' & 0x1f, act_repaint},
 };
 
 /* In the help: arrows and pages scroll it; F10 quits; any other key (q,
