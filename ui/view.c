@@ -248,10 +248,19 @@ static void build_cols(struct view *v)
 
 /* ---- cells ---- */
 
+/* Rows below 0 are the summary rows under a table: ROW_TOTAL, and in the
+ * Tasks view ROW_UNATTRIBUTED (what no task row holds). */
+#define ROW_TOTAL        (-1)
+#define ROW_UNATTRIBUTED (-2)
+
 static const struct model_row *row_of(const struct view *v, int r)
 {
+	if (r == ROW_TOTAL)
+		return &v->m->total;
+	if (r == ROW_UNATTRIBUTED)
+		return &v->m->unattributed;
 	if (v->kind == VIEW_CPUS)
-		return r < 0 ? &v->m->total : &v->m->cpus[r];
+		return &v->m->cpus[r];
 	return &v->m->tasks[r];
 }
 
@@ -322,16 +331,22 @@ static enum theme_slot cell(const struct view *v, int r, const struct col *c, in
 		return THEME_ROW;
 	}
 	case C_PID:
+		if (r < 0)
+			return THEME_ROW_TOTAL;
 		snprintf(buf, len, "%d", (int)(thread_rows(m) ? m->tasks[r].tid : m->tasks[r].pid));
 		return THEME_ROW;
 	case C_USER:
-		util_strlcpy(buf, m->tasks[r].user, len);
+		if (r >= 0)
+			util_strlcpy(buf, m->tasks[r].user, len);
 		return THEME_ROW;
 	case C_THR:
-		snprintf(buf, len, "%d",
-		         thread_rows(m) ? (int)m->tasks[r].pid : m->tasks[r].nr_threads);
+		if (r >= 0)
+			snprintf(buf, len, "%d",
+			         thread_rows(m) ? (int)m->tasks[r].pid : m->tasks[r].nr_threads);
 		return THEME_ROW;
 	case C_STATE: {
+		if (r < 0)
+			return THEME_ROW_TOTAL;
 		const struct model_row *t = &m->tasks[r];
 		util_strlcpy(buf,
 		             t->exited    ? "exited"
@@ -342,6 +357,10 @@ static enum theme_slot cell(const struct view *v, int r, const struct col *c, in
 		return t->counted ? THEME_ROW : THEME_ROW_DIM;
 	}
 	case C_COMMAND:
+		if (r < 0) {
+			util_strlcpy(buf, r == ROW_TOTAL ? "total" : "(unattributed)", len);
+			return THEME_ROW_TOTAL;
+		}
 		util_strlcpy(buf, m->tasks[r].comm, len);
 		return THEME_ROW;
 	case C_SHARE: {
@@ -479,6 +498,8 @@ static int64_t row_id(const struct view *v, int r)
 	case VIEW_CPUS:
 		return r < 0 ? -1 : m->cpus[r].cpu;
 	case VIEW_TASKS:
+		if (r < 0)
+			return r; /* the summary rows: never a task's id (pid << 32 >= 0) */
 		return (int64_t)m->tasks[r].pid << 32 | (uint32_t)m->tasks[r].tid;
 	case VIEW_HOTSPOTS:
 		for (const char *s = m->hot[r].symbol; *s; s++)
@@ -547,7 +568,7 @@ static void build_rows(struct view *v)
 {
 	int n = nr_rows(v), sel_pos = -1;
 
-	if (n + 1 > v->cap_idx) {
+	if (n + 2 > v->cap_idx) { /* room for the summary rows */
 		int *p = realloc(v->idx, (size_t)(n + 16) * sizeof(*p));
 		if (!p) {
 			v->nr_idx = 0;
@@ -563,7 +584,14 @@ static void build_rows(struct view *v)
 	if (v->nr_idx > 1)
 		qsort_r(v->idx, (size_t)v->nr_idx, sizeof(int), cmp_rows, v);
 	if (v->kind == VIEW_CPUS && !v->filter[0])
-		v->idx[v->nr_idx++] = -1; /* the total, last */
+		v->idx[v->nr_idx++] = ROW_TOTAL; /* last */
+	/* Tasks with counters: what no task row holds, then the total, so that
+	 * the column adds up as it does in the batch output. */
+	if (v->kind == VIEW_TASKS && !v->filter[0] && v->m->tasks_counted) {
+		if (v->m->has_unattributed)
+			v->idx[v->nr_idx++] = ROW_UNATTRIBUTED;
+		v->idx[v->nr_idx++] = ROW_TOTAL;
+	}
 	/* Keep the selection on the same CPU, task, symbol or event. */
 	if (v->sel_id_valid[v->kind])
 		for (int i = 0; i < v->nr_idx; i++)
@@ -896,7 +924,7 @@ static void draw_rows(struct view *v, int nlines)
 		int r = v->idx[i];
 		bool selected = i == sel;
 		enum theme_slot base = THEME_ROW;
-		if (v->kind == VIEW_TASKS && v->m->tasks[r].exited)
+		if (v->kind == VIEW_TASKS && r >= 0 && v->m->tasks[r].exited)
 			base = THEME_ROW_DIM;
 		if (selected)
 			bar(v, y, THEME_ROW_SELECTED);

@@ -56,6 +56,8 @@ static unsigned open_hotspots(struct view *v)
 		return 0;
 	int r = v->idx[s];
 	if (v->kind == VIEW_TASKS) {
+		if (r < 0)
+			return 0; /* a summary row: no one process */
 		v->set.hot_filter = true;
 		v->set.filter_pid = v->m->tasks[r].pid;
 		v->set.filter_cpu = -1;

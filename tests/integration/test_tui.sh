@@ -54,6 +54,14 @@ keys Tab
 wait_for 3 pane_has 'processes' || fail "Tab did not go on to Tasks" "$TMP/pane"
 pass "views 1-4 and Tab"
 
+# The Tasks view ends, like the batch table, with what no task row holds
+# and the total (system-wide, with task counters)
+keys NPage NPage NPage NPage NPage NPage # (End is \e[4~ from tmux, not xterm's)
+wait_for 3 pane_has '(unattributed' || fail "the Tasks view has no (unattributed) row at its end" "$TMP/pane"
+pane | grep -qE ' total *$' || fail "the Tasks view has no total row at its end" "$TMP/pane"
+keys PPage PPage PPage PPage PPage PPage
+pass "Tasks view: (unattributed) and total rows"
+
 # ---------------------------------------------------------------- sort
 wait_for 2 pane_has 'sort CPU%' || fail "the Tasks view does not say it sorts by CPU%" "$TMP/pane"
 keys '<' '<'
