@@ -31,11 +31,13 @@ static FILE *open_recording(const char *path)
 		untrusted_complain("--convert %s: %s\n", path, strerror(errno));
 		return NULL;
 	}
-	if (fstat(fd, &st) || S_ISDIR(st.st_mode) ||
-	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0) {
-		untrusted_complain("--convert %s: %s\n", path,
-		                   S_ISDIR(st.st_mode) ? "a directory: name a recording"
-		                                       : strerror(errno));
+	if (fstat(fd, &st) || fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0) {
+		untrusted_complain("--convert %s: %s\n", path, strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		untrusted_complain("--convert %s: a directory: name a recording\n", path);
 		close(fd);
 		return NULL;
 	}
