@@ -10,7 +10,7 @@
 set -eu
 
 build_pkgs="build-essential cmake pkg-config libncurses-dev libpfm4-dev libinih-dev libelf-dev zlib1g-dev libjansson-dev libiberty-dev"
-test_pkgs="libcmocka-dev tmux linux-perf clang clang-format python3 util-linux procps manpages-dev libc6-dbg locales stress-ng mmdebstrap binutils gcc g++ sqlite3"
+test_pkgs="libcmocka-dev tmux linux-perf clang libclang-rt-dev clang-format python3 util-linux procps manpages-dev libc6-dbg locales stress-ng mmdebstrap binutils gcc g++ sqlite3"
 
 pkgs=$build_pkgs
 case "${1:-}" in
