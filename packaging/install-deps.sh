@@ -6,11 +6,11 @@
 #   build: gcc cmake pkgconf-pkg-config ncurses-devel libpfm-devel inih-devel
 #          elfutils-libelf-devel zlib-devel jansson-devel binutils-devel
 #   test:  libcmocka-devel tmux perf clang compiler-rt python3 util-linux procps-ng
-#          man-pages glibc-locale-source stress-ng mmdebstrap sqlite
+#          man-pages glibc-locale-source stress-ng mmdebstrap sqlite strace gcc-c++
 set -eu
 
 build_pkgs="build-essential cmake pkg-config libncurses-dev libpfm4-dev libinih-dev libelf-dev zlib1g-dev libjansson-dev libiberty-dev"
-test_pkgs="libcmocka-dev tmux linux-perf clang libclang-rt-dev clang-format python3 util-linux procps manpages-dev libc6-dbg locales stress-ng mmdebstrap binutils gcc g++ sqlite3"
+test_pkgs="libcmocka-dev tmux linux-perf clang libclang-rt-dev clang-format python3 util-linux procps manpages-dev libc6-dbg locales stress-ng mmdebstrap binutils gcc g++ sqlite3 strace"
 
 pkgs=$build_pkgs
 case "${1:-}" in
