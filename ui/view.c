@@ -91,6 +91,18 @@ struct view *view_open(const struct view_config *cfg, char *err, size_t errlen)
 		free(v);
 		return NULL;
 	}
+	/* A terminal that cannot move the cursor (TERM=dumb, a pipe's
+	 * "unknown") would get every frame printed after the last: say so. */
+	const char *cup = tigetstr("cup");
+	if (!cup || cup == (const char *)-1) {
+		endwin();
+		snprintf(err, errlen,
+		         "terminal type '%s' cannot move the cursor, which the view needs: use a "
+		         "terminal such as xterm-256color (TERM), or -b for snapshots",
+		         getenv("TERM") ? getenv("TERM") : "");
+		free(v);
+		return NULL;
+	}
 	cbreak();
 	noecho();
 	nonl();
