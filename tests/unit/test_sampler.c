@@ -68,11 +68,13 @@ static void w_publish(struct writer *w)
 
 #define ID 4242
 
+static uint64_t w_time = 777; /* the time the next trailer carries */
+
 /* sample_id_all trailer for SAMPLER_SAMPLE_TYPE: tid, time, cpu, identifier. */
 static void w_trailer(struct writer *w, uint32_t pid, uint32_t tid, uint32_t cpu)
 {
 	w_u64(w, (uint64_t)tid << 32 | pid);
-	w_u64(w, 777);
+	w_u64(w, w_time);
 	w_u64(w, cpu);
 	w_u64(w, ID);
 }
@@ -743,9 +745,8 @@ static void test_drain_records(void **state)
 	w_u64(&w1, (uint64_t)300 << 32 | 300);
 	w_put(&w1, "12345678abcdefgh", 16);
 	w_trailer(&w1, 300, 300, 1);
-	w_publish(&w1);
 
-	/* Drain CPU 0 alone, as on its EPOLLIN. */
+	/* Drain on CPU 0's EPOLLIN (CPU 1's records are not published yet). */
 	assert_int_equal(sampler_drain(&s, s.rings[0].fd), 13);
 	assert_int_equal(sampler_health(&s, 0, SAMPLER_TOTAL, &h), 0);
 	assert_int_equal(h.records, 13);
@@ -795,6 +796,7 @@ static void test_drain_records(void **state)
 	assert_int_equal(seen.exit_cpu, 0);
 
 	/* The rest on the tick. */
+	w_publish(&w1);
 	assert_int_equal(sampler_tick(&s), 4);
 	assert_int_equal(sampler_health(&s, 1, SAMPLER_TOTAL, &h), 0);
 	assert_int_equal(h.records, 4);
@@ -880,6 +882,90 @@ static void test_drain_records(void **state)
 	sampler_close(&s);
 	assert_all_released();
 	hotspots_fini(&hot);
+}
+
+/* ---- side band in time order across rings ---- */
+
+struct sb_log {
+	char text[256];
+};
+
+static void log_add(const struct record *r, void *arg, const char *what)
+{
+	struct sb_log *l = arg;
+	size_t n = strlen(l->text);
+
+	snprintf(l->text + n, sizeof(l->text) - n, "%s%s@%llu", n ? " " : "", what,
+	         (unsigned long long)r->id.time);
+}
+
+static void log_mmap(const struct record *r, void *arg)
+{
+	log_add(r, arg, r->mmap.filename);
+}
+
+static void log_comm(const struct record *r, void *arg)
+{
+	log_add(r, arg, r->comm.exec ? "exec" : r->comm.comm);
+}
+
+static void log_fork(const struct record *r, void *arg)
+{
+	log_add(r, arg, "fork");
+}
+
+static void log_exit(const struct record *r, void *arg)
+{
+	log_add(r, arg, "exit");
+}
+
+/*
+ * A task forks on CPU 0, execs there, maps its libraries after moving to
+ * CPU 1 and exits on CPU 0: each ring is in order, the two are not. Whatever
+ * ring wakes, the callbacks see the records in time order (exec before the
+ * mappings it makes way for), with their strings intact after the ring
+ * space is reused.
+ */
+static void test_sideband_time_order(void **state)
+{
+	struct sampler_config c = base_config();
+	struct sb_log log = {{0}};
+	struct writer w0, w1;
+	struct sampler s;
+
+	c.sb = (struct sampler_sideband){
+	    .mmap = log_mmap, .comm = log_comm, .fork = log_fork, .exit = log_exit, .arg = &log};
+	assert_int_equal(sampler_open(&s, &c, NULL, 0), 0);
+	assert_int_equal(sampler_enable(&s), 0);
+	w_attach(&w0, s.rings[0].fd);
+	w_attach(&w1, s.rings[1].fd);
+	w_time = 100;
+	w_task(&w0, PERF_RECORD_FORK, 301, 300, 301, 300, 0);
+	w_time = 110;
+	w_comm(&w0, PERF_RECORD_MISC_COMM_EXEC, 301, 301, "spin", 0);
+	w_time = 400;
+	w_task(&w0, PERF_RECORD_EXIT, 301, 300, 301, 300, 0);
+	w_publish(&w0);
+	w_time = 120;
+	w_mmap2(&w1, 301, 301, 0x400000, 0x1000, 0, "/bin/spin", 1);
+	w_time = 130;
+	w_mmap2(&w1, 301, 301, 0x7f0000000000ull, 0x1000, 0, "/lib/ld.so", 1);
+	w_time = 110; /* the same time as the exec: after it, as read */
+	w_comm(&w1, 0, 301, 301, "renamed", 1);
+	w_time = 777;
+	w_publish(&w1);
+
+	/* CPU 1 wakes first: CPU 0's ring is read too, and all goes in order. */
+	assert_int_equal(sampler_drain(&s, s.rings[1].fd), 6);
+	assert_string_equal(log.text, "fork@100 exec@110 renamed@110 /bin/spin@120 "
+	                              "/lib/ld.so@130 exit@400");
+
+	/* Nothing is handed over twice; the last tick hands over the rest. */
+	log.text[0] = '\0';
+	assert_int_equal(sampler_tick_final(&s), 0);
+	assert_string_equal(log.text, "");
+	sampler_close(&s);
+	assert_all_released();
 }
 
 /* What the kernel's read() of a sampling event returns: {value, id, lost}. */
@@ -1153,6 +1239,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_freq_clamped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mlock_degrade, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_drain_records, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sideband_time_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lost_read_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lost_not_counted_twice, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lost_format_refused, setup, teardown),
