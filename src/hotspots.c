@@ -1,6 +1,8 @@
 /* hotspots: (pid, ip) sample aggregation in an open-addressing hash, queried for the top N. */
 #include "hotspots.h"
 
+#include "util.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -829,6 +831,21 @@ uint32_t hotspots_trim(struct hotspots *h, hotspots_sym_fn sym, void *arg)
 		}
 	}
 	return before - h->used;
+}
+
+size_t hotspots_user_pids(const struct hotspots *h, uint32_t *out, size_t max)
+{
+	size_t n = 0, k = 0;
+
+	for (uint32_t i = 0; h->slots && i < h->cap && n < max; i++)
+		if (h->slots[i].used &&
+		    !hotspots_kernel_mode((enum records_cpumode)h->slots[i].cpumode))
+			out[n++] = h->slots[i].pid;
+	qsort(out, n, sizeof(*out), util_u32_cmp);
+	for (size_t i = 0; i < n; i++)
+		if (!k || out[k - 1] != out[i])
+			out[k++] = out[i];
+	return k;
 }
 
 uint32_t hotspots_resolve_pids(struct hotspots *h, const uint32_t *pids, size_t nr_pids,

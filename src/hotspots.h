@@ -268,4 +268,11 @@ uint32_t hotspots_trim(struct hotspots *h, hotspots_sym_fn sym, void *arg);
 uint32_t hotspots_resolve_pids(struct hotspots *h, const uint32_t *pids, size_t nr_pids,
                                hotspots_sym_fn sym, void *arg);
 
+/*
+ * The pids that user-mode keys belong to (their rows need those processes'
+ * mappings for names), sorted, each once, into out (room for max; h->used
+ * always suffices). Returns how many.
+ */
+size_t hotspots_user_pids(const struct hotspots *h, uint32_t *out, size_t max);
+
 #endif

@@ -421,7 +421,7 @@ void symbols_exit(struct symbols *s, pid_t pid)
 	}
 }
 
-void symbols_reap(struct symbols *s)
+void symbols_reap(struct symbols *s, bool (*keep)(pid_t pid, void *arg), void *arg)
 {
 	size_t i;
 
@@ -430,7 +430,7 @@ void symbols_reap(struct symbols *s)
 
 		for (; p; p = next) {
 			next = p->hnext;
-			if (p->exited && --p->reap_in <= 0)
+			if (p->exited && --p->reap_in <= 0 && !(keep && keep(p->pid, arg)))
 				sym_proc_remove(s, p);
 		}
 	}

@@ -294,6 +294,30 @@ static void fill_health(struct profile *p, struct model *m, bool accumulated)
 	}
 }
 
+/* Processes whose mappings the hotspot table's rows still need for their
+ * names, gathered when the first exited one is due to be forgotten. */
+struct still_named_pids {
+	struct profile *p;
+	uint32_t *pids;
+	size_t nr;
+	bool gathered;
+};
+
+static bool still_named(pid_t pid, void *arg)
+{
+	struct still_named_pids *k = arg;
+	const uint32_t key = (uint32_t)pid;
+
+	if (!k->gathered) {
+		k->gathered = true;
+		k->pids = malloc((k->p->hot.used + 1) * sizeof(*k->pids));
+		if (!k->pids)
+			return false; /* forget: names are lost, memory is not */
+		k->nr = hotspots_user_pids(&k->p->hot, k->pids, k->p->hot.used + 1);
+	}
+	return k->nr && bsearch(&key, k->pids, k->nr, sizeof(key), util_u32_cmp);
+}
+
 void profile_tick(struct profile *p, struct model *m, bool totals)
 {
 	bool accumulated = totals || (p->cfg && p->cfg->accumulated);
@@ -376,7 +400,9 @@ void profile_tick(struct profile *p, struct model *m, bool totals)
 	}
 	hotspots_trim(&p->hot, symbol_of, p);
 	hotspots_interval_reset(&p->hot);
-	symbols_reap(p->sym);
+	struct still_named_pids named_pids = {.p = p};
+	symbols_reap(p->sym, still_named, &named_pids);
+	free(named_pids.pids);
 }
 
 void profile_close(struct profile *p)

@@ -185,13 +185,16 @@ void symbols_exec(struct symbols *s, pid_t pid);
  * resolvable (its last samples still need names) until symbols_reap(). */
 void symbols_exit(struct symbols *s, pid_t pid);
 
-/* Forget the processes symbols_exit() marked SYMBOLS_REAP_AFTER calls ago;
- * call it after each refresh has resolved its rows. The exit may have been
- * read just before a refresh, while rows of that process still come in the
- * next one (a command's final totals, say): hence the grace. Binaries nobody
- * maps any more are kept in a small cache and freed as newer ones join it. */
+/* Forget the processes symbols_exit() marked SYMBOLS_REAP_AFTER calls ago,
+ * but for those keep(pid, arg) wants kept (keep may be NULL); call it after
+ * each refresh has resolved its rows. The exit may have been read just
+ * before a refresh, while rows of that process still come in the next one:
+ * hence the grace. A caller that shows totals keeps the processes its rows
+ * still name (a command's final totals may come many refreshes after its
+ * exit on a busy machine). Binaries nobody maps any more are kept in a small
+ * cache and freed as newer ones join it. */
 #define SYMBOLS_REAP_AFTER 2
-void symbols_reap(struct symbols *s);
+void symbols_reap(struct symbols *s, bool (*keep)(pid_t pid, void *arg), void *arg);
 
 /*
  * Resolve ip, a kernel address when kernel is true (pid is then ignored),

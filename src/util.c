@@ -97,6 +97,13 @@ int util_grow(void *items, int nr, int *cap, size_t elem, int first)
 	return 0;
 }
 
+int util_u32_cmp(const void *a, const void *b)
+{
+	const uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 double util_boot_s(void)
 {
 	return (double)clock_ns(CLOCK_BOOTTIME) / 1e9;

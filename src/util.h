@@ -27,6 +27,9 @@ int util_grow(void *items, int nr, int *cap, size_t elem, int first);
 /* Seconds since boot (CLOCK_BOOTTIME: the clock of /proc start times). */
 double util_boot_s(void);
 
+/* qsort/bsearch order of uint32_t values. */
+int util_u32_cmp(const void *a, const void *b);
+
 /* Copy src into dst of size len, always NUL-terminated; returns dst. */
 char *util_strlcpy(char *dst, const char *src, size_t len);
 

@@ -67,6 +67,37 @@ fi
 check "abs($mine - $theirs) <= 10" "__vdso_clock_gettime: pfmtop $mine%, perf report $theirs%" "$TMP/rows"
 pass "vDSO: __vdso_clock_gettime at $mine% (perf report: $theirs%), $how"
 
+# --- a process that exited long before the totals ---
+# Its rows in the final totals keep their names, however many refreshes
+# came between its exit and the end (here about 8, at -d 0.2).
+cat >"$src/early.c" <<'C'
+#include <time.h>
+static volatile unsigned long sink;
+__attribute__((noinline)) static void early_spin(void)
+{
+	for (int i = 0; i < 1000; i++)
+		sink += i;
+}
+int main(void)
+{
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do {
+		early_spin();
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	} while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < 500000000L);
+	return 0;
+}
+C
+gcc -O2 -o "$src/early" "$src/early.c"
+run "$out" "$err" timeout 60 "$PFMTOP" -b --format json --hot 3 -d 0.2 -e task-clock -- \
+	sh -c "'$src/early'; sleep 1.6"
+expect_rc 0 "pfmtop -- sh -c 'early; sleep 1.6'" "$out" "$err"
+hot_rows "$out" >"$TMP/rows"
+grep -q ' early_spin early$' "$TMP/rows" ||
+	fail "the final totals do not name early_spin in a process that exited 1.6 s before them" "$TMP/rows"
+pass "a process that exited 1.6 s before the totals keeps its names in them"
+
 # --- anonymous executable memory ---
 cat >"$src/anon.c" <<'C'
 #include <stdio.h>

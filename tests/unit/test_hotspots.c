@@ -947,6 +947,25 @@ static void test_symbol_cache(void **state)
 
 /* Keys of chosen pids resolved ahead (a process that exits): then they fold
  * even when their symbols can no longer be asked. */
+/* The processes user keys still name: sorted, once each, kernel keys not. */
+static void test_user_pids(void **state)
+{
+	struct hotspots h;
+	uint32_t pids[16];
+
+	assert_int_equal(hotspots_init(&h, 0, 0, 0), 0);
+	assert_int_equal(hotspots_user_pids(&h, pids, 16), 0);
+	hotspots_add(&h, 30, 30, 0x10, U, 0, 1);
+	hotspots_add(&h, 7, 7, 0x10, U, 1, 1);
+	hotspots_add(&h, 30, 31, 0x20, U, 0, 1);
+	hotspots_add(&h, 9, 9, 0xffffffff81000000ull, RECORDS_CPUMODE_KERNEL, 0, 1);
+	hotspots_add(&h, 7, 7, 0x30, U, 0, 1);
+	assert_int_equal(hotspots_user_pids(&h, pids, 16), 2);
+	assert_int_equal(pids[0], 7);
+	assert_int_equal(pids[1], 30);
+	hotspots_fini(&h);
+}
+
 static void test_resolve_pids(void **state)
 {
 	struct hotspots h;
@@ -1236,6 +1255,7 @@ int main(void)
 		cmocka_unit_test(test_symbol_cache),
 		cmocka_unit_test(test_exec_then_trim),
 		cmocka_unit_test(test_resolve_pids),
+		cmocka_unit_test(test_user_pids),
 		cmocka_unit_test(test_trim_property),
 	};
 

@@ -339,6 +339,14 @@ static void test_perf_map_other_namespace(void **state)
 	assert_int_equal(r.offset, 0x20);
 }
 
+static pid_t keep_pid; /* the process keep() wants kept, 0 none */
+
+static bool keep(pid_t pid, void *arg)
+{
+	(void)arg;
+	return pid == keep_pid;
+}
+
 static void test_fork_exec_exit(void **state)
 {
 	struct symbols *s = *state;
@@ -383,12 +391,21 @@ static void test_fork_exec_exit(void **state)
 	resolve(s, a, 0x400010, false, &r);
 	assert_string_equal(r.name, "a.out+0x10");
 	for (int k = 1; k < SYMBOLS_REAP_AFTER; k++) {
-		symbols_reap(s);
+		symbols_reap(s, NULL, NULL);
 		symbols_exit(s, a); /* a second EXIT does not restart the grace */
 		resolve(s, a, 0x400010, false, &r);
 		assert_string_equal(r.name, "a.out+0x10");
 	}
-	symbols_reap(s);
+	/* kept while the caller still names it (its rows in the totals), however
+	 * many refreshes that takes; forgotten at the first reap after */
+	keep_pid = a;
+	for (int k = 0; k < 5; k++) {
+		symbols_reap(s, keep, NULL);
+		resolve(s, a, 0x400010, false, &r);
+		assert_string_equal(r.name, "a.out+0x10");
+	}
+	keep_pid = 0;
+	symbols_reap(s, keep, NULL);
 	resolve(s, a, 0x400010, false, &r);
 	assert_int_equal(r.status, SYMBOLS_UNKNOWN);
 	resolve(s, b, 0x500020, false, &r);
@@ -505,7 +522,7 @@ static void test_shared_binary_read_once(void **state)
 	/* every process that mapped it gone, the binary stays cached */
 	for (pid = FAKE_PID; pid < FAKE_PID + 4; pid++)
 		symbols_exit(s, pid);
-	symbols_reap(s);
+	symbols_reap(s, NULL, NULL);
 	assert_int_equal(symbols_mmap(s, FAKE_PID, m.start, m.end - m.start, m.pgoff, m.path, m.maj,
 	                              m.min, m.ino),
 	                 0);
@@ -562,7 +579,7 @@ static void test_unused_binaries_bounded(void **state)
 	assert_int_equal(st.binaries, 200);
 	symbols_exit(s, FAKE_PID);
 	for (i = 0; i < SYMBOLS_REAP_AFTER; i++)
-		symbols_reap(s);
+		symbols_reap(s, NULL, NULL);
 	symbols_stats(s, &st);
 	assert_true(st.binaries > 0 && st.binaries < 200);
 	assert_int_equal(st.processes, 0);
