@@ -2,6 +2,7 @@
 #include "actions.h"
 #include "capture.h"
 #include "events.h"
+#include "exporter.h"
 #include "loop.h"
 #include "options.h"
 #include "output.h"
@@ -56,6 +57,9 @@ struct app {
 	int watched[MAX_WATCHED]; /* fds the loop watches for the session */
 	int nr_watched;
 	bool first_tick; /* the viewer's first tick is a short one */
+	bool headless;   /* --daemon, or --listen without -b and without a terminal */
+	bool replace;    /* metrics to -o FILE: replaced whole at each refresh */
+	struct exporter ex;
 };
 
 static void die_usage(const char *msg)
@@ -96,15 +100,31 @@ static void emit(struct app *a)
 	char *buf;
 	int ret;
 
+	exporter_update(&a->ex, session_model(a->s));
+	if (a->headless) {
+		a->snapshots++;
+		return;
+	}
 	if (a->view) {
 		view_draw(a->view, session_model(a->s));
 		return;
 	}
 	a->snapshots++;
-	if (a->out.fd < 0)
+	if (a->out.fd < 0 && !a->replace)
 		return; /* its reader has gone */
-	buf = snapshot_render(session_model(a->s), a->opt.format, a->out.size == 0, &len);
-	ret = buf ? output_write(&a->out, buf, len) : -errno;
+	if (snapshot_format_is_metrics(a->opt.format)) {
+		const enum om_dialect d =
+		    a->opt.format == SNAPSHOT_OPENMETRICS ? OM_OPENMETRICS : OM_PROMETHEUS;
+
+		buf = exporter_render(&a->ex, d, &len);
+		if (buf && a->replace)
+			ret = output_replace(a->opt.output, buf, len);
+		else
+			ret = buf ? output_write(&a->out, buf, len) : -errno;
+	} else {
+		buf = snapshot_render(session_model(a->s), a->opt.format, a->out.size == 0, &len);
+		ret = buf ? output_write(&a->out, buf, len) : -errno;
+	}
 	free(buf);
 	if (ret == -EPIPE) {
 		if (session_mode(a->s) != MODEL_COMMAND)
@@ -152,7 +172,8 @@ static void on_tick(struct loop *l, uint64_t expirations, void *arg)
 	bool enough = a->opt.iterations && a->snapshots >= a->opt.iterations;
 
 	if (a->command_done)
-		return; /* the totals stay on the screen */
+		return;       /* the totals stay on the screen */
+	exporter_run(&a->ex); /* its connections' timeouts */
 	if (a->first_tick) {
 		/* The viewer's first frame came after a short interval; from now on
 		 * the chosen one. */
@@ -230,6 +251,11 @@ static void on_command_output(struct loop *l, int fd, uint32_t events, void *arg
 }
 
 /* The session's fds go through these, so a reopen can stop watching them all. */
+static void on_http(struct loop *l, int fd, uint32_t events, void *arg)
+{
+	exporter_run(&((struct app *)arg)->ex);
+}
+
 static void watch(struct app *a, int fd, loop_fd_fn fn)
 {
 	if (a->nr_watched == MAX_WATCHED || loop_add_fd(a->loop, fd, EPOLLIN, fn, a))
@@ -322,10 +348,11 @@ static void on_signal(struct loop *l, int sig, pid_t sender, void *arg)
 			a->stopping = true;
 			break;
 		}
-		/* Interrupted: the totals so far, and a status that says so. */
+		/* Interrupted: the totals so far, and a status that says so; a
+		 * service told to stop has done nothing wrong. */
 		if (!a->view && session_mode(a->s) != MODEL_COMMAND)
 			last_snapshots(a, true);
-		finish(a, 128 + sig);
+		finish(a, a->headless && sig != SIGHUP ? 0 : 128 + sig);
 		break;
 	}
 }
@@ -429,6 +456,7 @@ static void reopen(struct app *a, const char *preset, bool threads)
 				view_status(a->view, err);
 			}
 			session_tick(a->s, false);
+			exporter_update(&a->ex, session_model(a->s));
 			view_draw(a->view, session_model(a->s));
 			preset_set_free(&set);
 			return;
@@ -557,7 +585,9 @@ static int run(struct app *a)
 	char err[512];
 	int ret;
 
-	if (!a->opt.batch && !isatty(STDOUT_FILENO))
+	/* A service: no view, nothing printed, only /metrics served. */
+	a->headless = a->opt.daemon || (a->opt.listen && !a->opt.batch && !isatty(STDOUT_FILENO));
+	if (!a->opt.batch && !a->headless && !isatty(STDOUT_FILENO))
 		die_usage("standard output is not a terminal: use batch mode, e.g. 'pfmtop -b -n "
 		          "3' (add -o FILE to write a file)");
 	if (a->opt.output && !a->opt.batch)
@@ -589,13 +619,21 @@ static int run(struct app *a)
 		preset_set_free(set);
 	}
 	a->hot_rows_saved = a->opt.session.profile.top;
-	if (!a->opt.batch && !a->opt.hot_given)
+	if (!a->opt.batch && !a->headless && !a->opt.hot_given)
 		a->opt.session.profile.top = HOT_ROWS_INTERACTIVE;
+	/* Exported tasks are the model's first; a service keeps every counted
+	 * task's sums going, so that one entering the top N has its whole count. */
+	if (a->headless)
+		a->opt.session.top_n = 0;
+	else if (a->opt.export_tasks && a->opt.session.top_n &&
+	         a->opt.session.top_n < a->opt.export_tasks)
+		a->opt.session.top_n = a->opt.export_tasks;
 	a->opt.session.profile.filter_pid = -1;
 	a->opt.session.profile.filter_cpu = -1;
 	/* The viewer owns the terminal: a command writes into a pipe instead. */
 	capture_init(&a->cmd_out);
-	if (!a->opt.batch && a->opt.session.mode == MODEL_COMMAND && !capture_open(&a->cmd_out))
+	if (!a->opt.batch && !a->headless && a->opt.session.mode == MODEL_COMMAND &&
+	    !capture_open(&a->cmd_out))
 		a->opt.session.command_out = a->cmd_out.wfd;
 	/* Signals are blocked before the command is forked, so none is lost. */
 	a->loop = loop_new();
@@ -614,15 +652,41 @@ static int run(struct app *a)
 		return usage_class(ret) ? 2 : 1;
 	}
 	/* Before the command is launched or anything counted. */
-	ret = output_open(&a->out, a->opt.output, a->opt.output_mode, err, sizeof(err));
+	a->replace = snapshot_format_is_metrics(a->opt.format) && a->opt.output &&
+	             strcmp(a->opt.output, "-");
+	if (a->replace) {
+		a->out.fd = -1;
+		util_strlcpy(a->out.name, a->opt.output, sizeof(a->out.name));
+		ret = output_replace_check(a->opt.output, a->opt.output_mode == OUTPUT_REPLACE, err,
+		                           sizeof(err));
+	} else {
+		ret = output_open(&a->out, a->opt.output, a->opt.output_mode, err, sizeof(err));
+	}
+	int code = 2; /* -o's target is the user's to fix */
+	if (!ret) {
+		struct exporter_config ec = {
+		    .listen = a->opt.listen,
+		    .allow_remote = a->opt.allow_remote,
+		    .web_config = a->opt.web_config,
+		    .tasks = a->opt.export_tasks,
+		};
+		ret = exporter_open(&a->ex, &ec, snapshot_format_is_metrics(a->opt.format), err,
+		                    sizeof(err));
+		code = usage_class(ret) ? 2 : 1; /* a bad address or file, or a port in use */
+	}
 	if (ret) {
+		exporter_close(&a->ex);
 		untrusted_complain("%s\n", err);
 		session_fini(a->s);
 		loop_free(a->loop);
 		capture_fini(&a->cmd_out);
-		return 2;
+		return code;
 	}
-	if (!a->opt.batch) {
+	if (exporter_fd(&a->ex) >= 0)
+		loop_add_fd(a->loop, exporter_fd(&a->ex), EPOLLIN, on_http, a);
+	if (a->headless && a->opt.listen)
+		fprintf(stderr, "pfmtop: serving %s\n", exporter_where(&a->ex));
+	if (!a->opt.batch && !a->headless) {
 		struct view_config vc = {
 		    .theme = a->opt.theme,
 		    .kind = a->opt.view,
@@ -647,6 +711,7 @@ static int run(struct app *a)
 		util_strlcpy(vc.settings.preset, a->opt.session.preset, sizeof(vc.settings.preset));
 		a->view = view_open(&vc, err, sizeof(err));
 		if (!a->view) {
+			exporter_close(&a->ex);
 			untrusted_complain("%s\n", err);
 			session_fini(a->s);
 			loop_free(a->loop);
@@ -665,8 +730,13 @@ static int run(struct app *a)
 		ret = session_mode(a->s) == MODEL_COMMAND ? 127 : 1;
 		goto out;
 	}
-	if (a->view)
+	if (a->view) {
 		view_draw(a->view, NULL);
+		if (a->opt.listen) {
+			snprintf(err, sizeof(err), "serving %s", exporter_where(&a->ex));
+			view_status(a->view, err);
+		}
+	}
 	watch_session(a);
 	/* A person waits for the first screen: it shows the first 50 ms (scaled
 	 * as every interval is), then the chosen interval takes over. */
@@ -686,6 +756,7 @@ out:
 	a->view = NULL;
 	capture_flush(&a->cmd_out, STDOUT_FILENO);
 	capture_fini(&a->cmd_out);
+	exporter_close(&a->ex);
 	int cret = output_close(&a->out);
 
 	if (cret && !ret) {

@@ -1,6 +1,7 @@
 /* options: the command line, parsed into a plain struct. */
 #include "options.h"
 
+#include "httpd.h"
 #include "util.h"
 
 #include <errno.h>
@@ -74,10 +75,24 @@ static const char usage_text[] =
     "      --convert FILE       write a recording (-b --format json -o FILE) again, in\n"
     "                           --format, on standard output or to -o\n"
     "      --format FORMAT      text for people (default); json (JSON Lines) or csv\n"
-    "                           (a line per row and column) for scripts\n"
+    "                           (a line per row and column) for scripts; openmetrics\n"
+    "                           or prometheus (text format 0.0.4, for node_exporter's\n"
+    "                           textfile collector): -o FILE is then replaced whole\n"
+    "                           (atomically) at every refresh\n"
     "  -N, --top N              task rows per snapshot (default 10, 0 = all)\n"
     "      --sort COLUMN        order tasks by cpu (default), pid, command, or an event\n"
     "                           or metric name (largest first)\n"
+    "\n"
+    "Prometheus exporter:\n"
+    "      --listen ADDR:PORT   serve /metrics over HTTP, e.g. 127.0.0.1:9464, [::1]:9464\n"
+    "                           or :9464 (loopback); with the view, in batch mode, or\n"
+    "                           alone without a terminal or with --daemon\n"
+    "      --allow-remote       let --listen take an address other machines reach\n"
+    "      --web-config FILE    TLS and basic auth, as Prometheus exporters read them\n"
+    "      --export-tasks N     series for the top N tasks too (default 0: per CPU,\n"
+    "                           cgroup and run totals only)\n"
+    "      --daemon             no view and no snapshots: only serve --listen (stops on\n"
+    "                           SIGTERM or SIGINT)\n"
     "\n"
     "Interactive view (press h in it for the keys):\n"
     "      --view NAME          start in cpus, tasks, hotspots or events (default: cpus\n"
@@ -279,8 +294,53 @@ static int opt_format(struct options *o, const char *arg, char *err, size_t errl
 	char q[QUOTED_MAX];
 
 	if (snapshot_parse_format(arg, &o->format))
-		return refuse(err, errlen, "--format: %s is unknown; use text, json or csv",
+		return refuse(err, errlen,
+		              "--format: %s is unknown; use text, json, csv, openmetrics or "
+		              "prometheus",
 		              quoted(q, arg));
+	return 0;
+}
+
+static int opt_listen(struct options *o, const char *arg, char *err, size_t errlen)
+{
+	char host[256], port[8], q[QUOTED_MAX];
+
+	if (httpd_parse_listen(arg, host, sizeof(host), port, sizeof(port)))
+		return refuse(err, errlen,
+		              "--listen: %s is not HOST:PORT, [IPV6]:PORT or :PORT (e.g. "
+		              "127.0.0.1:9464)",
+		              quoted(q, arg));
+	o->listen = arg;
+	return 0;
+}
+
+static int opt_allow_remote(struct options *o, const char *arg, char *err, size_t errlen)
+{
+	o->allow_remote = true;
+	return 0;
+}
+
+static int opt_web_config(struct options *o, const char *arg, char *err, size_t errlen)
+{
+	o->web_config = arg;
+	return 0;
+}
+
+static int opt_export_tasks(struct options *o, const char *arg, char *err, size_t errlen)
+{
+	char q[QUOTED_MAX];
+	long v;
+
+	if (util_parse_long(arg, 0, 100000, &v))
+		return refuse(err, errlen, "--export-tasks: %s is not a task count (0 to 100000)",
+		              quoted(q, arg));
+	o->export_tasks = (int)v;
+	return 0;
+}
+
+static int opt_daemon(struct options *o, const char *arg, char *err, size_t errlen)
+{
+	o->daemon = true;
 	return 0;
 }
 
@@ -599,6 +659,11 @@ const struct options_opt options_table[] = {
     {"check-preset", 0, OPTIONS_ARG, opt_check_preset},
     {"check-presets", 0, OPTIONS_NO_ARG, opt_check_presets},
     {"convert", 0, OPTIONS_ARG, opt_convert},
+    {"listen", 0, OPTIONS_ARG, opt_listen},
+    {"allow-remote", 0, OPTIONS_NO_ARG, opt_allow_remote},
+    {"web-config", 0, OPTIONS_ARG, opt_web_config},
+    {"export-tasks", 0, OPTIONS_ARG, opt_export_tasks},
+    {"daemon", 0, OPTIONS_NO_ARG, opt_daemon},
     {"theme", 0, OPTIONS_ARG, opt_theme},
     {"view", 0, OPTIONS_ARG, opt_view},
     {"probe", 0, OPTIONS_NO_ARG, opt_probe},
@@ -729,6 +794,25 @@ static int check_conflicts(const struct options *o, const bool *given, char *err
 	if (o->output_mode != OUTPUT_NEW && (!o->output || !strcmp(o->output, "-")))
 		return refuse(err, errlen, "%s is about -o FILE's old content: give -o FILE",
 		              o->output_mode == OUTPUT_APPEND ? "--append" : "--force");
+	if (o->output_mode == OUTPUT_APPEND && snapshot_format_is_metrics(o->format))
+		return refuse(err, errlen,
+		              "--append: --format %s replaces -o FILE whole at every refresh; drop "
+		              "--append",
+		              o->format == SNAPSHOT_OPENMETRICS ? "openmetrics" : "prometheus");
+	if (o->action == OPTIONS_CONVERT && snapshot_format_is_metrics(o->format))
+		return refuse(err, errlen,
+		              "--convert: a recording converts to text, json or csv (metrics are "
+		              "counted from the start of a live run)");
+	if ((o->allow_remote || o->web_config || o->daemon) && !o->listen)
+		return refuse(err, errlen, "%s is about the exporter: add --listen ADDR:PORT",
+		              o->daemon         ? "--daemon"
+		              : o->allow_remote ? "--allow-remote"
+		                                : "--web-config");
+	if (o->daemon && o->batch)
+		return refuse(
+		    err, errlen,
+		    "--daemon prints nothing and -b prints snapshots: use one (-b --listen "
+		    "does both)");
 	return 0;
 }
 

@@ -42,13 +42,18 @@ struct options {
 	enum snapshot_format format;
 	const char *list_glob; /* --list-events [GLOB] */
 	bool events_given;
-	const char *preset;  /* --preset NAME|FILE, NULL = default */
-	const char *check;   /* --check-preset NAME|FILE */
-	const char *convert; /* --convert FILE */
-	const char *theme;   /* --theme NAME|FILE, NULL = default (or mono) */
-	int view;            /* --view: OPTIONS_VIEW_*, -1 = by mode */
-	bool hot_given;      /* --hot given (else the viewer shows a screenful) */
-	bool sort_given;     /* --sort given (else the preset's sort, if any) */
+	const char *preset;     /* --preset NAME|FILE, NULL = default */
+	const char *check;      /* --check-preset NAME|FILE */
+	const char *convert;    /* --convert FILE */
+	const char *theme;      /* --theme NAME|FILE, NULL = default (or mono) */
+	int view;               /* --view: OPTIONS_VIEW_*, -1 = by mode */
+	bool hot_given;         /* --hot given (else the viewer shows a screenful) */
+	bool sort_given;        /* --sort given (else the preset's sort, if any) */
+	const char *listen;     /* --listen ADDR:PORT, NULL = no exporter */
+	bool allow_remote;      /* --allow-remote */
+	const char *web_config; /* --web-config FILE */
+	int export_tasks;       /* --export-tasks N */
+	bool daemon;            /* --daemon: headless, serving only */
 	struct session_config session;
 };
 

@@ -5,7 +5,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -147,6 +149,100 @@ int output_close(struct output *o)
 	if (o->fd >= 0 && o->own && close(o->fd))
 		ret = -errno;
 	o->fd = -1;
+	return ret;
+}
+
+/* path's directory ("." for a bare name) and base name. */
+static int split_path(const char *path, char *dir, size_t dirlen, const char **base)
+{
+	const char *slash = strrchr(path, '/');
+
+	*base = slash ? slash + 1 : path;
+	if (!**base)
+		return -EISDIR;
+	if (!slash)
+		return snprintf(dir, dirlen, ".") >= (int)dirlen ? -ENAMETOOLONG : 0;
+	if ((size_t)(slash - path) + 2 > dirlen)
+		return -ENAMETOOLONG;
+	memcpy(dir, path, (size_t)(slash - path));
+	dir[slash == path ? 1 : slash - path] = '\0';
+	if (slash == path)
+		dir[0] = '/';
+	return 0;
+}
+
+int output_replace_check(const char *path, bool force, char *err, size_t errlen)
+{
+	char dir[PATH_MAX], head[16] = "";
+	const char *base;
+	struct stat st;
+	int fd;
+
+	if (split_path(path, dir, sizeof(dir), &base)) {
+		snprintf(err, errlen, "-o %s: give a file name", path);
+		return -EINVAL;
+	}
+	if (access(dir, W_OK | X_OK)) {
+		snprintf(err, errlen, "-o %s: cannot write in %s: %s", path, dir, strerror(errno));
+		return -errno;
+	}
+	if (lstat(path, &st)) {
+		if (errno == ENOENT)
+			return 0;
+		snprintf(err, errlen, "-o %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(
+		    err, errlen,
+		    "-o %s is not a regular file (a directory, a link or a device): it would be "
+		    "replaced at every refresh; give another name",
+		    path);
+		return -EEXIST;
+	}
+	if (force || st.st_size == 0)
+		return 0;
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd >= 0) {
+		if (read(fd, head, sizeof(head) - 1) < 0)
+			head[0] = '\0';
+		close(fd);
+	}
+	if (strncmp(head, "# HELP pfmtop_", strlen("# HELP pfmtop_"))) {
+		snprintf(err, errlen,
+		         "-o %s holds something pfmtop did not write and would be replaced: add "
+		         "--force, or give another name",
+		         path);
+		return -EEXIST;
+	}
+	return 0;
+}
+
+int output_replace(const char *path, const char *buf, size_t len)
+{
+	char dir[PATH_MAX], tmp[PATH_MAX];
+	const char *base;
+	mode_t mask;
+	int fd, ret = split_path(path, dir, sizeof(dir), &base);
+
+	if (ret)
+		return ret;
+	if (snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, base) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	mask = umask(0);
+	umask(mask);
+	ret = fchmod(fd, 0666 & ~mask) ? -errno : 0;
+	if (!ret)
+		ret = write_all(fd, buf, len);
+	if (close(fd) && !ret)
+		ret = -errno;
+	if (!ret && rename(tmp, path))
+		ret = -errno;
+	if (ret)
+		unlink(tmp);
 	return ret;
 }
 

@@ -53,4 +53,19 @@ int output_close(struct output *o);
  */
 int output_new_file(const char *path, const char *buf, size_t len);
 
+/*
+ * Files replaced whole at every refresh (--format openmetrics/prometheus
+ * -o FILE, read by node_exporter's textfile collector): a reader sees the
+ * old file or the new one, never half of one. output_replace_check() is
+ * asked once, before anything is counted: FILE's directory must exist and
+ * be writable, and a FILE that is there must be a regular file that an
+ * earlier run wrote (it starts "# HELP pfmtop_") unless force. 0 or -errno
+ * with one sentence in err.
+ */
+int output_replace_check(const char *path, bool force, char *err, size_t errlen);
+
+/* Write buf to a new file beside path (".NAME.XXXXXX", made with O_EXCL)
+ * and rename it over path. 0 or -errno (nothing is left behind). */
+int output_replace(const char *path, const char *buf, size_t len);
+
 #endif

@@ -23,6 +23,10 @@ int snapshot_parse_format(const char *s, enum snapshot_format *out)
 		*out = SNAPSHOT_JSON;
 	else if (!strcmp(s, "csv"))
 		*out = SNAPSHOT_CSV;
+	else if (!strcmp(s, "openmetrics"))
+		*out = SNAPSHOT_OPENMETRICS;
+	else if (!strcmp(s, "prometheus"))
+		*out = SNAPSHOT_PROMETHEUS;
 	else
 		return -EINVAL;
 	return 0;

@@ -10,9 +10,18 @@ enum snapshot_format {
 	SNAPSHOT_TEXT,
 	SNAPSHOT_JSON,
 	SNAPSHOT_CSV, /* long form: a line per (snapshot, row, event or metric) */
+	/* Prometheus metrics (src/openmetrics.c renders them, with running
+	 * sums snapshot_render() does not have). */
+	SNAPSHOT_OPENMETRICS,
+	SNAPSHOT_PROMETHEUS,
 };
 
-/* Parse "text", "json" or "csv"; 0 or -EINVAL. */
+static inline bool snapshot_format_is_metrics(enum snapshot_format f)
+{
+	return f == SNAPSHOT_OPENMETRICS || f == SNAPSHOT_PROMETHEUS;
+}
+
+/* Parse "text", "json", "csv", "openmetrics" or "prometheus"; 0 or -EINVAL. */
 int snapshot_parse_format(const char *s, enum snapshot_format *out);
 
 /* The CSV header line (with its newline): written once, before the first

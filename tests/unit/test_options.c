@@ -101,6 +101,24 @@ static void test_targets(void **state)
 	assert_null(o.session.argv[2]);
 }
 
+static void test_exporter(void **state)
+{
+	struct options o;
+	char err[256];
+
+	assert_int_equal(PARSE(&o, err, "--listen", "[::1]:9464", "--export-tasks", "5", "--daemon",
+			       "--allow-remote", "--web-config", "w.yml"),
+			 0);
+	assert_string_equal(o.listen, "[::1]:9464");
+	assert_int_equal(o.export_tasks, 5);
+	assert_true(o.daemon && o.allow_remote);
+	assert_string_equal(o.web_config, "w.yml");
+	assert_int_equal(PARSE(&o, err, "-b", "--listen", ":9464", "--format", "openmetrics"), 0);
+	assert_int_equal(o.format, SNAPSHOT_OPENMETRICS);
+	assert_int_equal(PARSE(&o, err, "--format", "prometheus"), 0);
+	assert_int_equal(o.format, SNAPSHOT_PROMETHEUS);
+}
+
 static void test_actions(void **state)
 {
 	struct options o;
@@ -151,7 +169,21 @@ static void test_errors(void **state)
 	EXPECT_ERROR("not a process ID", "-p", "12,x");
 	EXPECT_ERROR("empty item", "-p", "12,,x");
 	EXPECT_ERROR("CPU list", "-C", "x");
-	EXPECT_ERROR("text, json or csv", "--format", "xml");
+	EXPECT_ERROR("text, json, csv, openmetrics or prometheus", "--format", "xml");
+	/* the exporter's options */
+	EXPECT_ERROR("is not HOST:PORT", "--listen", "9464");
+	EXPECT_ERROR("is not HOST:PORT", "--listen", "::1:9464");
+	EXPECT_ERROR("is not HOST:PORT", "--listen", "host:99999");
+	EXPECT_ERROR("is not HOST:PORT", "--listen", "[::1]9464");
+	EXPECT_ERROR("is not a task count", "--export-tasks", "-1");
+	EXPECT_ERROR("add --listen ADDR:PORT", "--daemon");
+	EXPECT_ERROR("add --listen ADDR:PORT", "--allow-remote");
+	EXPECT_ERROR("add --listen ADDR:PORT", "--web-config", "w.yml");
+	EXPECT_ERROR("use one", "--daemon", "-b", "--listen", ":9464");
+	EXPECT_ERROR("replaces -o FILE whole", "-b", "--format", "prometheus", "-o", "f",
+		     "--append");
+	EXPECT_ERROR("converts to text, json or csv", "--convert", "r.json", "--format",
+		     "openmetrics");
 	EXPECT_ERROR("give -o FILE", "-b", "--append");
 	EXPECT_ERROR("give -o FILE", "-b", "-o", "-", "--force");
 	EXPECT_ERROR("use one", "-b", "-o", "f", "--append", "--force");
@@ -415,7 +447,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),    cmocka_unit_test(test_batch_options),
 		cmocka_unit_test(test_events_accumulate), cmocka_unit_test(test_targets),
-		cmocka_unit_test(test_actions),     cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_actions),
+		cmocka_unit_test(test_exporter),
+		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_strict_numbers), cmocka_unit_test(test_lists),
 		cmocka_unit_test(test_long_list_message), cmocka_unit_test(test_check_presets),
 		cmocka_unit_test(test_table_is_help), cmocka_unit_test(test_table_rows),
