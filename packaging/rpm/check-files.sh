@@ -11,7 +11,8 @@
 # "%dir path"; %doc, %license, %config(...), %attr(...) and the like are
 # skipped. Macros: %{name}, %{version} and the standard directories of
 # Fedora (_prefix, _bindir, _datadir, _mandir, _docdir, _pkgdocdir,
-# _sysconfdir, _libdir). With --list, just print the expanded entries.
+# _sysconfdir, _libdir, _unitdir, _sysusersdir). With --list, just print
+# the expanded entries.
 set -euo pipefail
 
 list=no
@@ -51,6 +52,7 @@ entries=$(awk '
 		m["_bindir"] = "%{_prefix}/bin"; m["_libdir"] = "%{_prefix}/lib64"
 		m["_datadir"] = "%{_prefix}/share"; m["_mandir"] = "%{_datadir}/man"
 		m["_docdir"] = "%{_datadir}/doc"; m["_pkgdocdir"] = "%{_docdir}/%{name}"
+		m["_unitdir"] = "%{_prefix}/lib/systemd/system"; m["_sysusersdir"] = "%{_prefix}/lib/sysusers.d"
 		for (n = 0; match(line, /%\{[A-Za-z_]+\}/); n++) {
 			key = substr(line, RSTART + 2, RLENGTH - 3)
 			if (!(key in m) || n > 50) {
