@@ -32,6 +32,23 @@ static struct httpd_blob *page(enum om_dialect d, void *arg)
 	return ex->page[d];
 }
 
+/* A task's command line for its cmdline label: read once an interval (the
+ * renderer asks once per series), cut at EXPORTER_CMDLINE_MAX; NULL when
+ * the task is gone. */
+static const char *cmdline(pid_t pid, void *arg)
+{
+	struct exporter *ex = arg;
+	struct exporter_cmdline *c = &ex->cmdlines[(uint32_t)pid % EXPORTER_CMDLINE_CACHE];
+
+	if (c->pid != pid || c->gen != ex->gen) {
+		c->pid = pid;
+		c->gen = ex->gen;
+		if (procfs_cmdline(&ex->proc, pid, c->text, sizeof(c->text)))
+			c->text[0] = '\0';
+	}
+	return c->text[0] ? c->text : NULL;
+}
+
 int exporter_open(struct exporter *ex, const struct exporter_config *cfg, bool on, char *err,
                   size_t errlen)
 {
@@ -39,9 +56,14 @@ int exporter_open(struct exporter *ex, const struct exporter_config *cfg, bool o
 
 	memset(ex, 0, sizeof(*ex));
 	om_init(&ex->sums);
+	procfs_init(&ex->proc, NULL);
 	ex->http.sock = ex->http.epoll_fd = -1;
 	ex->on = on || cfg->listen;
 	ex->cfg.tasks = cfg->tasks;
+	if (cfg->cmdline) {
+		ex->cfg.cmdline = cmdline;
+		ex->cfg.cmdline_arg = ex;
+	}
 	if (!cfg->listen)
 		return 0;
 	if (cfg->web_config) {
@@ -110,5 +132,6 @@ void exporter_close(struct exporter *ex)
 	if (ex->web_loaded)
 		webconfig_free(&ex->web);
 	om_free(&ex->sums);
+	procfs_close(&ex->proc);
 	memset(ex, 0, sizeof(*ex));
 }

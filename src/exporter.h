@@ -5,6 +5,7 @@
 #include "httpd.h"
 #include "model.h"
 #include "openmetrics.h"
+#include "procfs.h"
 #include "webconfig.h"
 
 #include <stdbool.h>
@@ -14,6 +15,17 @@ struct exporter_config {
 	bool allow_remote;
 	const char *web_config; /* NULL: plain HTTP, no users */
 	int tasks;              /* --export-tasks */
+	bool cmdline;           /* --export-cmdline */
+};
+
+/* Command lines read for the cmdline label, once per pid and interval. */
+#define EXPORTER_CMDLINE_CACHE 64
+#define EXPORTER_CMDLINE_MAX   256
+
+struct exporter_cmdline {
+	pid_t pid;
+	uint64_t gen; /* the exporter's gen when read */
+	char text[EXPORTER_CMDLINE_MAX];
 };
 
 struct exporter {
@@ -28,6 +40,8 @@ struct exporter {
 	uint64_t gen;               /* exporter_update() calls */
 	struct httpd_blob *page[2]; /* by dialect, rendered at gen page_gen */
 	uint64_t page_gen[2];
+	struct procfs proc; /* --export-cmdline reads /proc/PID/cmdline */
+	struct exporter_cmdline cmdlines[EXPORTER_CMDLINE_CACHE];
 };
 
 /*

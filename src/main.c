@@ -669,6 +669,7 @@ static int run(struct app *a)
 		    .allow_remote = a->opt.allow_remote,
 		    .web_config = a->opt.web_config,
 		    .tasks = a->opt.export_tasks,
+		    .cmdline = a->opt.export_cmdline,
 		};
 		ret = exporter_open(&a->ex, &ec, snapshot_format_is_metrics(a->opt.format), err,
 		                    sizeof(err));

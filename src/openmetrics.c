@@ -417,19 +417,27 @@ static void family(FILE *f, enum om_dialect d, const char *name, bool counter, c
 }
 
 /* A task's labels: pid="N"[,tid="N"],comm="..." (never its command line). */
-static void task_labels(FILE *f, enum model_row_kind kind, pid_t pid, pid_t tid, const char *comm)
+static void task_labels(FILE *f, const struct om_config *cfg, enum model_row_kind kind, pid_t pid,
+                        pid_t tid, const char *comm)
 {
+	const char *cmdline = cfg->cmdline ? cfg->cmdline(pid, cfg->cmdline_arg) : NULL;
+
 	fprintf(f, "pid=\"%d\"", (int)pid);
 	if (kind == MODEL_ROW_THREAD)
 		fprintf(f, ",tid=\"%d\"", (int)tid);
 	fputs(",comm=\"", f);
 	label_value(f, comm);
 	fputc('"', f);
+	if (cmdline) {
+		fputs(",cmdline=\"", f);
+		label_value(f, cmdline);
+		fputc('"', f);
+	}
 }
 
 /* Labels of a row's series: {event="...",cpu="N"} and so on, no braces. */
-static void row_labels(FILE *f, const struct om_sums *s, const struct model_row *kind,
-                       const char *event)
+static void row_labels(FILE *f, const struct om_config *cfg, const struct om_sums *s,
+                       const struct model_row *kind, const char *event)
 {
 	fputs("event=\"", f);
 	label_value(f, event);
@@ -446,24 +454,25 @@ static void row_labels(FILE *f, const struct om_sums *s, const struct model_row 
 	case MODEL_ROW_PROCESS:
 	case MODEL_ROW_THREAD:
 		fputc(',', f);
-		task_labels(f, kind->kind, s->pid, s->tid, s->name);
+		task_labels(f, cfg, kind->kind, s->pid, s->tid, s->name);
 		break;
 	case MODEL_ROW_TOTAL:
 		break;
 	}
 }
 
-static void counter_sample(FILE *f, enum om_dialect d, const char *name, const struct om_sums *s,
-                           const struct model_row *kind, const char *event, double v)
+static void counter_sample(FILE *f, const struct om_config *cfg, enum om_dialect d,
+                           const char *name, const struct om_sums *s, const struct model_row *kind,
+                           const char *event, double v)
 {
 	fprintf(f, "%s_total{", name);
-	row_labels(f, s, kind, event);
+	row_labels(f, cfg, s, kind, event);
 	fputs("} ", f);
 	number(f, v);
 	fputc('\n', f);
 	if (d == OM_OPENMETRICS) {
 		fprintf(f, "%s_created{", name);
-		row_labels(f, s, kind, event);
+		row_labels(f, cfg, s, kind, event);
 		fprintf(f, "} %.3f\n", s->created_s);
 	}
 }
@@ -541,16 +550,16 @@ static void event_family(FILE *f, const struct om_state *st, const struct model 
 		for (int r = 0; m->mode == MODEL_SYSTEM && r < m->nr_cpus; r++) {
 			const struct om_sums *s = find_series(st, &m->cpus[r]);
 			if (s)
-				counter_sample(f, d, fam, s, &m->cpus[r], e->name,
+				counter_sample(f, cfg, d, fam, s, &m->cpus[r], e->name,
 				               sums_get(s, ix) * scale);
 		}
 		if (m->mode != MODEL_SYSTEM && st->total)
-			counter_sample(f, d, fam, st->total, &m->total, e->name,
+			counter_sample(f, cfg, d, fam, st->total, &m->total, e->name,
 			               sums_get(st->total, ix) * scale);
 		for (int r = 0; r < m->nr_cgroups; r++) {
 			const struct om_sums *s = find_series(st, &m->cgroups[r]);
 			if (s)
-				counter_sample(f, d, fam, s, &m->cgroups[r], e->name,
+				counter_sample(f, cfg, d, fam, s, &m->cgroups[r], e->name,
 				               sums_get(s, ix) * scale);
 		}
 		for (int r = 0, cut = task_cut(m, cfg->tasks); r < cut; r++) {
@@ -558,7 +567,7 @@ static void event_family(FILE *f, const struct om_state *st, const struct model 
 
 			if (!m->tasks[r].counted || !(s = find_series(st, &m->tasks[r])))
 				continue;
-			counter_sample(f, d, fam, s, &m->tasks[r], e->name,
+			counter_sample(f, cfg, d, fam, s, &m->tasks[r], e->name,
 			               sums_get(s, ix) * scale);
 		}
 	}
@@ -627,7 +636,7 @@ static void task_gauges(FILE *f, const struct model *m, const struct om_config *
 		if (!t->counted)
 			continue;
 		fputs("pfmtop_task_cpu_ratio{", f);
-		task_labels(f, t->kind, t->pid, t->tid, t->comm);
+		task_labels(f, cfg, t->kind, t->pid, t->tid, t->comm);
 		fputs("} ", f);
 		number(f, isnan(t->cpu_pct) ? NAN : t->cpu_pct / 100.0);
 		fputc('\n', f);

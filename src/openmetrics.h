@@ -45,9 +45,12 @@ struct om_state {
 
 /* What to export; zero is the defaults. */
 struct om_config {
-	int tasks;    /* series for this many tasks, the model's first (its sort) */
-	bool cmdline; /* a cmdline label on task series (never by default) */
-	int nr_http;  /* HTTP responses by code, when serving */
+	int tasks; /* series for this many tasks, the model's first (its sort) */
+	/* --export-cmdline: the command line of an exported task, for a cmdline
+	 * label (NULL, the default: comm only). */
+	const char *(*cmdline)(pid_t pid, void *arg);
+	void *cmdline_arg;
+	int nr_http; /* HTTP responses by code, when serving */
 	const unsigned *http_codes;
 	const uint64_t *http_counts;
 };

@@ -91,6 +91,8 @@ static const char usage_text[] =
     "      --web-config FILE    TLS and basic auth, as Prometheus exporters read them\n"
     "      --export-tasks N     series for the top N tasks too (default 0: per CPU,\n"
     "                           cgroup and run totals only)\n"
+    "      --export-cmdline     label those task series with their command line too\n"
+    "                           (only comm by default: arguments may hold secrets)\n"
     "      --daemon             no view and no snapshots: only serve --listen (stops on\n"
     "                           SIGTERM or SIGINT)\n"
     "\n"
@@ -335,6 +337,12 @@ static int opt_export_tasks(struct options *o, const char *arg, char *err, size_
 		return refuse(err, errlen, "--export-tasks: %s is not a task count (0 to 100000)",
 		              quoted(q, arg));
 	o->export_tasks = (int)v;
+	return 0;
+}
+
+static int opt_export_cmdline(struct options *o, const char *arg, char *err, size_t errlen)
+{
+	o->export_cmdline = true;
 	return 0;
 }
 
@@ -663,6 +671,7 @@ const struct options_opt options_table[] = {
     {"allow-remote", 0, OPTIONS_NO_ARG, opt_allow_remote},
     {"web-config", 0, OPTIONS_ARG, opt_web_config},
     {"export-tasks", 0, OPTIONS_ARG, opt_export_tasks},
+    {"export-cmdline", 0, OPTIONS_NO_ARG, opt_export_cmdline},
     {"daemon", 0, OPTIONS_NO_ARG, opt_daemon},
     {"theme", 0, OPTIONS_ARG, opt_theme},
     {"view", 0, OPTIONS_ARG, opt_view},
@@ -808,6 +817,9 @@ static int check_conflicts(const struct options *o, const bool *given, char *err
 		              o->daemon         ? "--daemon"
 		              : o->allow_remote ? "--allow-remote"
 		                                : "--web-config");
+	if (o->export_cmdline && !o->export_tasks)
+		return refuse(err, errlen,
+		              "--export-cmdline labels task series: add --export-tasks N");
 	if (o->daemon && o->batch)
 		return refuse(
 		    err, errlen,

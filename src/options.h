@@ -53,6 +53,7 @@ struct options {
 	bool allow_remote;      /* --allow-remote */
 	const char *web_config; /* --web-config FILE */
 	int export_tasks;       /* --export-tasks N */
+	bool export_cmdline;    /* --export-cmdline */
 	bool daemon;            /* --daemon: headless, serving only */
 	struct session_config session;
 };

@@ -115,10 +115,15 @@ bp=$!
 cleanup_add "kill -KILL $bp"
 sleep 1.5
 scrape "$url" "$TMP/d.prom"
-kill -KILL $bp 2>/dev/null || true
 grep -q "pid=\"$bp\",comm=\"python3\"" "$TMP/d.prom" || fail "the busy task is not exported" "$TMP/d.prom"
 ! grep -q "secret-token" "$TMP/d.prom" || fail "a command line was exported" "$TMP/d.prom"
-pass "a task is exported by its comm, never its command line"
+# ...unless asked: --export-cmdline
+run "$TMP/e.prom" "$err" "$PFMTOP" -b -n 2 -d 0.3 --format prometheus -e task-clock \
+	--export-tasks 5 --export-cmdline
+grep -q "pid=\"$bp\",comm=\"python3\",cmdline=\"$pyd -c while True: pass secret-token-$$\"" "$TMP/e.prom" ||
+	fail "--export-cmdline: no cmdline label on the busy task" "$TMP/e.prom" "$err"
+kill -KILL $bp 2>/dev/null || true
+pass "a task is exported by its comm, never its command line unless --export-cmdline"
 
 # A service told to stop exits 0.
 kill -TERM $EXP
@@ -241,7 +246,7 @@ set -e
 sleep 1.5 # the last scrape is in
 got=$(query 'max_over_time(pfmtop_page_faults_total[2m])')
 [ -n "$got" ] || fail "prometheus has no pfmtop_page_faults_total" "$TMP/prom.log"
-check "$peak > 10000" "rate(pfmtop_page_faults_total[3s]) peaked at $peak/s during 120000 faults"
+check "$peak > 1000" "rate(pfmtop_page_faults_total[3s]) peaked at $peak/s during 120000 faults"
 within "$got" "$want" 5 || fail "prometheus stored $got page faults for the command, perf stat counts $want"
 pass "prometheus scraped $got page faults for the command (perf stat: $want), rate peaking at $peak/s"
 

@@ -176,6 +176,7 @@ static void test_errors(void **state)
 	EXPECT_ERROR("is not HOST:PORT", "--listen", "host:99999");
 	EXPECT_ERROR("is not HOST:PORT", "--listen", "[::1]9464");
 	EXPECT_ERROR("is not a task count", "--export-tasks", "-1");
+	EXPECT_ERROR("add --export-tasks N", "--listen", ":9464", "--export-cmdline");
 	EXPECT_ERROR("add --listen ADDR:PORT", "--daemon");
 	EXPECT_ERROR("add --listen ADDR:PORT", "--allow-remote");
 	EXPECT_ERROR("add --listen ADDR:PORT", "--web-config", "w.yml");
