@@ -421,17 +421,46 @@ void symbols_exit(struct symbols *s, pid_t pid)
 	}
 }
 
+static int older_first(const void *a, const void *b)
+{
+	const struct proc *x = *(struct proc *const *)a, *y = *(struct proc *const *)b;
+
+	return (x->reap_in > y->reap_in) - (x->reap_in < y->reap_in);
+}
+
 void symbols_reap(struct symbols *s, bool (*keep)(pid_t pid, void *arg), void *arg)
 {
-	size_t i;
+	struct proc **kept = NULL;
+	size_t i, nr = 0, cap = 0;
 
 	for (i = 0; i < s->procs_buckets; i++) {
 		struct proc *p = s->procs[i], *next;
 
 		for (; p; p = next) {
 			next = p->hnext;
-			if (p->exited && --p->reap_in <= 0 && !(keep && keep(p->pid, arg)))
+			if (!p->exited || --p->reap_in > 0)
+				continue;
+			if (!(keep && keep(p->pid, arg))) {
 				sym_proc_remove(s, p);
+				continue;
+			}
+			if (nr == cap) {
+				struct proc **q = realloc(kept, (cap ? 2 * cap : 64) * sizeof(*q));
+				if (!q) {
+					sym_proc_remove(s, p); /* names lost rather than memory */
+					continue;
+				}
+				kept = q;
+				cap = cap ? 2 * cap : 64;
+			}
+			kept[nr++] = p;
 		}
 	}
+	/* Bounded: past SYMBOLS_KEEP_EXITED, the longest gone go first. */
+	if (nr > SYMBOLS_KEEP_EXITED) {
+		qsort(kept, nr, sizeof(*kept), older_first);
+		for (i = 0; i < nr - SYMBOLS_KEEP_EXITED; i++)
+			sym_proc_remove(s, kept[i]);
+	}
+	free(kept);
 }

@@ -191,9 +191,11 @@ void symbols_exit(struct symbols *s, pid_t pid);
  * before a refresh, while rows of that process still come in the next one:
  * hence the grace. A caller that shows totals keeps the processes its rows
  * still name (a command's final totals may come many refreshes after its
- * exit on a busy machine). Binaries nobody maps any more are kept in a small
- * cache and freed as newer ones join it. */
+ * exit on a busy machine), SYMBOLS_KEEP_EXITED at most. Binaries nobody maps
+ * any more are kept in a small cache and freed as newer ones join it. */
 #define SYMBOLS_REAP_AFTER 2
+/* Exited processes kept for keep() at most: the longest gone go first. */
+#define SYMBOLS_KEEP_EXITED 256
 void symbols_reap(struct symbols *s, bool (*keep)(pid_t pid, void *arg), void *arg);
 
 /*

@@ -347,6 +347,41 @@ static bool keep(pid_t pid, void *arg)
 	return pid == keep_pid;
 }
 
+static bool keep_all(pid_t pid, void *arg)
+{
+	(void)pid;
+	(void)arg;
+	return true;
+}
+
+/* Exited processes a caller keeps are bounded: past SYMBOLS_KEEP_EXITED the
+ * longest gone are forgotten, the newest stay resolvable. */
+static void test_kept_exited_bounded(void **state)
+{
+	struct symbols *s = *state;
+	const int n = SYMBOLS_KEEP_EXITED + 40;
+	struct symbols_result r;
+
+	for (int k = 0; k < n; k++) {
+		const pid_t pid = FAKE_PID + 1000 + k;
+
+		assert_int_equal(symbols_mmap(s, pid, 0x400000, 0x1000, 0, "/nonexistent/x.out", 0, 0, 0),
+		                 0);
+		symbols_exit(s, pid);
+		symbols_reap(s, keep_all, NULL);
+	}
+	for (int k = 0; k < SYMBOLS_REAP_AFTER; k++)
+		symbols_reap(s, keep_all, NULL);
+	resolve(s, FAKE_PID + 1000, 0x400010, false, &r);
+	assert_int_equal(r.status, SYMBOLS_UNKNOWN); /* the first to exit */
+	resolve(s, FAKE_PID + 1000 + 39, 0x400010, false, &r);
+	assert_int_equal(r.status, SYMBOLS_UNKNOWN);
+	resolve(s, FAKE_PID + 1000 + 40, 0x400010, false, &r);
+	assert_string_equal(r.name, "x.out+0x10");
+	resolve(s, FAKE_PID + 1000 + n - 1, 0x400010, false, &r);
+	assert_string_equal(r.name, "x.out+0x10");
+}
+
 static void test_fork_exec_exit(void **state)
 {
 	struct symbols *s = *state;
@@ -1374,6 +1409,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_maps_fixture, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_perf_map, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_perf_map_other_namespace, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_kept_exited_bounded, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_fork_exec_exit, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_fork_keeps_child_records, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_shared_binary_read_once, setup, teardown),
