@@ -60,7 +60,7 @@ for ((t = 60; t <= secs; t += 60)); do
 	printf '%7ss %12.2f %10s\n' "$t" "$(echo "($now - $last) * 100 / $ticks / 60" | bc -l)" "$(rss)"
 	last=$now
 done
-wait $load
+wait $load || echo "the load generator exited with status $?"
 cat "$tmp/load"
 kill -TERM $pid
 wait $pid && echo "pfmtop exited 0 on SIGTERM"

@@ -107,6 +107,12 @@ static void test_counters_only_grow(void **state)
 
 	setup_model(&m);
 	om_init(&st);
+	struct model_row *cg = model_add_cgroup(&m);
+	assert_non_null(cg);
+	cg->kind = MODEL_ROW_CGROUP;
+	cg->counted = true;
+	snprintf(cg->cgroup, sizeof(cg->cgroup), "/system.slice/a \"b\".service");
+	set_cell(cg, 0, 4);
 	interval(&m, 1, 100, 7, 250);
 	assert_int_equal(om_update(&st, &m), 0);
 	interval(&m, 2, 50, 0, 1000);
@@ -120,6 +126,9 @@ static void test_counters_only_grow(void **state)
 	assert_has(t, "# TYPE pfmtop_page_faults_total counter\n");
 	assert_has(t, "pfmtop_page_faults_total{event=\"page-faults\",cpu=\"0\"} 150\n");
 	assert_has(t, "pfmtop_page_faults_total{event=\"page-faults\",cpu=\"1\"} 7\n");
+	/* a cgroup's series: 4 in each of the two intervals added */
+	assert_has(t, "pfmtop_page_faults_total{event=\"page-faults\","
+	              "cgroup=\"/system.slice/a \\\"b\\\".service\"} 8\n");
 	/* ns as seconds, in a family named for its unit */
 	assert_has(t, "# TYPE pfmtop_task_clock_seconds_total counter\n");
 	assert_has(t, "pfmtop_task_clock_seconds_total{event=\"task-clock\",cpu=\"0\"} 1.25\n");
