@@ -28,9 +28,9 @@ ok = bad = 0
 start = time.monotonic()
 i = 0
 while time.monotonic() - start < secs:
-    due = start + i / rate
-    if due > time.monotonic():
-        time.sleep(due - time.monotonic())
+    wait = start + i / rate - time.monotonic()
+    if wait > 0:
+        time.sleep(wait)
     i += 1
     try:
         c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
