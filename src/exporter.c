@@ -60,6 +60,7 @@ int exporter_open(struct exporter *ex, const struct exporter_config *cfg, bool o
 	ex->http.sock = ex->http.epoll_fd = -1;
 	ex->on = on || cfg->listen;
 	ex->cfg.tasks = cfg->tasks;
+	ex->sums.keep_tasks = cfg->tasks > 0;
 	if (cfg->cmdline) {
 		ex->cfg.cmdline = cmdline;
 		ex->cfg.cmdline_arg = ex;

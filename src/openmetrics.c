@@ -9,10 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define OM_MAX_NAMES   256 /* events kept by name over the run */
-#define OM_TASK_IDLE   600 /* updates a task may go unseen before its sums go */
-#define OM_MAX_TASKS   65536
-#define OM_MAX_CGROUPS 4096
+#define OM_MAX_NAMES    256 /* events kept by name over the run */
+#define OM_TASK_IDLE    60  /* updates a task may go unseen before its sums go */
+#define OM_FORGET_EVERY 8   /* updates between two passes that forget tasks */
+#define OM_MAX_TASKS    65536
+#define OM_MAX_CGROUPS  4096
 
 /* One series' running sums: an index into om_state.names each. */
 struct om_sums {
@@ -22,6 +23,7 @@ struct om_sums {
 	char name[128]; /* cgroup path, or the task's comm */
 	double created_s;
 	uint64_t seen; /* om_state.updates when last in a model */
+	bool exited;   /* a task that exited: its series ends */
 	int nv;
 	double *v;
 };
@@ -235,28 +237,37 @@ static int add_row(struct om_state *st, const struct model *m, const int *idx,
 	struct om_sums *s;
 	int err = 0;
 
-	if (!r->counted && r->kind != MODEL_ROW_CPU && r->kind != MODEL_ROW_TOTAL)
+	const bool task = r->kind == MODEL_ROW_PROCESS || r->kind == MODEL_ROW_THREAD;
+
+	if ((!r->counted && r->kind != MODEL_ROW_CPU && r->kind != MODEL_ROW_TOTAL) ||
+	    (task && !st->keep_tasks))
 		return 0;
 	s = series_of(st, r, start_s);
 	if (!s)
 		return -ENOMEM;
 	s->seen = st->updates;
-	if (r->kind == MODEL_ROW_PROCESS || r->kind == MODEL_ROW_THREAD)
+	if (task) {
 		util_strlcpy(s->name, r->comm, sizeof(s->name)); /* exec renames */
+		s->exited = r->exited;
+	}
 	for (int i = 0; i < m->nr_events && !err; i++)
 		if (idx[i] >= 0 && counted(&r->cells[i]))
 			err = sums_add(s, idx[i], r->cells[i].value);
 	return err;
 }
 
-/* Forget tasks not seen for OM_TASK_IDLE updates (exited, or idle below
- * the counting threshold): the array keeps its order. */
+/* Forget the tasks that exited (once an update has gone by without them)
+ * and those not seen for OM_TASK_IDLE updates (idle below the counting
+ * threshold): a busy machine starts thousands of processes. The array
+ * keeps its order. */
 static void forget_idle_tasks(struct om_state *st)
 {
 	int k = 0;
 
 	for (int i = 0; i < st->nr_tasks; i++) {
-		if (st->updates - st->tasks[i].seen > OM_TASK_IDLE) {
+		const struct om_sums *t = &st->tasks[i];
+
+		if ((t->exited && t->seen < st->updates) || st->updates - t->seen > OM_TASK_IDLE) {
 			free(st->tasks[i].v);
 			continue;
 		}
@@ -294,7 +305,7 @@ int om_update(struct om_state *st, const struct model *m)
 		st->sampling.lost_records += h->lost_records;
 		st->sampling.throttles += h->throttles;
 	}
-	if (st->updates % 64 == 0)
+	if (st->updates % OM_FORGET_EVERY == 0)
 		forget_idle_tasks(st);
 	return err;
 }

@@ -23,12 +23,14 @@ const char *om_content_type(enum om_dialect d);
  * task (by pid and start time) and for the run, per event by name. A preset
  * switch leaves the sums of the events it keeps going on; a task whose pid
  * comes back with another start time is a new series starting from 0 (a
- * counter reset, with a new _created). Tasks not seen for a while are
- * forgotten (their series end).
+ * counter reset, with a new _created). Per-task sums are kept only with
+ * keep_tasks; a task that exited, or was not seen for 60 updates, is
+ * forgotten (its series ends).
  */
 struct om_sums;
 
 struct om_state {
+	bool keep_tasks; /* sums per task too (for --export-tasks; else none) */
 	int nr_names;
 	char (*names)[128]; /* events by name, in the order first seen */
 	uint64_t updates;   /* om_update() calls that added an interval */

@@ -164,6 +164,7 @@ static void test_tasks(void **state)
 
 	setup_model(&m);
 	om_init(&st);
+	st.keep_tasks = true;
 	interval(&m, 1, 1, 1, 1);
 	add_task(&m, 10, 111, "busy", 40);
 	struct model_row *idle = add_task(&m, 11, 222, "idle", 5);
@@ -194,6 +195,55 @@ static void test_tasks(void **state)
 	assert_lacks(t, "pid=\"13\"");
 	assert_has(t, "pfmtop_task_cpu_ratio{pid=\"10\",comm=\"busy\"} 0.5\n");
 	free(t);
+	om_free(&st);
+	model_fini(&m);
+}
+
+/* Per-task sums only when tasks are exported; an exited task is forgotten
+ * once an update has gone by without it, an idle one after 60. */
+static void test_tasks_forgotten(void **state)
+{
+	struct om_state st;
+	struct model m;
+	uint64_t seq = 1;
+
+	setup_model(&m);
+	om_init(&st);
+	add_task(&m, 20, 1, "a", 1);
+	interval(&m, seq++, 1, 1, 1);
+	om_update(&st, &m);
+	assert_int_equal(st.nr_tasks, 0); /* not asked for: no per-task state */
+
+	st.keep_tasks = true;
+	add_task(&m, 21, 2, "b", 1)->exited = true;
+	for (int i = 0; i < 8; i++) {
+		interval(&m, seq++, 1, 1, 1);
+		om_update(&st, &m);
+	}
+	assert_int_equal(st.nr_tasks, 2); /* still in the model: kept */
+	model_clear_rows(&m);
+	for (int c = 0; c < 2; c++) {
+		struct model_row *r = model_add_cpu(&m);
+		r->kind = MODEL_ROW_CPU;
+		r->cpu = c;
+	}
+	add_task(&m, 20, 1, "a", 1);
+	for (int i = 0; i < 8; i++) {
+		interval(&m, seq++, 1, 1, 1);
+		om_update(&st, &m);
+	}
+	assert_int_equal(st.nr_tasks, 1); /* the exited one went */
+	model_clear_rows(&m);
+	for (int c = 0; c < 2; c++) {
+		struct model_row *r = model_add_cpu(&m);
+		r->kind = MODEL_ROW_CPU;
+		r->cpu = c;
+	}
+	for (int i = 0; i < 64; i++) {
+		interval(&m, seq++, 1, 1, 1);
+		om_update(&st, &m);
+	}
+	assert_int_equal(st.nr_tasks, 0); /* idle for 60 updates: gone */
 	om_free(&st);
 	model_fini(&m);
 }
@@ -254,6 +304,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_counters_only_grow),
 	    cmocka_unit_test(test_tasks),
+	    cmocka_unit_test(test_tasks_forgotten),
 	    cmocka_unit_test(test_family_names),
 	    cmocka_unit_test(test_shared_family),
 	};
