@@ -112,7 +112,13 @@ static void emit(struct app *a)
 	a->snapshots++;
 	if (a->out.fd < 0 && !a->replace)
 		return; /* its reader has gone */
-	if (snapshot_format_is_metrics(a->opt.format)) {
+	if (a->opt.format == SNAPSHOT_FOLDED) {
+		/* Collapsed stacks are one whole: written with the totals. */
+		if (!session_model(a->s)->final)
+			return;
+		buf = session_folded(a->s, &len);
+		ret = buf ? output_write(&a->out, buf, len) : -errno;
+	} else if (snapshot_format_is_metrics(a->opt.format)) {
 		const enum om_dialect d =
 		    a->opt.format == SNAPSHOT_OPENMETRICS ? OM_OPENMETRICS : OM_PROMETHEUS;
 
@@ -165,6 +171,8 @@ static void save_snapshot(struct app *a)
 	view_status(a->view, msg);
 }
 
+static void last_snapshots(struct app *a, bool totals);
+
 static void on_tick(struct loop *l, uint64_t expirations, void *arg)
 {
 	struct app *a = arg;
@@ -190,9 +198,11 @@ static void on_tick(struct loop *l, uint64_t expirations, void *arg)
 	if (!(enough && session_mode(a->s) == MODEL_COMMAND && !a->view))
 		emit(a);
 	enough = a->opt.iterations && a->snapshots >= a->opt.iterations;
-	if (enough && session_mode(a->s) != MODEL_COMMAND && !a->view)
+	if (enough && session_mode(a->s) != MODEL_COMMAND && !a->view) {
+		if (a->opt.format == SNAPSHOT_FOLDED)
+			last_snapshots(a, true); /* folded stacks come with the totals */
 		finish(a, 0);
-	else if (session_done(a->s) && session_mode(a->s) != MODEL_COMMAND)
+	} else if (session_done(a->s) && session_mode(a->s) != MODEL_COMMAND)
 		finish(a, 0);
 }
 

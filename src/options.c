@@ -54,6 +54,9 @@ static const char usage_text[] =
     "\n"
     "Hotspots (sampling, like perf top):\n"
     "  -F, --freq HZ            samples per second per CPU (default 4000)\n"
+    "  -g, --call-chains        samples carry their call chains (frame pointers);\n"
+    "                           --format folded writes them for flame graphs\n"
+    "      --call-graph fp      the same, as perf spells it (dwarf: not yet)\n"
     "  -c, --count PERIOD       sample every PERIOD events instead of -F\n"
     "      --sample-event EVENT what to sample (default cycles, else cpu-clock)\n"
     "      --mmap-pages N       ring size in pages per CPU, a power of two (default 128)\n"
@@ -75,7 +78,9 @@ static const char usage_text[] =
     "      --convert FILE       write a recording (-b --format json -o FILE) again, in\n"
     "                           --format, on standard output or to -o\n"
     "      --format FORMAT      text for people (default); json (JSON Lines) or csv\n"
-    "                           (a line per row and column) for scripts; openmetrics\n"
+    "                           (a line per row and column) for scripts; folded\n"
+    "                           (with -g: collapsed stacks at the end, for flame\n"
+    "                           graphs); openmetrics\n"
     "                           or prometheus (text format 0.0.4, for node_exporter's\n"
     "                           textfile collector): -o FILE is then replaced whole\n"
     "                           (atomically) at every refresh\n"
@@ -297,8 +302,8 @@ static int opt_format(struct options *o, const char *arg, char *err, size_t errl
 
 	if (snapshot_parse_format(arg, &o->format))
 		return refuse(err, errlen,
-		              "--format: %s is unknown; use text, json, csv, openmetrics or "
-		              "prometheus",
+		              "--format: %s is unknown; use text, json, csv, folded, openmetrics "
+		              "or prometheus",
 		              quoted(q, arg));
 	return 0;
 }
@@ -499,6 +504,26 @@ static int opt_no_demangle(struct options *o, const char *arg, char *err, size_t
 	return 0;
 }
 
+static int opt_g(struct options *o, const char *arg, char *err, size_t errlen)
+{
+	o->session.profile.callchain = true;
+	return 0;
+}
+
+static int opt_call_graph(struct options *o, const char *arg, char *err, size_t errlen)
+{
+	char q[QUOTED_MAX];
+
+	if (!strncmp(arg, "dwarf", 5))
+		return refuse(err, errlen,
+		              "--call-graph dwarf: DWARF unwinding is not built yet; use fp (frame "
+		              "pointers: build with -fno-omit-frame-pointer for whole chains)");
+	if (strcmp(arg, "fp"))
+		return refuse(err, errlen, "--call-graph: %s is unknown; use fp", quoted(q, arg));
+	o->session.profile.callchain = true;
+	return 0;
+}
+
 static int opt_no_hotspots(struct options *o, const char *arg, char *err, size_t errlen)
 {
 	o->session.profile.enabled = false;
@@ -656,6 +681,8 @@ const struct options_opt options_table[] = {
     {"hot", 0, OPTIONS_ARG, opt_hot},
     {"hot-total", 0, OPTIONS_NO_ARG, opt_hot_total},
     {"no-hotspots", 0, OPTIONS_NO_ARG, opt_no_hotspots},
+    {"call-chains", 'g', OPTIONS_NO_ARG, opt_g},
+    {"call-graph", 0, OPTIONS_ARG, opt_call_graph},
     {"no-demangle", 0, OPTIONS_NO_ARG, opt_no_demangle},
     {"hide-kernel", 'K', OPTIONS_NO_ARG, opt_hide_kernel},
     {"hide-user", 'U', OPTIONS_NO_ARG, opt_hide_user},
@@ -817,6 +844,18 @@ static int check_conflicts(const struct options *o, const bool *given, char *err
 		              o->daemon         ? "--daemon"
 		              : o->allow_remote ? "--allow-remote"
 		                                : "--web-config");
+	if ((c->profile.callchain || o->format == SNAPSHOT_FOLDED) && !c->profile.enabled)
+		return refuse(err, errlen,
+		              "call chains come with the samples: drop --no-hotspots (or -g and "
+		              "--format folded)");
+	if (o->format == SNAPSHOT_FOLDED && !c->profile.callchain)
+		return refuse(err, errlen, "--format folded writes call chains: add -g");
+	if (o->format == SNAPSHOT_FOLDED && !o->batch)
+		return refuse(err, errlen, "--format folded is for batch mode: add -b");
+	if (o->format == SNAPSHOT_FOLDED && o->action == OPTIONS_CONVERT)
+		return refuse(err, errlen,
+		              "--convert: a recording has no call chains; folded comes from a live "
+		              "run with -g");
 	if (o->export_cmdline && !o->export_tasks)
 		return refuse(err, errlen,
 		              "--export-cmdline labels task series: add --export-tasks N");

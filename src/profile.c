@@ -4,6 +4,7 @@
 #include "demangle.h"
 #include "events.h"
 #include "procfs.h"
+#include "untrusted.h"
 #include "util.h"
 
 #include <errno.h>
@@ -115,8 +116,10 @@ int profile_open(struct profile *p, const struct profile_config *cfg, const stru
 	    .mmap_pages = cfg->mmap_pages,
 	    .probe = w->probe,
 	    .hot = &p->hot,
+	    .stacks = cfg->callchain ? &p->stacks : NULL,
 	    .sb = {sb_mmap, sb_comm, sb_fork, sb_exit, p},
 	};
+	stacks_init(&p->stacks, 0);
 	if (cfg->event) {
 		ret = events_resolve(NULL, cfg->event, &ev, err, errlen);
 		if (ret)
@@ -410,7 +413,130 @@ void profile_close(struct profile *p)
 	if (p->open)
 		sampler_close(&p->samp);
 	hotspots_fini(&p->hot);
+	stacks_fini(&p->stacks);
 	symbols_free(p->sym);
 	free(p->rows);
 	memset(p, 0, sizeof(*p));
+}
+
+/* ---- folded call chains ---- */
+
+struct fold_line {
+	char *text; /* "comm;root;...;leaf" */
+	uint64_t samples;
+};
+
+struct folded {
+	struct profile *p;
+	struct fold_line *v;
+	int nr, cap;
+	int err;
+};
+
+/* A frame's name for a folded line: safe text, and no ';' (the separator). */
+static void frame_name(FILE *f, const char *name)
+{
+	char clean[sizeof(((struct model_hotspot *)0)->symbol)];
+
+	untrusted_text(clean, sizeof(clean), name);
+	for (char *c = clean; *c; c++)
+		if (*c == ';')
+			*c = ':';
+	fputs(clean, f);
+}
+
+/* Is frame i of the chain kernel code? The marker before it (toward the
+ * leaf end, where each part begins) says. */
+static bool kernel_frame(const uint64_t *ips, uint32_t i)
+{
+	for (uint32_t k = i + 1; k-- > 0;)
+		if (ips[k] >= PERF_CONTEXT_MAX)
+			return ips[k] == PERF_CONTEXT_KERNEL || ips[k] == PERF_CONTEXT_GUEST_KERNEL;
+	return false;
+}
+
+static void fold_one(uint32_t pid, const uint64_t *ips, uint32_t nr, uint64_t samples, void *arg)
+{
+	struct folded *fo = arg;
+	struct profile *p = fo->p;
+	char comm[32], name[sizeof(((struct model_hotspot *)0)->symbol)];
+	size_t len = 0;
+	char *line = NULL;
+	FILE *f;
+
+	if (fo->err || util_grow(&fo->v, fo->nr, &fo->cap, sizeof(*fo->v), 256)) {
+		fo->err = ENOMEM;
+		return;
+	}
+	f = open_memstream(&line, &len);
+	if (!f) {
+		fo->err = ENOMEM;
+		return;
+	}
+	comm_of(p, (pid_t)pid, comm, sizeof(comm));
+	frame_name(f, pid ? comm : "[idle]");
+	/* The kernel writes the leaf first: read from the root. */
+	for (uint32_t i = nr; i-- > 0;) {
+		struct symbols_result r;
+		bool kernel;
+
+		if (ips[i] >= PERF_CONTEXT_MAX)
+			continue;
+		kernel = kernel_frame(ips, i);
+		symbols_resolve(p->sym, (pid_t)pid, ips[i], kernel, &r);
+		fputc(';', f);
+		frame_name(f, p->cfg->raw_names || kernel ? r.name
+		                                          : demangle(r.name, name, sizeof(name)));
+		if (kernel)
+			fputs("_[k]", f);
+	}
+	if (fclose(f)) {
+		free(line);
+		fo->err = ENOMEM;
+		return;
+	}
+	fo->v[fo->nr++] = (struct fold_line){line, samples};
+}
+
+static int by_text(const void *a, const void *b)
+{
+	return strcmp(((const struct fold_line *)a)->text, ((const struct fold_line *)b)->text);
+}
+
+char *profile_folded(struct profile *p, size_t *len)
+{
+	struct folded fo = {.p = p};
+	char *out = NULL;
+	FILE *f = NULL;
+
+	if (!p->open || !p->cfg->callchain) {
+		errno = EINVAL;
+		return NULL;
+	}
+	stacks_for_each(&p->stacks, fold_one, &fo);
+	if (!fo.err)
+		f = open_memstream(&out, len);
+	if (f) {
+		/* Chains of different addresses that name the same functions: one line. */
+		qsort(fo.v, (size_t)fo.nr, sizeof(*fo.v), by_text);
+		for (int i = 0; i < fo.nr;) {
+			uint64_t sum = 0;
+			int j = i;
+
+			for (; j < fo.nr && !strcmp(fo.v[j].text, fo.v[i].text); j++)
+				sum += fo.v[j].samples;
+			fprintf(f, "%s %llu\n", fo.v[i].text, (unsigned long long)sum);
+			i = j;
+		}
+		if (fclose(f)) {
+			free(out);
+			out = NULL;
+		}
+	}
+	for (int i = 0; i < fo.nr; i++)
+		free(fo.v[i].text);
+	free(fo.v);
+	if (!out)
+		errno = ENOMEM;
+	return out;
 }

@@ -24,6 +24,7 @@ struct profile_config {
 	bool accumulated;      /* since the start instead of this interval */
 	bool hide_kernel, hide_user;
 	bool raw_names; /* --no-demangle: C++ and Rust names as the binary has them */
+	bool callchain; /* -g: samples carry call chains (for --format folded) */
 	/* Hotspots of one process and/or one CPU only (the viewer's Enter on a
 	 * task or CPU row). Read each tick like the fields above; with filter
 	 * false the pid and cpu are ignored, else -1 in either means "any". */
@@ -51,6 +52,7 @@ struct profile {
 	bool scan_all; /* profile_prepare() reads every process's mappings */
 	struct sampler samp;
 	struct hotspots hot;
+	struct stacks stacks; /* -g: the call chains */
 	struct symbols *sym;
 	struct hotspots_row *rows; /* query scratch */
 	int cap_rows;
@@ -111,5 +113,14 @@ void profile_drain(struct profile *p, int fd);
 void profile_tick(struct profile *p, struct model *m, bool totals);
 
 void profile_close(struct profile *p);
+
+/*
+ * The call chains since the start as collapsed stacks, the input of
+ * flamegraph.pl, inferno and speedscope: a line "comm;root;...;leaf count"
+ * per distinct chain of names (chains that name the same functions are
+ * one line), sorted. Kernel frames end in "_[k]". In a malloc'd buffer of
+ * *len bytes; NULL with errno set (EINVAL without -g).
+ */
+char *profile_folded(struct profile *p, size_t *len);
 
 #endif

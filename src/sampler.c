@@ -102,7 +102,7 @@ static void sampler_attr(struct perf_event_attr *a, const struct perf_event_attr
 	a->exclude_idle = ev->exclude_idle;
 	a->exclude_host = ev->exclude_host;
 	a->exclude_guest = ev->exclude_guest;
-	a->sample_type = sampler_sample_type(p->period);
+	a->sample_type = sampler_sample_type(p->period, p->cfg->stacks != NULL);
 	a->read_format = read_lost ? SAMPLER_READ_FORMAT : 0;
 	if (p->period) {
 		a->sample_period = p->period;
@@ -425,6 +425,7 @@ int sampler_open(struct sampler *s, const struct sampler_config *cfg, char *err,
 	}
 	s->pages = want;
 	s->hot = cfg->hot;
+	s->stacks = cfg->stacks;
 	s->sb = cfg->sb;
 	s->enable_on_exec = cfg->enable_on_exec;
 	s->read_lost = true;
@@ -435,7 +436,7 @@ int sampler_open(struct sampler *s, const struct sampler_config *cfg, char *err,
 	s->max_rate_now = s->max_rate_start;
 	p.period = cfg->period;
 	s->period = cfg->period;
-	records_format_init(&s->fmt, sampler_sample_type(p.period), 0, true);
+	records_format_init(&s->fmt, sampler_sample_type(p.period, cfg->stacks != NULL), 0, true);
 	p.freq = cfg->freq ? cfg->freq : SAMPLER_DEFAULT_FREQ;
 	if (!p.period && s->max_rate_start > 0 && p.freq > (uint64_t)s->max_rate_start) {
 		sampler_note(
@@ -662,6 +663,8 @@ static void sampler_on_record(const struct perf_event_header *h, void *arg)
 		if (s->hot)
 			hotspots_add(s->hot, rec.id.pid, rec.id.tid, rec.sample.ip, rec.cpumode,
 			             (int)rec.id.cpu, s->period ? s->period : rec.sample.period);
+		if (s->stacks && rec.sample.nr_ips)
+			stacks_add(s->stacks, rec.id.pid, rec.sample.ips, rec.sample.nr_ips);
 		break;
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:

@@ -5,6 +5,7 @@
 #include "hotspots.h"
 #include "records.h"
 #include "ring.h"
+#include "stacks.h"
 
 #include <linux/perf_event.h>
 #include <stdbool.h>
@@ -37,9 +38,12 @@ struct probe;
  * (page-faults, context-switches, ...: perf_swevent_event() reports each
  * one's own period), whatever sample_period says.
  */
-static inline uint64_t sampler_sample_type(uint64_t period)
+static inline uint64_t sampler_sample_type(uint64_t period, bool callchain)
 {
-	return period ? SAMPLER_SAMPLE_TYPE & ~(uint64_t)PERF_SAMPLE_PERIOD : SAMPLER_SAMPLE_TYPE;
+	const uint64_t t =
+	    period ? SAMPLER_SAMPLE_TYPE & ~(uint64_t)PERF_SAMPLE_PERIOD : SAMPLER_SAMPLE_TYPE;
+
+	return callchain ? t | PERF_SAMPLE_CALLCHAIN : t;
 }
 
 #define SAMPLER_MAX_RATE_PATH "/proc/sys/kernel/perf_event_max_sample_rate"
@@ -94,6 +98,9 @@ struct sampler_config {
 	unsigned mmap_pages;       /* data pages per ring, a power of two; 0 = default */
 	const struct probe *probe; /* for explanations; may be NULL */
 	struct hotspots *hot;      /* gets every sample; may be NULL */
+	/* -g: samples carry their call chains (PERF_SAMPLE_CALLCHAIN, as deep as
+	 * kernel.perf_event_max_stack), added here; NULL: none. */
+	struct stacks *stacks;
 	struct sampler_sideband sb;
 	const char *max_rate_path; /* NULL = SAMPLER_MAX_RATE_PATH (tests point it elsewhere) */
 };
@@ -193,6 +200,7 @@ struct sampler {
 	int nr_rings;
 	struct sampler_ring *rings; /* never reallocated: rings do not move */
 	struct hotspots *hot;
+	struct stacks *stacks;
 	struct sampler_sideband sb;
 	struct sampler_sb_queue sbq;
 	char max_rate_path[256];

@@ -529,6 +529,11 @@ void session_free(struct session *s)
 	free(s);
 }
 
+char *session_folded(struct session *s, size_t *len)
+{
+	return profile_folded(&s->prof, len);
+}
+
 const struct model *session_model(const struct session *s)
 {
 	return &s->model;

@@ -62,6 +62,9 @@ void session_free(struct session *s);
 /* The model of the last tick, or (session_snapshot) NULL before the first
  * interval ended. */
 const struct model *session_model(const struct session *s);
+
+/* -g: the call chains since the start as collapsed stacks (profile_folded()). */
+char *session_folded(struct session *s, size_t *len);
 const struct model *session_snapshot(const struct session *s);
 
 enum model_mode session_mode(const struct session *s);

@@ -27,6 +27,8 @@ int snapshot_parse_format(const char *s, enum snapshot_format *out)
 		*out = SNAPSHOT_OPENMETRICS;
 	else if (!strcmp(s, "prometheus"))
 		*out = SNAPSHOT_PROMETHEUS;
+	else if (!strcmp(s, "folded"))
+		*out = SNAPSHOT_FOLDED;
 	else
 		return -EINVAL;
 	return 0;

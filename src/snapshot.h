@@ -14,6 +14,8 @@ enum snapshot_format {
 	 * sums snapshot_render() does not have). */
 	SNAPSHOT_OPENMETRICS,
 	SNAPSHOT_PROMETHEUS,
+	/* Collapsed call chains, once, at the end (profile_folded()). */
+	SNAPSHOT_FOLDED,
 };
 
 static inline bool snapshot_format_is_metrics(enum snapshot_format f)
@@ -21,7 +23,8 @@ static inline bool snapshot_format_is_metrics(enum snapshot_format f)
 	return f == SNAPSHOT_OPENMETRICS || f == SNAPSHOT_PROMETHEUS;
 }
 
-/* Parse "text", "json", "csv", "openmetrics" or "prometheus"; 0 or -EINVAL. */
+/* Parse "text", "json", "csv", "openmetrics", "prometheus" or "folded"; 0
+ * or -EINVAL. */
 int snapshot_parse_format(const char *s, enum snapshot_format *out);
 
 /* The CSV header line (with its newline): written once, before the first

@@ -117,6 +117,9 @@ static void test_exporter(void **state)
 	assert_int_equal(o.format, SNAPSHOT_OPENMETRICS);
 	assert_int_equal(PARSE(&o, err, "--format", "prometheus"), 0);
 	assert_int_equal(o.format, SNAPSHOT_PROMETHEUS);
+	assert_int_equal(PARSE(&o, err, "-b", "--call-graph", "fp", "--format", "folded"), 0);
+	assert_true(o.session.profile.callchain);
+	assert_int_equal(o.format, SNAPSHOT_FOLDED);
 }
 
 static void test_actions(void **state)
@@ -169,7 +172,13 @@ static void test_errors(void **state)
 	EXPECT_ERROR("not a process ID", "-p", "12,x");
 	EXPECT_ERROR("empty item", "-p", "12,,x");
 	EXPECT_ERROR("CPU list", "-C", "x");
-	EXPECT_ERROR("text, json, csv, openmetrics or prometheus", "--format", "xml");
+	EXPECT_ERROR("text, json, csv, folded, openmetrics or prometheus", "--format", "xml");
+	/* call chains */
+	EXPECT_ERROR("add -g", "-b", "--format", "folded");
+	EXPECT_ERROR("add -b", "-g", "--format", "folded");
+	EXPECT_ERROR("drop --no-hotspots", "-g", "--no-hotspots");
+	EXPECT_ERROR("use fp", "--call-graph", "dwarf,8192");
+	EXPECT_ERROR("is unknown; use fp", "--call-graph", "lbr");
 	/* the exporter's options */
 	EXPECT_ERROR("is not HOST:PORT", "--listen", "9464");
 	EXPECT_ERROR("is not HOST:PORT", "--listen", "::1:9464");
