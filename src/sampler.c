@@ -25,6 +25,8 @@
  */
 #define SAMPLER_READ_FORMAT (PERF_FORMAT_ID | PERF_FORMAT_LOST)
 
+static void sb_dispatch(const struct record *rec, void *arg);
+
 static const struct perf_event_attr sampler_cycles = {
     .type = PERF_TYPE_HARDWARE,
     .config = PERF_COUNT_HW_CPU_CYCLES,
@@ -427,6 +429,7 @@ int sampler_open(struct sampler *s, const struct sampler_config *cfg, char *err,
 	s->hot = cfg->hot;
 	s->stacks = cfg->stacks;
 	s->sb = cfg->sb;
+	sbqueue_init(&s->sbq, sb_dispatch, s);
 	s->enable_on_exec = cfg->enable_on_exec;
 	s->read_lost = true;
 	util_strlcpy(s->max_rate_path,
@@ -528,14 +531,10 @@ struct drain_ctx {
 	struct sampler_ring *r;
 };
 
-/* ---- side band in time order (struct sampler_sb_queue) ---- */
-
-/* Beyond this many waiting records (a fork storm between drains), what is
- * queued goes out as it stands rather than grow without bound. */
-#define SAMPLER_SB_MAX 65536
-
-static void sb_dispatch(const struct sampler *s, const struct record *rec)
+/* The side-band callbacks, as the queue hands records over in order. */
+static void sb_dispatch(const struct record *rec, void *arg)
 {
+	const struct sampler *s = arg;
 	void (*fn)(const struct record *, void *) = NULL;
 
 	switch (rec->type) {
@@ -555,81 +554,6 @@ static void sb_dispatch(const struct sampler *s, const struct record *rec)
 	}
 	if (fn)
 		fn(rec, s->sb.arg);
-}
-
-static int sb_item_cmp(const void *a, const void *b)
-{
-	const struct sampler_sb_item *x = a, *y = b;
-
-	if (x->rec.id.time != y->rec.id.time)
-		return x->rec.id.time < y->rec.id.time ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-/* Hand over, in time order, every waiting record no newer than bound. */
-static void sb_flush(struct sampler *s, uint64_t bound)
-{
-	struct sampler_sb_queue *q = &s->sbq;
-	int i = 0;
-
-	if (!q->nr)
-		return;
-	qsort(q->items, (size_t)q->nr, sizeof(*q->items), sb_item_cmp);
-	for (; i < q->nr && q->items[i].rec.id.time <= bound; i++) {
-		sb_dispatch(s, &q->items[i].rec);
-		free(q->items[i].text);
-	}
-	memmove(q->items, q->items + i, (size_t)(q->nr - i) * sizeof(*q->items));
-	q->nr -= i;
-}
-
-/* Queue a side-band record, with copies of what it points into the ring. */
-static void sb_queue(struct sampler *s, const struct record *rec)
-{
-	struct sampler_sb_queue *q = &s->sbq;
-	struct sampler_sb_item *it;
-	const char *text = rec->type == PERF_RECORD_COMM ? rec->comm.comm
-	                   : rec->type == PERF_RECORD_FORK || rec->type == PERF_RECORD_EXIT
-	                       ? NULL
-	                       : rec->mmap.filename;
-
-	if (q->nr >= SAMPLER_SB_MAX)
-		sb_flush(s, UINT64_MAX);
-	if (util_grow(&q->items, q->nr, &q->cap, sizeof(*q->items), 64) != 0) {
-		sb_dispatch(s, rec); /* out of order rather than lost */
-		return;
-	}
-	it = &q->items[q->nr];
-	it->rec = *rec;
-	it->seq = q->seq++;
-	it->text = NULL;
-	if (!(rec->fields & PERF_SAMPLE_TIME))
-		it->rec.id.time = 0; /* no time: first out */
-	if (text && !(it->text = strdup(text))) {
-		sb_dispatch(s, rec);
-		return;
-	}
-	if (rec->type == PERF_RECORD_COMM) {
-		it->rec.comm.comm = it->text;
-	} else if (text) {
-		it->rec.mmap.filename = it->text;
-		if (rec->mmap.has_build_id && rec->mmap.build_id) {
-			memcpy(it->build_id, rec->mmap.build_id,
-			       rec->mmap.build_id_size < sizeof(it->build_id)
-			           ? rec->mmap.build_id_size
-			           : sizeof(it->build_id));
-			it->rec.mmap.build_id = it->build_id;
-		}
-	}
-	q->nr++;
-}
-
-static void sb_queue_free(struct sampler_sb_queue *q)
-{
-	for (int i = 0; i < q->nr; i++)
-		free(q->items[i].text);
-	free(q->items);
-	memset(q, 0, sizeof(*q));
 }
 
 /* Both figures count the same drops: the larger one is the ring's loss. */
@@ -655,8 +579,7 @@ static void sampler_on_record(const struct perf_event_header *h, void *arg)
 		hl->decode_errors++;
 		return;
 	}
-	if ((rec.fields & PERF_SAMPLE_TIME) && rec.id.time > s->sbq.seen)
-		s->sbq.seen = rec.id.time;
+	sbqueue_seen(&s->sbq, &rec);
 	switch (rec.type) {
 	case PERF_RECORD_SAMPLE:
 		hl->samples++;
@@ -672,7 +595,7 @@ static void sampler_on_record(const struct perf_event_header *h, void *arg)
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT:
 		hl->sideband++;
-		sb_queue(s, &rec);
+		sbqueue_push(&s->sbq, &rec);
 		break;
 	case PERF_RECORD_LOST:
 		hl->lost_records++;
@@ -718,8 +641,9 @@ static bool sampler_has_fd(const struct sampler *s, int fd)
 	return false;
 }
 
-static int sampler_drain_all(struct sampler *s)
+static int sampler_drain_all(void *ctx)
 {
+	struct sampler *s = ctx;
 	int total = 0;
 
 	for (int i = 0; i < s->nr_rings; i++) {
@@ -731,27 +655,13 @@ static int sampler_drain_all(struct sampler *s)
 	return total;
 }
 
-/*
- * A record stamped no later than one already read was written before that
- * one was read, so a pass over every ring after that read has it too: what
- * is no newer than the latest time seen before a pass can go out after it.
- * A second pass lets out, straight away, most of what the first one read.
- */
+/* Any wake-up drains every ring: side-band records go out in time order
+ * across them (struct sbqueue). */
 int sampler_drain(struct sampler *s, int fd)
 {
-	uint64_t bound = s->sbq.seen;
-	int total;
-
 	if (fd >= 0 && !sampler_has_fd(s, fd))
 		return -EBADF;
-	total = sampler_drain_all(s);
-	sb_flush(s, bound);
-	if (s->sbq.nr) {
-		bound = s->sbq.seen;
-		total += sampler_drain_all(s);
-		sb_flush(s, bound);
-	}
-	return total;
+	return sbqueue_round(&s->sbq, sampler_drain_all, s);
 }
 
 static void health_sub(struct sampler_health *d, const struct sampler_health *a,
@@ -829,7 +739,7 @@ static int sampler_tick_as(struct sampler *s, bool final)
 	/* after the drain: LOST records written since the last tick are in */
 	sampler_read_lost(s, final);
 	if (final)
-		sb_flush(s, UINT64_MAX);
+		sbqueue_flush(&s->sbq, UINT64_MAX);
 
 	if (rate >= 0) {
 		s->max_rate_now = rate;
@@ -890,6 +800,6 @@ void sampler_close(struct sampler *s)
 			sys->close(s->streams[i].fd);
 	free(s->rings);
 	free(s->streams);
-	sb_queue_free(&s->sbq);
+	sbqueue_free(&s->sbq);
 	memset(s, 0, sizeof(*s));
 }

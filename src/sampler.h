@@ -5,6 +5,7 @@
 #include "hotspots.h"
 #include "records.h"
 #include "ring.h"
+#include "sbqueue.h"
 #include "stacks.h"
 
 #include <linux/perf_event.h>
@@ -146,29 +147,6 @@ struct sampler_stream {
 	uint64_t lost; /* its PERF_FORMAT_LOST count as last read (0 when not readable) */
 };
 
-/*
- * Side-band records waiting for their turn. Each ring is in time order,
- * but the rings are not in order with each other: a task that execs on one
- * CPU and maps its libraries on another leaves its COMM in one ring and its
- * MMAPs in the other, and handing them over ring by ring would apply the
- * exec (which drops the task's mappings) after the mappings it made. So
- * side-band records wait here, and go out in time order once every ring has
- * been read past their time (perf's "finished round").
- */
-struct sampler_sb_item {
-	struct record rec;
-	uint64_t seq;         /* arrival: equal times keep their order */
-	char *text;           /* the MMAP's filename or the COMM's name, owned */
-	uint8_t build_id[20]; /* the MMAP2's, when it has one */
-};
-
-struct sampler_sb_queue {
-	struct sampler_sb_item *items;
-	int nr, cap;
-	uint64_t seq;
-	uint64_t seen; /* the latest time on a record read so far */
-};
-
 /* One mapped ring. Read-only for callers. */
 struct sampler_ring {
 	int fd;    /* the event that owns the mapping: poll it */
@@ -202,7 +180,7 @@ struct sampler {
 	struct hotspots *hot;
 	struct stacks *stacks;
 	struct sampler_sideband sb;
-	struct sampler_sb_queue sbq;
+	struct sbqueue sbq; /* side band in time order across the rings */
 	char max_rate_path[256];
 	long max_rate_start;   /* perf_event_max_sample_rate at the open, -1 unknown */
 	long max_rate_now;     /* as of the last sampler_tick() */
@@ -249,7 +227,7 @@ void sampler_for_each_fd(const struct sampler *s, void (*fn)(int fd, void *arg),
  * woke; -1 when none did): samples go to the hotspots, LOST, LOST_SAMPLES
  * and (UN)THROTTLE into the ring's health, and MMAP/MMAP2/COMM/FORK/EXIT to
  * the side-band callbacks in time order across the rings (see struct
- * sampler_sb_queue): those newer than what the other rings were read past
+ * sbqueue): those newer than what the other rings were read past
  * wait for the next drain. Returns the records handed over, or -EBADF for
  * an fd that is not a ring's.
  */

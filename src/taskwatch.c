@@ -10,6 +10,8 @@
 #define TASKWATCH_PAGES       8 /* data pages per CPU: ~1300 FORK records */
 #define TASKWATCH_SAMPLE_TYPE (PERF_SAMPLE_TID | PERF_SAMPLE_TIME)
 
+static void dispatch(const struct record *r, void *arg);
+
 int taskwatch_open(struct taskwatch *w, const int *cpus, int nr_cpus,
                    const struct taskwatch_ops *ops)
 {
@@ -34,6 +36,7 @@ int taskwatch_open(struct taskwatch *w, const int *cpus, int nr_cpus,
 
 	memset(w, 0, sizeof(*w));
 	w->ops = *ops;
+	sbqueue_init(&w->sbq, dispatch, w);
 	ret = records_format_init(&w->fmt, TASKWATCH_SAMPLE_TYPE, 0, true);
 	if (ret < 0)
 		return ret;
@@ -64,6 +67,29 @@ void taskwatch_for_each_fd(const struct taskwatch *w, void (*fn)(int fd, void *a
 		fn(w->cpus[i].fd, arg);
 }
 
+/* The ops, as the queue hands records over in time order. */
+static void dispatch(const struct record *r, void *arg)
+{
+	struct taskwatch *w = arg;
+
+	switch (r->type) {
+	case PERF_RECORD_FORK:
+		if (w->ops.fork)
+			w->ops.fork((pid_t)r->task.pid, (pid_t)r->task.tid, (pid_t)r->task.ppid,
+			            w->ops.arg);
+		break;
+	case PERF_RECORD_EXIT:
+		if (w->ops.exit)
+			w->ops.exit((pid_t)r->task.pid, (pid_t)r->task.tid, w->ops.arg);
+		break;
+	case PERF_RECORD_COMM:
+		if (r->comm.exec && w->ops.exec)
+			w->ops.exec((pid_t)r->comm.pid, (pid_t)r->comm.tid, r->comm.comm,
+			            w->ops.arg);
+		break;
+	}
+}
+
 static void on_record(const struct perf_event_header *h, void *arg)
 {
 	struct taskwatch *w = arg;
@@ -72,19 +98,12 @@ static void on_record(const struct perf_event_header *h, void *arg)
 	w->records++;
 	if (records_decode(&w->fmt, h, &r) != 0)
 		return;
+	sbqueue_seen(&w->sbq, &r);
 	switch (r.type) {
 	case PERF_RECORD_FORK:
-		if (w->ops.fork)
-			w->ops.fork((pid_t)r.task.pid, (pid_t)r.task.tid, (pid_t)r.task.ppid,
-			            w->ops.arg);
-		break;
 	case PERF_RECORD_EXIT:
-		if (w->ops.exit)
-			w->ops.exit((pid_t)r.task.pid, (pid_t)r.task.tid, w->ops.arg);
-		break;
 	case PERF_RECORD_COMM:
-		if (r.comm.exec && w->ops.exec)
-			w->ops.exec((pid_t)r.comm.pid, (pid_t)r.comm.tid, r.comm.comm, w->ops.arg);
+		sbqueue_push(&w->sbq, &r);
 		break;
 	case PERF_RECORD_LOST:
 		w->lost++;
@@ -92,14 +111,21 @@ static void on_record(const struct perf_event_header *h, void *arg)
 	}
 }
 
-int taskwatch_drain(struct taskwatch *w, int fd)
+static int drain_all(void *ctx)
 {
+	struct taskwatch *w = ctx;
 	int n = 0;
 
 	for (int i = 0; i < w->nr; i++)
-		if (fd < 0 || w->cpus[i].fd == fd)
-			n += ring_drain(&w->cpus[i].ring, on_record, w);
+		n += ring_drain(&w->cpus[i].ring, on_record, w);
 	return n;
+}
+
+/* Any wake-up drains every ring: a task that forks on one CPU and exits
+ * on another must not have its EXIT applied before its FORK. */
+int taskwatch_drain(struct taskwatch *w, int fd)
+{
+	return sbqueue_round(&w->sbq, drain_all, w);
 }
 
 void taskwatch_close(struct taskwatch *w)
@@ -109,5 +135,6 @@ void taskwatch_close(struct taskwatch *w)
 		sys->close(w->cpus[i].fd);
 	}
 	free(w->cpus);
+	sbqueue_free(&w->sbq);
 	memset(w, 0, sizeof(*w));
 }

@@ -4,6 +4,7 @@
 
 #include "records.h"
 #include "ring.h"
+#include "sbqueue.h"
 
 #include <stdint.h>
 #include <sys/types.h>
@@ -30,6 +31,7 @@ struct taskwatch {
 	struct records_format fmt;
 	struct taskwatch_ops ops;
 	uint64_t records, lost; /* side-band records seen; LOST records among them */
+	struct sbqueue sbq;     /* FORK, EXIT and COMM in time order across the CPUs */
 };
 
 /*
@@ -44,7 +46,8 @@ int taskwatch_open(struct taskwatch *w, const int *cpus, int nr_cpus,
 /* Calls fn with each ring's fd, to watch for EPOLLIN. */
 void taskwatch_for_each_fd(const struct taskwatch *w, void (*fn)(int fd, void *arg), void *arg);
 
-/* Read the ring behind fd (-1: all) and call the ops. Returns records read. */
+/* Read every ring (fd is the one that woke, or -1) and call the ops, in
+ * time order across the rings (struct sbqueue). Returns records read. */
 int taskwatch_drain(struct taskwatch *w, int fd);
 
 void taskwatch_close(struct taskwatch *w);

@@ -14,14 +14,25 @@ struct seen {
 	pid_t child;
 	int forks, execs, exits;
 	char comm[32];
+	char order[8]; /* "fex": the child's records in the order the ops saw them */
 };
+
+static void saw(struct seen *s, char c)
+{
+	size_t n = strlen(s->order);
+
+	if (n + 1 < sizeof(s->order))
+		s->order[n] = c;
+}
 
 static void on_fork(pid_t pid, pid_t tid, pid_t ppid, void *arg)
 {
 	struct seen *s = arg;
 
-	if (pid == s->child && tid == pid && ppid == getpid())
+	if (pid == s->child && tid == pid && ppid == getpid()) {
 		s->forks++;
+		saw(s, 'f');
+	}
 }
 
 static void on_exec(pid_t pid, pid_t tid, const char *comm, void *arg)
@@ -30,6 +41,7 @@ static void on_exec(pid_t pid, pid_t tid, const char *comm, void *arg)
 
 	if (pid == s->child) {
 		s->execs++;
+		saw(s, 'e');
 		util_strlcpy(s->comm, comm, sizeof(s->comm));
 	}
 }
@@ -38,8 +50,10 @@ static void on_exit_task(pid_t pid, pid_t tid, void *arg)
 {
 	struct seen *s = arg;
 
-	if (pid == s->child && tid == pid)
+	if (pid == s->child && tid == pid) {
 		s->exits++;
+		saw(s, 'x');
+	}
 }
 
 int main(void)
@@ -79,6 +93,12 @@ int main(void)
 	taskwatch_close(&w);
 	printf("forks %d execs %d (comm '%s') exits %d, records %llu\n", s.forks, s.execs, s.comm,
 	       s.exits, (unsigned long long)w.records);
+	/* Whatever CPUs the child ran on, its records come in time order. */
+	if (strcmp(s.order, "fex")) {
+		fprintf(stderr, "the child's records came as '%s', not fork, exec, exit\n",
+			s.order);
+		return 1;
+	}
 	if (s.forks != 1 || s.execs != 1 || strcmp(s.comm, "true") || s.exits != 1) {
 		fprintf(stderr, "expected exactly one fork, exec of 'true' and exit of %d\n",
 			(int)s.child);
