@@ -97,10 +97,16 @@ int sbqueue_round(struct sbqueue *q, int (*drain)(void *ctx), void *ctx)
 	int total = drain(ctx);
 
 	sbqueue_flush(q, bound);
-	if (q->nr) {
+	for (int pass = 0; q->nr && pass < SBQUEUE_PASSES; pass++) {
+		int n;
+
 		bound = q->seen;
-		total += drain(ctx);
-		sbqueue_flush(q, bound);
+		n = drain(ctx);
+		total += n;
+		/* A pass that found every ring empty: all written before it is
+		 * read, and nothing need wait (for a wake-up that may not come
+		 * before the next refresh counts the tasks). */
+		sbqueue_flush(q, n ? bound : UINT64_MAX);
 	}
 	return total;
 }

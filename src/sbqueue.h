@@ -55,9 +55,11 @@ void sbqueue_flush(struct sbqueue *q, uint64_t bound);
 /*
  * One round: drain(ctx) reads every ring (pushing side-band records and
  * calling sbqueue_seen() on all), then what every ring has been read past
- * goes out; when records are left, a second pass lets out what the first
- * one read. Returns what drain() returned, summed.
+ * goes out; while records are left, another pass (SBQUEUE_PASSES at most)
+ * lets out what the one before read, and everything once a pass finds the
+ * rings empty. Returns what drain() returned, summed.
  */
+#define SBQUEUE_PASSES 4
 int sbqueue_round(struct sbqueue *q, int (*drain)(void *ctx), void *ctx);
 
 #endif

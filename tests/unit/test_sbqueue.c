@@ -86,10 +86,38 @@ static void test_round_in_time_order(void **state)
 	sbqueue_free(&q);
 }
 
+/* Records keep coming while the rings are read: each pass lets out what
+ * the one before read, and once a pass finds the rings empty, all of it. */
+static int calls;
+
+static int drain_trickle(void *ctx)
+{
+	struct record r = rec(PERF_RECORD_FORK, 100 * (uint64_t)(calls + 1), NULL);
+
+	if (calls++ >= 2)
+		return 0;
+	sbqueue_seen(&q, &r);
+	sbqueue_push(&q, &r);
+	return 1;
+}
+
+static void test_round_until_empty(void **state)
+{
+	out[0] = '\0';
+	calls = 0;
+	sbqueue_init(&q, take, NULL);
+	assert_int_equal(sbqueue_round(&q, drain_trickle, NULL), 2);
+	assert_int_equal(calls, 3);
+	assert_string_equal(out, "fork@100 fork@200");
+	assert_int_equal(q.nr, 0);
+	sbqueue_free(&q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_round_in_time_order),
+	    cmocka_unit_test(test_round_until_empty),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
