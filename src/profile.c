@@ -445,16 +445,6 @@ static void frame_name(FILE *f, const char *name)
 	fputs(clean, f);
 }
 
-/* Is frame i of the chain kernel code? The marker before it (toward the
- * leaf end, where each part begins) says. */
-static bool kernel_frame(const uint64_t *ips, uint32_t i)
-{
-	for (uint32_t k = i + 1; k-- > 0;)
-		if (ips[k] >= PERF_CONTEXT_MAX)
-			return ips[k] == PERF_CONTEXT_KERNEL || ips[k] == PERF_CONTEXT_GUEST_KERNEL;
-	return false;
-}
-
 static void fold_one(uint32_t pid, const uint64_t *ips, uint32_t nr, uint64_t samples, void *arg)
 {
 	struct folded *fo = arg;
@@ -473,16 +463,24 @@ static void fold_one(uint32_t pid, const uint64_t *ips, uint32_t nr, uint64_t sa
 		fo->err = ENOMEM;
 		return;
 	}
+	/* Each part of the chain begins (at its leaf end) with a PERF_CONTEXT_*
+	 * marker: which frames are kernel code, in one pass from the leaf. */
+	bool in_kernel[STACKS_MAX_FRAMES], kernel = false;
+	for (uint32_t i = 0; i < nr; i++) {
+		if (ips[i] >= PERF_CONTEXT_MAX)
+			kernel =
+			    ips[i] == PERF_CONTEXT_KERNEL || ips[i] == PERF_CONTEXT_GUEST_KERNEL;
+		in_kernel[i] = kernel;
+	}
 	comm_of(p, (pid_t)pid, comm, sizeof(comm));
 	frame_name(f, pid ? comm : "[idle]");
 	/* The kernel writes the leaf first: read from the root. */
 	for (uint32_t i = nr; i-- > 0;) {
 		struct symbols_result r;
-		bool kernel;
 
 		if (ips[i] >= PERF_CONTEXT_MAX)
 			continue;
-		kernel = kernel_frame(ips, i);
+		kernel = in_kernel[i];
 		symbols_resolve(p->sym, (pid_t)pid, ips[i], kernel, &r);
 		fputc(';', f);
 		frame_name(f, p->cfg->raw_names || kernel ? r.name
