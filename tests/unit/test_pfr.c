@@ -1,0 +1,348 @@
+/* Unit tests for pfr: recordings written and read back byte for byte, torn,
+ * damaged, and the in-memory history. */
+/* cmocka.h needs these first */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include "model.h"
+#include "model_json.h"
+#include "pfr.h"
+#include "snapshot.h"
+#include "testutil.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_SNAPS 64
+
+/* The snapshots of the round-trip fixtures, as JSON lines and as models. */
+static char *lines[MAX_SNAPS];
+static size_t line_len[MAX_SNAPS];
+static struct model models[MAX_SNAPS];
+static int nr_snaps;
+
+static void load(const char *name)
+{
+	char path[4096], *line = NULL, err[256];
+	size_t cap = 0;
+	ssize_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/roundtrip/%s", testutil_fixtures(), name);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while ((n = getline(&line, &cap, f)) > 0 && nr_snaps < MAX_SNAPS) {
+		assert_int_equal(model_from_json(&models[nr_snaps], line, (size_t)n, err, sizeof(err)),
+		                 0);
+		lines[nr_snaps] = strdup(line);
+		line_len[nr_snaps] = (size_t)n;
+		nr_snaps++;
+	}
+	free(line);
+	fclose(f);
+}
+
+static int setup(void **state)
+{
+	load("system.jsonl");
+	load("threads.jsonl");
+	load("command.jsonl");
+	/* the same snapshots again: deltas against a key frame of another run */
+	for (int i = 0, n = nr_snaps; i < n && nr_snaps < MAX_SNAPS; i++) {
+		char err[256];
+
+		assert_int_equal(model_from_json(&models[nr_snaps], lines[i], line_len[i], err,
+		                                 sizeof(err)),
+		                 0);
+		lines[nr_snaps] = NULL;
+		nr_snaps++;
+	}
+	/* one run's times, a second apart: compared by rendering from now on */
+	for (int i = 0; i < nr_snaps; i++) {
+		models[i].wall_ns = 1700000000000000000ull + 1000000000ull * (uint64_t)i;
+		free(lines[i]);
+		lines[i] = NULL;
+	}
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	for (int i = 0; i < nr_snaps; i++) {
+		model_fini(&models[i]);
+		free(lines[i]);
+	}
+	return 0;
+}
+
+static char *json_of(const struct model *m, size_t *len)
+{
+	char *s = snapshot_render(m, SNAPSHOT_JSON, false, len);
+
+	assert_non_null(s);
+	return s;
+}
+
+/* Write every snapshot with key frames every key_every into a new temporary
+ * file; its fd (read-write), and where each frame starts in *starts. */
+static int write_recording(unsigned key_every, off_t *starts)
+{
+	char path[] = "/tmp/pfmtop-test-pfr-XXXXXX";
+	struct pfr_writer w;
+	int fd = mkstemp(path);
+	off_t at = 0;
+
+	assert_true(fd >= 0);
+	unlink(path);
+	assert_int_equal(pfr_writer_init(&w, key_every), 0);
+	for (int i = 0; i < nr_snaps; i++) {
+		size_t len;
+		unsigned char *buf = pfr_encode(&w, &models[i], i == 0, &len);
+
+		assert_non_null(buf);
+		if (starts)
+			starts[i] = at + (i == 0 ? PFR_MAGIC_LEN : 0);
+		assert_int_equal(write(fd, buf, len), (ssize_t)len);
+		at += (off_t)len;
+		free(buf);
+	}
+	assert_true(w.bytes < w.raw / 4); /* it compresses */
+	pfr_writer_fini(&w);
+	return fd;
+}
+
+/* Frame i of r renders as snapshot k did. */
+static void check_frame(struct pfr_reader *r, size_t i, int k)
+{
+	struct model m;
+	char err[256], *a, *b;
+	size_t la, lb;
+
+	assert_int_equal(pfr_read(r, i, &m, err, sizeof(err)), 0);
+	a = json_of(&m, &la);
+	b = json_of(&models[k], &lb);
+	assert_int_equal(la, lb);
+	assert_memory_equal(a, b, la);
+	if (lines[k]) {
+		assert_int_equal(la, line_len[k]);
+		assert_memory_equal(a, lines[k], la);
+	}
+	free(a);
+	free(b);
+	model_fini(&m);
+}
+
+static void test_round_trip(void **state)
+{
+	static const unsigned every[] = {1, 3, 100};
+
+	for (size_t e = 0; e < sizeof(every) / sizeof(every[0]); e++) {
+		struct pfr_reader r;
+		char err[256];
+		int fd = write_recording(every[e], NULL);
+
+		assert_int_equal(pfr_open(&r, fd, err, sizeof(err)), 0);
+		assert_int_equal(r.nr, (size_t)nr_snaps);
+		assert_int_equal(r.bad_bytes, 0);
+		assert_int_equal(r.torn, 0);
+		/* in order, backwards and by jumps: each frame alone */
+		for (int i = 0; i < nr_snaps; i++)
+			check_frame(&r, (size_t)i, i);
+		for (int i = nr_snaps - 1; i >= 0; i -= 3)
+			check_frame(&r, (size_t)i, i);
+		assert_int_equal(pfr_find(&r, models[2].wall_ns), 2);
+		assert_int_equal(pfr_find(&r, 0), 0);
+		assert_int_equal(pfr_find(&r, UINT64_MAX), (size_t)nr_snaps - 1);
+		pfr_close(&r);
+		close(fd);
+	}
+}
+
+/* Cut at every byte of the last frame: every frame before it still reads. */
+static void test_torn_tail(void **state)
+{
+	off_t starts[MAX_SNAPS], end;
+	struct pfr_reader r;
+	char err[256];
+	int fd = write_recording(5, starts);
+	unsigned char *all;
+
+	end = lseek(fd, 0, SEEK_END);
+	all = malloc((size_t)end);
+	assert_int_equal(pread(fd, all, (size_t)end, 0), end);
+	for (off_t cut = starts[nr_snaps - 1]; cut < end; cut++) {
+		assert_int_equal(pwrite(fd, all, (size_t)end, 0), end);
+		assert_int_equal(ftruncate(fd, cut), 0);
+		assert_int_equal(pfr_open(&r, fd, err, sizeof(err)), 0);
+		assert_int_equal(r.nr, (size_t)nr_snaps - 1);
+		assert_int_equal(r.torn, (uint64_t)(cut - starts[nr_snaps - 1]));
+		if (cut == starts[nr_snaps - 1] || cut % 97 == 0)
+			for (int i = 0; i < nr_snaps - 1; i++)
+				check_frame(&r, (size_t)i, i);
+		pfr_close(&r);
+	}
+	free(all);
+	close(fd);
+}
+
+/* A following reader: frames appended after the open are found by
+ * pfr_update(), a frame half written is waited for. */
+static void test_follow(void **state)
+{
+	off_t starts[MAX_SNAPS], end;
+	struct pfr_reader r;
+	char err[256];
+	int fd = write_recording(4, starts);
+	unsigned char *all;
+
+	end = lseek(fd, 0, SEEK_END);
+	all = malloc((size_t)end);
+	assert_int_equal(pread(fd, all, (size_t)end, 0), end);
+	assert_int_equal(ftruncate(fd, starts[3] + 10), 0);
+	assert_int_equal(pfr_open(&r, fd, err, sizeof(err)), 0);
+	assert_int_equal(r.nr, 3);
+	assert_int_equal(pwrite(fd, all + starts[3] + 10, (size_t)(end - starts[3] - 10),
+	                        starts[3] + 10),
+	                 end - starts[3] - 10);
+	assert_int_equal(pfr_update(&r), nr_snaps - 3);
+	for (int i = 0; i < nr_snaps; i++)
+		check_frame(&r, (size_t)i, i);
+	pfr_close(&r);
+	free(all);
+	close(fd);
+}
+
+/* A damaged byte in a frame costs that frame (a key frame: also the deltas
+ * that need it); the frames after it are found again. */
+static void test_damage(void **state)
+{
+	off_t starts[MAX_SNAPS];
+	struct pfr_reader r;
+	char err[256];
+	unsigned char c;
+	int fd = write_recording(4, starts); /* keys at 0, 4, 8, ... */
+
+	/* a delta frame's payload */
+	assert_int_equal(pread(fd, &c, 1, starts[2] + PFR_HEADER_LEN + 5), 1);
+	c ^= 0x40;
+	assert_int_equal(pwrite(fd, &c, 1, starts[2] + PFR_HEADER_LEN + 5), 1);
+	assert_int_equal(pfr_open(&r, fd, err, sizeof(err)), 0);
+	assert_int_equal(r.nr, (size_t)nr_snaps - 1);
+	assert_true(r.bad_bytes > 0);
+	check_frame(&r, 1, 1);
+	check_frame(&r, 2, 3);
+	check_frame(&r, 3, 4);
+	pfr_close(&r);
+	/* the key frame 4's header: 4..7 are lost, 8 on read */
+	assert_int_equal(pwrite(fd, "X", 1, starts[4]), 1);
+	assert_int_equal(pfr_open(&r, fd, err, sizeof(err)), 0);
+	assert_int_equal(r.nr, (size_t)nr_snaps - 5);
+	check_frame(&r, 2, 3);
+	check_frame(&r, 3, 8);
+	check_frame(&r, r.nr - 1, nr_snaps - 1);
+	pfr_close(&r);
+	close(fd);
+}
+
+static void test_not_a_recording(void **state)
+{
+	char path[] = "/tmp/pfmtop-test-pfr-XXXXXX", err[256];
+	struct pfr_reader r;
+	int fd = mkstemp(path);
+
+	unlink(path);
+	assert_int_equal(pfr_is_recording(fd), 0);
+	assert_int_equal(pfr_open(&r, fd, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "not a pfmtop recording"));
+	assert_int_equal(write(fd, "{\"pfmtop\":1}\n", 13), 13);
+	assert_int_equal(pfr_open(&r, fd, err, sizeof(err)), -EINVAL);
+	/* the magic alone: a recording with no frame yet */
+	assert_int_equal(pwrite(fd, PFR_MAGIC, PFR_MAGIC_LEN, 0), PFR_MAGIC_LEN);
+	assert_int_equal(ftruncate(fd, PFR_MAGIC_LEN), 0);
+	assert_int_equal(pfr_open(&r, fd, err, sizeof(err)), 0);
+	assert_int_equal(r.nr, 0);
+	{
+		struct model m;
+
+		assert_int_equal(pfr_read(&r, 0, &m, err, sizeof(err)), -EINVAL);
+	}
+	pfr_close(&r);
+	close(fd);
+}
+
+/* Garbage between frames and lying lengths never crash the reader. */
+static void test_garbage(void **state)
+{
+	char path[] = "/tmp/pfmtop-test-pfr-XXXXXX", err[256];
+	unsigned char junk[4096];
+	struct pfr_reader r;
+	int fd = mkstemp(path);
+
+	unlink(path);
+	srand(7);
+	assert_int_equal(write(fd, PFR_MAGIC, PFR_MAGIC_LEN), PFR_MAGIC_LEN);
+	for (int round = 0; round < 50; round++) {
+		for (size_t i = 0; i < sizeof(junk); i++)
+			junk[i] = (unsigned char)rand();
+		/* headers that look right, with random lengths and payloads */
+		for (size_t at = (size_t)(rand() % 64); at + PFR_HEADER_LEN < sizeof(junk);
+		     at += 200 + (size_t)(rand() % 300)) {
+			memcpy(junk + at, "PFRF", 4);
+			junk[at + 4] = rand() % 2 ? 'K' : 'D';
+			junk[at + 5] = junk[at + 6] = junk[at + 7] = 0;
+		}
+		assert_int_equal(write(fd, junk, sizeof(junk)), (ssize_t)sizeof(junk));
+	}
+	assert_int_equal(pfr_open(&r, fd, err, sizeof(err)), 0);
+	assert_int_equal(r.nr, 0);
+	assert_true(r.bad_bytes + r.torn > 0);
+	pfr_close(&r);
+	close(fd);
+}
+
+static void test_memory(void **state)
+{
+	struct pfr_writer w;
+	struct pfr_reader r;
+	size_t before;
+
+	assert_int_equal(pfr_writer_init(&w, 3), 0);
+	assert_int_equal(pfr_open_memory(&r), 0);
+	for (int i = 0; i < nr_snaps; i++) {
+		size_t len;
+		unsigned char *buf = pfr_encode(&w, &models[i], false, &len);
+
+		assert_non_null(buf);
+		assert_int_equal(pfr_append(&r, buf, len), 0);
+	}
+	assert_int_equal(r.nr, (size_t)nr_snaps);
+	check_frame(&r, 4, 4);
+	/* forgetting keeps whole key runs: frames 0-2 go, 3 (a key) stays */
+	pfr_forget_before(&r, models[4].wall_ns);
+	before = r.nr;
+	assert_int_equal(before, (size_t)nr_snaps - 3);
+	for (size_t i = 0; i < r.nr; i++)
+		check_frame(&r, i, (int)i + 3);
+	assert_int_equal(pfr_append(&r, (unsigned char *)strdup("short"), 5), -EINVAL);
+	pfr_close(&r);
+	pfr_writer_fini(&w);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_round_trip), cmocka_unit_test(test_torn_tail),
+	    cmocka_unit_test(test_follow),     cmocka_unit_test(test_damage),
+	    cmocka_unit_test(test_not_a_recording), cmocka_unit_test(test_garbage),
+	    cmocka_unit_test(test_memory),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
