@@ -2,6 +2,7 @@
 #include "convert.h"
 
 #include "model_json.h"
+#include "timeline.h"
 #include "untrusted.h"
 
 #include <errno.h>
@@ -16,34 +17,42 @@
 /* No snapshot line is near this: a longer one is not pfmtop's. */
 #define LINE_MAX_BYTES (64u << 20)
 
-/* The recording as a stream: opened without waiting on a FIFO that has no
- * writer yet, never a directory. NULL with a message. */
-static FILE *open_recording(const char *path)
+int convert_open(const char *path)
 {
 	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+
+	if (fd < 0) {
+		untrusted_complain("%s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) || fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0) {
+		untrusted_complain("%s: %s\n", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		untrusted_complain("%s: a directory: name a recording\n", path);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The recording as a stream ("-": standard input). NULL with a message. */
+static FILE *open_recording(const char *path)
+{
 	int fd;
 	FILE *f;
 
 	if (!strcmp(path, "-"))
 		return stdin;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0) {
-		untrusted_complain("--convert %s: %s\n", path, strerror(errno));
+	fd = convert_open(path);
+	if (fd < 0)
 		return NULL;
-	}
-	if (fstat(fd, &st) || fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0) {
-		untrusted_complain("--convert %s: %s\n", path, strerror(errno));
-		close(fd);
-		return NULL;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		untrusted_complain("--convert %s: a directory: name a recording\n", path);
-		close(fd);
-		return NULL;
-	}
 	f = fdopen(fd, "r");
 	if (!f) {
-		untrusted_complain("--convert %s: %s\n", path, strerror(errno));
+		untrusted_complain("%s: %s\n", path, strerror(errno));
 		close(fd);
 	}
 	return f;
@@ -78,24 +87,15 @@ static ssize_t read_line(FILE *f, char **buf, size_t *cap)
 	return (ssize_t)len;
 }
 
-/* One line: a snapshot written to out. 0, 1 (stop: said why), or -EPIPE
- * (no one reads any more: stop quietly). */
-static int convert_line(const char *path, long lineno, const char *line, size_t len,
-                        enum snapshot_format fmt, struct output *out)
+/* A snapshot written to out. 0, 1 (stop: said why), or -EPIPE (no one
+ * reads any more: stop quietly). */
+static int write_model(const struct model *m, enum snapshot_format fmt, struct output *out)
 {
-	struct model m;
-	char err[256], *buf;
 	size_t n = 0;
-	int ret;
+	char *buf = snapshot_render(m, fmt, out->size == 0, &n);
+	int ret = buf ? output_write(out, buf, n) : -errno;
 
-	if (model_from_json(&m, line, len, err, sizeof(err))) {
-		untrusted_complain("%s:%ld: %s\n", path, lineno, err);
-		return 1;
-	}
-	buf = snapshot_render(&m, fmt, out->size == 0, &n);
-	ret = buf ? output_write(out, buf, n) : -errno;
 	free(buf);
-	model_fini(&m);
 	if (ret == -EPIPE)
 		return ret;
 	if (ret) {
@@ -103,6 +103,64 @@ static int convert_line(const char *path, long lineno, const char *line, size_t 
 		return 1;
 	}
 	return 0;
+}
+
+/* One line: a snapshot written to out (see write_model()). */
+static int convert_line(const char *path, long lineno, const char *line, size_t len,
+                        enum snapshot_format fmt, struct output *out)
+{
+	struct model m;
+	char err[256];
+	int ret;
+
+	if (model_from_json(&m, line, len, err, sizeof(err))) {
+		untrusted_complain("%s:%ld: %s\n", path, lineno, err);
+		return 1;
+	}
+	ret = write_model(&m, fmt, out);
+	model_fini(&m);
+	return ret;
+}
+
+/* What a recording lost, in one line each: damaged frames, a torn end. */
+void convert_losses(const char *path, const struct pfr_reader *r)
+{
+	if (r->bad_bytes)
+		untrusted_complain("%s: %llu bytes of damaged frames left out\n", path,
+		                   (unsigned long long)r->bad_bytes);
+	if (r->torn)
+		untrusted_complain("%s: the last frame is cut short (%llu bytes: the recording "
+		                   "stopped while writing it); left out\n",
+		                   path, (unsigned long long)r->torn);
+}
+
+/* A recording (--record): every frame written to out. */
+static int convert_frames(const char *path, int fd, enum snapshot_format fmt, struct output *out)
+{
+	struct timeline t;
+	char err[320];
+	int status = 0;
+
+	if (timeline_open_file(&t, fd, err, sizeof(err))) {
+		untrusted_complain("%s: %s\n", path, err);
+		return 1;
+	}
+	convert_losses(path, &t.r);
+	for (long i = 0; i < timeline_len(&t) && !status; i++) {
+		const struct model *m = timeline_show(&t, i, err, sizeof(err));
+
+		if (!m) {
+			untrusted_complain("%s: frame %ld: %s; left out\n", path, i + 1, err);
+			continue;
+		}
+		status = write_model(m, fmt, out);
+	}
+	if (!status && !timeline_len(&t)) {
+		untrusted_complain("%s: no snapshot in it\n", path);
+		status = 1;
+	}
+	timeline_close(&t);
+	return status == -EPIPE ? 0 : status;
 }
 
 int convert_run(const char *path, enum snapshot_format fmt, struct output *out)
@@ -117,6 +175,12 @@ int convert_run(const char *path, enum snapshot_format fmt, struct output *out)
 
 	if (!f)
 		return 2;
+	if (pfr_is_recording(fileno(f)) == 1) {
+		status = convert_frames(path, fileno(f), fmt, out);
+		if (f != stdin)
+			fclose(f);
+		return status;
+	}
 	while (!status && !gone && (n = read_line(f, &line, &cap)) != 0) {
 		lineno++;
 		if (n < 0) {

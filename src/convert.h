@@ -15,4 +15,13 @@
  */
 int convert_run(const char *path, enum snapshot_format fmt, struct output *out);
 
+struct pfr_reader;
+
+/* Open a recording to read: never waits on a FIFO without a writer, never
+ * a directory. The fd, or -1 having said why on standard error. */
+int convert_open(const char *path);
+
+/* Say on standard error what a recording lost: damaged frames, a torn end. */
+void convert_losses(const char *path, const struct pfr_reader *r);
+
 #endif

@@ -7,11 +7,14 @@
 #include "options.h"
 #include "output.h"
 #include "pfmlib.h"
+#include "pfr.h"
 #include "preset.h"
 #include "probe.h"
+#include "replay.h"
 #include "session.h"
 #include "snapshot.h"
 #include "theme.h"
+#include "timeline.h"
 #include "untrusted.h"
 #include "util.h"
 #include "view.h"
@@ -60,7 +63,16 @@ struct app {
 	bool headless;   /* --daemon, or --listen without -b and without a terminal */
 	bool replace;    /* metrics to -o FILE: replaced whole at each refresh */
 	struct exporter ex;
+	struct output rec; /* --record FILE */
+	struct pfr_writer recw;
+	struct timeline hist; /* the viewer's history (--history) */
+	bool hist_on;
+	long hist_pos; /* the frame of it shown, -1: the live screen */
 };
+
+/* Keep the viewer's history to this many snapshots, whatever -d and
+ * --history say (about 2 KB each). */
+#define HISTORY_MAX_FRAMES 20000
 
 static void die_usage(const char *msg)
 {
@@ -88,6 +100,67 @@ static void finish(struct app *a, int code)
 	loop_stop(a->loop, code);
 }
 
+/* --record: the snapshot as a frame of the recording. A frame that cannot
+ * be written is cut back off the file: the recording ends there, said in the
+ * view's status line or, without the view, on standard error (status 1). */
+static void record(struct app *a, const struct model *m)
+{
+	char msg[PATH_MAX + 160];
+	unsigned char *buf;
+	size_t len = 0;
+	int ret;
+
+	if (a->rec.fd < 0)
+		return;
+	buf = pfr_encode(&a->recw, m, a->rec.size == 0, &len);
+	ret = buf ? output_write(&a->rec, (const char *)buf, len) : -errno;
+	free(buf);
+	if (!ret)
+		return;
+	snprintf(msg, sizeof(msg),
+	         "cannot write %s: %s; recording stopped (it holds the %llu "
+	         "snapshots before this one)",
+	         a->rec.name, strerror(-ret), (unsigned long long)a->recw.frames - 1);
+	output_close(&a->rec);
+	if (a->view) {
+		view_status(a->view, msg);
+		return;
+	}
+	untrusted_complain("%s\n", msg);
+	finish(a, 1);
+}
+
+/* Open --record FILE: as -o FILE is opened (--append adds to a recording,
+ * and only to one). 0 or -errno with one sentence in err. */
+static int record_open(struct app *a, char *err, size_t errlen)
+{
+	int ret = output_open(&a->rec, a->opt.record, a->opt.output_mode, err, errlen);
+	int fd, is;
+
+	if (ret)
+		return ret;
+	if (a->rec.size) {
+		fd = open(a->opt.record, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+		is = fd >= 0 ? pfr_is_recording(fd) : -errno;
+		if (fd >= 0)
+			close(fd);
+		if (is != 1) {
+			snprintf(err, errlen,
+			         "--record %s: --append adds to a pfmtop recording, and this file "
+			         "is not one; name another file (or --force to empty it)",
+			         a->opt.record);
+			output_close(&a->rec);
+			return -EINVAL;
+		}
+	}
+	ret = pfr_writer_init(&a->recw, 0);
+	if (ret) {
+		snprintf(err, errlen, "--record: %s", strerror(-ret));
+		output_close(&a->rec);
+	}
+	return ret;
+}
+
 /*
  * Print the model: the viewer draws it, batch mode writes one whole
  * snapshot. When no one reads any more (EPIPE), printing stops: a run
@@ -101,15 +174,23 @@ static void emit(struct app *a)
 	int ret;
 
 	exporter_update(&a->ex, session_model(a->s));
+	record(a, session_model(a->s));
 	if (a->headless) {
 		a->snapshots++;
 		return;
 	}
 	if (a->view) {
+		if (a->hist_on && timeline_add(&a->hist, session_model(a->s)) == 0 &&
+		    timeline_len(&a->hist) > HISTORY_MAX_FRAMES)
+			timeline_forget(&a->hist, timeline_len(&a->hist) - HISTORY_MAX_FRAMES);
+		a->hist_pos = -1; /* new figures: the live screen again */
+		view_timeline(a->view, "");
 		view_draw(a->view, session_model(a->s));
 		return;
 	}
 	a->snapshots++;
+	if (a->opt.record_only)
+		return;
 	if (a->out.fd < 0 && !a->replace)
 		return; /* its reader has gone */
 	if (a->opt.format == SNAPSHOT_FOLDED) {
@@ -483,6 +564,58 @@ static void reopen(struct app *a, const char *preset, bool threads)
 	finish(a, 1);
 }
 
+/* What the view shows: the live model, or a snapshot of the history. */
+static const struct model *shown(struct app *a)
+{
+	return a->hist_pos >= 0 && a->hist.have_m ? &a->hist.m : session_snapshot(a->s);
+}
+
+/* ← → [ ] g: through the history kept; the live screen is paused meanwhile. */
+static void history_move(struct app *a, const struct view_settings *vs, unsigned act)
+{
+	const long n = timeline_len(&a->hist);
+	long pos = a->hist_pos < 0 ? n - 1 : a->hist_pos;
+	char msg[320], err[320], when[48];
+	const struct model *m;
+	uint64_t w;
+
+	if (!a->hist_on || !n) {
+		view_status(a->view, a->hist_on ? "nothing to look back at yet"
+		                                : "no history kept (--history 0)");
+		return;
+	}
+	if (act & VIEW_GOTO) {
+		m = timeline_show(&a->hist, pos, err, sizeof(err));
+		if (!m || timeline_parse_time(vs->when, m->wall_ns, &w)) {
+			snprintf(msg, sizeof(msg),
+			         "g: '%.40s' is not a time: give HH:MM:SS or YYYY-MM-DD HH:MM:SS",
+			         vs->when);
+			view_status(a->view, msg);
+			return;
+		}
+		pos = timeline_find(&a->hist, w);
+	} else {
+		pos += vs->step;
+	}
+	msg[0] = '\0';
+	if (pos >= n - 1)
+		snprintf(msg, sizeof(msg), "the newest interval; space goes on live");
+	else if (pos <= 0)
+		snprintf(msg, sizeof(msg), "the oldest interval kept (--history %.3g minutes)",
+		         a->opt.history_s / 60);
+	m = timeline_show(&a->hist, pos, err, sizeof(err));
+	if (!m) {
+		view_status(a->view, err);
+		return;
+	}
+	a->hist_pos = a->hist.pos;
+	timeline_clock(m->wall_ns, when, sizeof(when));
+	snprintf(err, sizeof(err), "history %s  %ld back", when + 11, n - 1 - a->hist_pos);
+	view_timeline(a->view, err);
+	if (msg[0])
+		view_status(a->view, msg);
+}
+
 static void on_key(struct loop *l, int fd, uint32_t events, void *arg)
 {
 	struct app *a = arg;
@@ -505,10 +638,17 @@ static void on_key(struct loop *l, int fd, uint32_t events, void *arg)
 		if (!a->view)
 			return;
 	}
+	if (act & (VIEW_STEP | VIEW_GOTO))
+		history_move(a, vs, act);
+	else if ((act & VIEW_PAUSE) && !view_paused(a->view) && a->hist_pos >= 0) {
+		a->hist_pos = -1; /* resumed: the live screen */
+		view_timeline(a->view, "");
+	}
 	if (act & VIEW_SAVE)
 		save_snapshot(a);
-	else if (act & (VIEW_PAUSE | VIEW_REDRAW | VIEW_DELAY | VIEW_PROFILE))
-		view_draw(a->view, session_snapshot(a->s));
+	else if (act &
+	         (VIEW_PAUSE | VIEW_REDRAW | VIEW_DELAY | VIEW_PROFILE | VIEW_STEP | VIEW_GOTO))
+		view_draw(a->view, shown(a));
 }
 
 /* ---- the one-shot actions ---- */
@@ -596,7 +736,10 @@ static int run(struct app *a)
 	int ret;
 
 	/* A service: no view, nothing printed, only /metrics served. */
-	a->headless = a->opt.daemon || (a->opt.listen && !a->opt.batch && !isatty(STDOUT_FILENO));
+	a->headless = a->opt.daemon ||
+	              ((a->opt.listen || a->opt.record) && !a->opt.batch && !isatty(STDOUT_FILENO));
+	a->rec.fd = -1;
+	a->hist_pos = -1;
 	if (!a->opt.batch && !a->headless && !isatty(STDOUT_FILENO))
 		die_usage("standard output is not a terminal: use batch mode, e.g. 'pfmtop -b -n "
 		          "3' (add -o FILE to write a file)");
@@ -633,7 +776,7 @@ static int run(struct app *a)
 		a->opt.session.profile.top = HOT_ROWS_INTERACTIVE;
 	/* Exported tasks are the model's first; a service keeps every counted
 	 * task's sums going, so that one entering the top N has its whole count. */
-	if (a->headless)
+	if (a->headless && a->opt.listen)
 		a->opt.session.top_n = 0;
 	else if (a->opt.export_tasks && a->opt.session.top_n &&
 	         a->opt.session.top_n < a->opt.export_tasks)
@@ -672,6 +815,8 @@ static int run(struct app *a)
 	} else {
 		ret = output_open(&a->out, a->opt.output, a->opt.output_mode, err, sizeof(err));
 	}
+	if (!ret && a->opt.record)
+		ret = record_open(a, err, sizeof(err));
 	int code = 2; /* -o's target is the user's to fix */
 	if (!ret) {
 		struct exporter_config ec = {
@@ -697,6 +842,9 @@ static int run(struct app *a)
 		loop_add_fd(a->loop, exporter_fd(&a->ex), EPOLLIN, on_http, a);
 	if (a->headless && a->opt.listen)
 		fprintf(stderr, "pfmtop: serving %s\n", exporter_where(&a->ex));
+	if (a->headless && a->opt.record)
+		fprintf(stderr, "pfmtop: recording to %s (stops on SIGTERM or SIGINT)\n",
+		        a->rec.name);
 	if (!a->opt.batch && !a->headless) {
 		struct view_config vc = {
 		    .theme = a->opt.theme,
@@ -730,6 +878,8 @@ static int run(struct app *a)
 			return 1;
 		}
 		loop_add_fd(a->loop, STDIN_FILENO, EPOLLIN, on_key, a);
+		a->hist_on = a->opt.history_s > 0 &&
+		             !timeline_open_history(&a->hist, (uint64_t)(a->opt.history_s * 1e9));
 		if (a->cmd_out.rfd >= 0)
 			loop_add_fd(a->loop, a->cmd_out.rfd, EPOLLIN, on_command_output, a);
 	}
@@ -768,7 +918,16 @@ out:
 	capture_flush(&a->cmd_out, STDOUT_FILENO);
 	capture_fini(&a->cmd_out);
 	exporter_close(&a->ex);
+	if (a->hist_on)
+		timeline_close(&a->hist);
 	int cret = output_close(&a->out);
+	int rret = output_close(&a->rec);
+
+	if (rret && !ret) {
+		untrusted_complain("cannot write %s: %s\n", a->rec.name, strerror(-rret));
+		ret = 1;
+	}
+	pfr_writer_fini(&a->recw);
 
 	if (cret && !ret) {
 		untrusted_complain("cannot write %s: %s\n", a->out.name, strerror(-cret));
@@ -823,6 +982,8 @@ int main(int argc, char **argv)
 		return actions_check_presets();
 	case OPTIONS_CONVERT:
 		return actions_convert(&app.opt);
+	case OPTIONS_REPLAY:
+		return app.opt.batch ? actions_convert(&app.opt) : replay_run(&app.opt);
 	case OPTIONS_RUN:
 		break;
 	}

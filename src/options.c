@@ -2,6 +2,7 @@
 #include "options.h"
 
 #include "httpd.h"
+#include "timeline.h"
 #include "util.h"
 
 #include <errno.h>
@@ -75,8 +76,8 @@ static const char usage_text[] =
     "                           file that holds anything is refused unless:\n"
     "      --append             the snapshots go after what FILE holds\n"
     "      --force              FILE is emptied first\n"
-    "      --convert FILE       write a recording (-b --format json -o FILE) again, in\n"
-    "                           --format, on standard output or to -o\n"
+    "      --convert FILE       write a recording (--record, or -b --format json -o\n"
+    "                           FILE) again in --format, on standard output or to -o\n"
     "      --format FORMAT      text for people (default); json (JSON Lines) or csv\n"
     "                           (a line per row and column) for scripts; folded\n"
     "                           (with -g: collapsed stacks at the end, for flame\n"
@@ -87,6 +88,16 @@ static const char usage_text[] =
     "  -N, --top N              task rows per snapshot (default 10, 0 = all)\n"
     "      --sort COLUMN        order tasks by cpu (default), pid, command, or an event\n"
     "                           or metric name (largest first)\n"
+    "\n"
+    "Recordings (look back at what happened):\n"
+    "      --record FILE        write every snapshot to FILE too, compressed; with\n"
+    "                           -b, or the view, or alone without a terminal (stops\n"
+    "                           on SIGTERM); -b -o FILE.pfr is the same as -b --record\n"
+    "                           FILE.pfr without the printed snapshots\n"
+    "      --replay FILE        open the view on a recording: Left/Right step, [ ] ten,\n"
+    "                           g a time, space plays; with -b print it in --format\n"
+    "      --history MIN        minutes the view keeps to step back through with\n"
+    "                           Left and Right (default 10, 0 = none)\n"
     "\n"
     "Prometheus exporter:\n"
     "      --listen ADDR:PORT   serve /metrics over HTTP, e.g. 127.0.0.1:9464, [::1]:9464\n"
@@ -300,6 +311,7 @@ static int opt_format(struct options *o, const char *arg, char *err, size_t errl
 {
 	char q[QUOTED_MAX];
 
+	o->format_given = true;
 	if (snapshot_parse_format(arg, &o->format))
 		return refuse(err, errlen,
 		              "--format: %s is unknown; use text, json, csv, folded, openmetrics "
@@ -604,6 +616,35 @@ static int opt_convert(struct options *o, const char *arg, char *err, size_t err
 	return 0;
 }
 
+static int opt_record(struct options *o, const char *arg, char *err, size_t errlen)
+{
+	if (!arg[0] || !strcmp(arg, "-"))
+		return refuse(err, errlen,
+		              "--record: name a file (a recording is not for a terminal; "
+		              "use -b --format json for a stream)");
+	o->record = arg;
+	return 0;
+}
+
+static int opt_replay(struct options *o, const char *arg, char *err, size_t errlen)
+{
+	o->action = OPTIONS_REPLAY;
+	o->convert = arg;
+	return 0;
+}
+
+static int opt_history(struct options *o, const char *arg, char *err, size_t errlen)
+{
+	char q[QUOTED_MAX];
+	double v;
+
+	if (util_parse_decimal(arg, 0, 1440, &v))
+		return refuse(err, errlen, "--history: %s is not minutes from 0 to 1440 (a day)",
+		              quoted(q, arg));
+	o->history_s = v * 60;
+	return 0;
+}
+
 static int opt_check_presets(struct options *o, const char *arg, char *err, size_t errlen)
 {
 	o->action = OPTIONS_CHECK_PRESETS;
@@ -694,6 +735,9 @@ const struct options_opt options_table[] = {
     {"check-preset", 0, OPTIONS_ARG, opt_check_preset},
     {"check-presets", 0, OPTIONS_NO_ARG, opt_check_presets},
     {"convert", 0, OPTIONS_ARG, opt_convert},
+    {"record", 0, OPTIONS_ARG, opt_record},
+    {"replay", 0, OPTIONS_ARG, opt_replay},
+    {"history", 0, OPTIONS_ARG, opt_history},
     {"listen", 0, OPTIONS_ARG, opt_listen},
     {"allow-remote", 0, OPTIONS_NO_ARG, opt_allow_remote},
     {"web-config", 0, OPTIONS_ARG, opt_web_config},
@@ -775,6 +819,7 @@ static void options_defaults(struct options *o)
 
 	memset(o, 0, sizeof(*o));
 	o->view = -1;
+	o->history_s = TIMELINE_HISTORY_MIN * 60;
 	c->interval_ns = 1000000000ull;
 	c->top_n = 10;
 	c->mode = MODEL_SYSTEM;
@@ -805,6 +850,47 @@ static int take_command(struct options *o, int argc, char **argv, int next, char
 	return 0;
 }
 
+static bool reads_recording(const struct options *o)
+{
+	return o->action == OPTIONS_CONVERT || o->action == OPTIONS_REPLAY;
+}
+
+/* -o FILE.pfr (without --format) is --record FILE.pfr with nothing printed;
+ * what a recording cannot go with. */
+static int check_recording(struct options *o, const bool *given, char *err, size_t errlen)
+{
+	const size_t n = o->output ? strlen(o->output) : 0;
+
+	if (n > 4 && !strcmp(o->output + n - 4, ".pfr") && !o->format_given &&
+	    o->action == OPTIONS_RUN) {
+		if (o->record)
+			return refuse(err, errlen,
+			              "-o %s and --record both name a recording; give one",
+			              o->output);
+		if (!o->batch)
+			return refuse(
+			    err, errlen,
+			    "-o writes batch snapshots: add -b (or use --record FILE with "
+			    "the view)");
+		o->record = o->output;
+		o->record_only = true;
+		o->output = NULL;
+	}
+	if (o->record && reads_recording(o))
+		return refuse(err, errlen, "%s reads a recording: drop --record",
+		              o->action == OPTIONS_CONVERT ? "--convert" : "--replay");
+	if (o->action == OPTIONS_REPLAY && (o->listen || o->daemon))
+		return refuse(err, errlen,
+		              "--replay shows a recording: drop --listen and --daemon");
+	if (o->record && o->daemon)
+		return refuse(err, errlen,
+		              "--record writes without a terminal by itself: drop --daemon (or "
+		              "--record)");
+	if (o->action == OPTIONS_REPLAY && !o->batch && o->output)
+		return refuse(err, errlen, "--replay -o FILE writes batch snapshots: add -b");
+	return 0;
+}
+
 /* Options each fine alone but not together. */
 static int check_conflicts(const struct options *o, const bool *given, char *err, size_t errlen)
 {
@@ -823,22 +909,26 @@ static int check_conflicts(const struct options *o, const bool *given, char *err
 		              "sampling off");
 	if (o->events_given && o->preset)
 		return refuse(err, errlen, "-e and --preset both choose the events; use one");
-	if (o->action == OPTIONS_CONVERT && (c->mode != MODEL_SYSTEM || c->nr_cpus))
+	if (reads_recording(o) && (c->mode != MODEL_SYSTEM || c->nr_cpus))
+		return refuse(
+		    err, errlen,
+		    "%s reads a recording and counts nothing: drop -p, -C and the command",
+		    o->action == OPTIONS_CONVERT ? "--convert" : "--replay");
+	if (o->output_mode != OUTPUT_NEW && (!o->output || !strcmp(o->output, "-")) && !o->record)
 		return refuse(err, errlen,
-		              "--convert writes a recording again and counts nothing: drop -p, -C "
-		              "and the command");
-	if (o->output_mode != OUTPUT_NEW && (!o->output || !strcmp(o->output, "-")))
-		return refuse(err, errlen, "%s is about -o FILE's old content: give -o FILE",
+		              "%s is about the old content of a file: give -o FILE (or --record "
+		              "FILE)",
 		              o->output_mode == OUTPUT_APPEND ? "--append" : "--force");
 	if (o->output_mode == OUTPUT_APPEND && snapshot_format_is_metrics(o->format))
 		return refuse(err, errlen,
 		              "--append: --format %s replaces -o FILE whole at every refresh; drop "
 		              "--append",
 		              o->format == SNAPSHOT_OPENMETRICS ? "openmetrics" : "prometheus");
-	if (o->action == OPTIONS_CONVERT && snapshot_format_is_metrics(o->format))
-		return refuse(err, errlen,
-		              "--convert: a recording converts to text, json or csv (metrics are "
-		              "counted from the start of a live run)");
+	if (reads_recording(o) && snapshot_format_is_metrics(o->format))
+		return refuse(
+		    err, errlen,
+		    "--convert, --replay: a recording converts to text, json or csv (metrics are "
+		    "counted from the start of a live run)");
 	if ((o->allow_remote || o->web_config || o->daemon) && !o->listen)
 		return refuse(err, errlen, "%s is about the exporter: add --listen ADDR:PORT",
 		              o->daemon         ? "--daemon"
@@ -852,7 +942,7 @@ static int check_conflicts(const struct options *o, const bool *given, char *err
 		return refuse(err, errlen, "--format folded writes call chains: add -g");
 	if (o->format == SNAPSHOT_FOLDED && !o->batch)
 		return refuse(err, errlen, "--format folded is for batch mode: add -b");
-	if (o->format == SNAPSHOT_FOLDED && o->action == OPTIONS_CONVERT)
+	if (o->format == SNAPSHOT_FOLDED && reads_recording(o))
 		return refuse(err, errlen,
 		              "--convert: a recording has no call chains; folded comes from a live "
 		              "run with -g");
@@ -878,7 +968,7 @@ static int options_finish(struct options *o, const bool *given, int argc, char *
 	if (o->events_given && events_expand_globs(NULL, &c->events, perr, sizeof(perr)))
 		return refuse(err, errlen, "-e: %s", perr);
 	if (take_command(o, argc, argv, next, err, errlen) ||
-	    check_conflicts(o, given, err, errlen))
+	    check_conflicts(o, given, err, errlen) || check_recording(o, given, err, errlen))
 		return -EINVAL;
 	/* Replaced by the preset's choice at start; kept for --probe. */
 	if (!o->events_given &&

@@ -19,6 +19,7 @@ enum options_action {
 	OPTIONS_CHECK_PRESET,
 	OPTIONS_CHECK_PRESETS,
 	OPTIONS_CONVERT,
+	OPTIONS_REPLAY,
 };
 
 /* The viewer's views, in the order of the keys 1-4 (--view NAME). */
@@ -44,7 +45,11 @@ struct options {
 	bool events_given;
 	const char *preset;     /* --preset NAME|FILE, NULL = default */
 	const char *check;      /* --check-preset NAME|FILE */
-	const char *convert;    /* --convert FILE */
+	const char *convert;    /* --convert FILE, --replay FILE */
+	const char *record;     /* --record FILE (or -b -o FILE.pfr) */
+	bool record_only;       /* -o FILE.pfr: no snapshots printed */
+	double history_s;       /* --history: seconds the view keeps */
+	bool format_given;
 	const char *theme;      /* --theme NAME|FILE, NULL = default (or mono) */
 	int view;               /* --view: OPTIONS_VIEW_*, -1 = by mode */
 	bool hot_given;         /* --hot given (else the viewer shows a screenful) */

@@ -123,6 +123,7 @@ struct view *view_open(const struct view_config *cfg, char *err, size_t errlen)
 	}
 	v->cfg = *cfg;
 	v->set = cfg->settings;
+	v->paused = cfg->paused;
 	theme_paths_default(&paths);
 	theme_set_load(&v->themes, &paths);
 	v->theme = theme_set_choose(&v->themes, cfg->theme, v->mono_only, terr, sizeof(terr));
@@ -703,7 +704,14 @@ static void draw_header(struct view *v)
 	add(v, 0, &x, buf, THEME_HEADER_VALUE);
 	add(v, 0, &x, "  preset ", THEME_HEADER);
 	add(v, 0, &x, m ? m->preset : v->set.preset, THEME_HEADER_VALUE);
-	if (v->paused) {
+	if (v->timeline[0]) {
+		int w = (int)strlen(v->timeline) + 2;
+
+		snprintf(buf, sizeof(buf), " %s ", v->timeline);
+		if (w > COLS / 2)
+			w = COLS / 2;
+		put(v, 0, COLS - w, w, buf, THEME_BADGE_THROTTLE, true);
+	} else if (v->paused) {
 		const char *p = " PAUSED ";
 		put(v, 0, COLS - 8, 8, p, THEME_BADGE_THROTTLE, true);
 	}
@@ -878,7 +886,8 @@ int view_body_lines(const struct view *v)
 {
 	int n = LINES - 1 - BODY_Y;
 
-	if (v->status[0] || v->prompt == PROMPT_FILTER || v->prompt == PROMPT_DELAY)
+	if (v->status[0] || v->prompt == PROMPT_FILTER || v->prompt == PROMPT_DELAY ||
+	    v->prompt == PROMPT_TIME)
 		n--;
 	return n > 0 ? n : 0;
 }
@@ -1037,6 +1046,11 @@ static void draw_status(struct view *v)
 		snprintf(buf, sizeof(buf),
 		         " Delay in seconds (now %.2g): %s_   (Enter sets, Esc cancels)",
 		         (double)v->set.interval_ns / 1e9, v->input);
+	else if (v->prompt == PROMPT_TIME)
+		snprintf(buf, sizeof(buf),
+		         " Go to (HH:MM:SS, or YYYY-MM-DD HH:MM:SS): %s_   (Enter goes, Esc "
+		         "cancels)",
+		         v->input);
 	else if (v->status[0])
 		snprintf(buf, sizeof(buf), " %s", v->status);
 	else
@@ -1058,7 +1072,11 @@ static const char *const help_lines[] = {
     "  /               filter rows as you type (Enter keeps, Esc clears)",
     "  Esc             clear the filter; from filtered hotspots, go back",
     "  Enter           on a task or CPU: its hotspots",
-    "  space           pause / resume updates",
+    "  space           pause / resume updates (a replay: play / pause)",
+    "  Left / Right    an interval back / on (the history kept, or a replay)",
+    "  [ ]             ten intervals back / on",
+    "  g               go to a time (HH:MM:SS, or YYYY-MM-DD HH:MM:SS)",
+    "  x               a replay's speed: x1, x2, x10, x60",
     "  d               set the refresh delay in seconds",
     "  H               a row per thread / per process",
     "  K               hide / show kernel hotspots",
@@ -1155,6 +1173,11 @@ void view_draw(struct view *v, const struct model *m)
 			task_sort_from_model(v);
 	}
 	view_render(v);
+}
+
+void view_timeline(struct view *v, const char *text)
+{
+	util_strlcpy(v->timeline, text, sizeof(v->timeline));
 }
 
 void view_resize(struct view *v)

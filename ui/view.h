@@ -29,6 +29,9 @@ enum view_kind {
 #define VIEW_PROFILE 0x20u /* hotspot settings (hide, accumulated, filter) changed */
 #define VIEW_PRESET  0x40u /* settings.preset chosen: reopen the session */
 #define VIEW_THREADS 0x80u /* settings.threads toggled: reopen the session */
+#define VIEW_STEP    0x100u /* settings.step: intervals to step back (< 0) or on */
+#define VIEW_GOTO    0x200u /* settings.when: a time to go to, as typed */
+#define VIEW_SPEED   0x400u /* settings.speed changed (replay) */
 
 /* What the user set with keys; the caller applies it. */
 struct view_settings {
@@ -39,6 +42,9 @@ struct view_settings {
 	bool hot_filter;  /* Enter on a task or CPU */
 	pid_t filter_pid; /* -1 any */
 	int filter_cpu;   /* -1 any */
+	int step;         /* VIEW_STEP */
+	char when[40];    /* VIEW_GOTO */
+	unsigned speed;   /* replay: times real time */
 };
 
 struct view_config {
@@ -48,6 +54,8 @@ struct view_config {
 	struct view_settings settings;
 	const char *const *presets; /* names for the chooser */
 	int nr_presets;
+	bool replay;               /* a recording: nothing is counted */
+	bool paused;               /* start paused (a replay: not playing) */
 	bool can_reopen;           /* false: p and H cannot reopen (command, -e) */
 	const char *cannot_reopen; /* why not, for the status line */
 };
@@ -75,7 +83,11 @@ void view_status(struct view *v, const char *msg);
 /* The settings the keys changed. */
 const struct view_settings *view_settings(const struct view *v);
 
-/* Whether updates are paused (space). */
+/* Whether updates are paused (space); a replay: not playing. */
 bool view_paused(const struct view *v);
+
+/* Where in time the screen is (a replay, the history), shown in the header;
+ * "" for the live screen. */
+void view_timeline(struct view *v, const char *text);
 
 #endif

@@ -125,6 +125,26 @@ static unsigned key_prompt(struct view *v, int ch)
 		}
 		return VIEW_REDRAW;
 	}
+	if (v->prompt == PROMPT_TIME) {
+		n = strlen(v->input);
+		if (ch == KEY_ESC) {
+			v->prompt = PROMPT_NONE;
+		} else if (ch == '\r' || ch == '\n' || ch == KEY_ENTER) {
+			v->prompt = PROMPT_NONE;
+			if (!v->input[0])
+				return VIEW_REDRAW;
+			util_strlcpy(v->set.when, v->input, sizeof(v->set.when));
+			return VIEW_GOTO | VIEW_REDRAW;
+		} else if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
+			if (n)
+				v->input[n - 1] = '\0';
+		} else if ((isdigit(ch) || ch == ':' || ch == '-' || ch == ' ' || ch == 'T') &&
+		           n + 1 < sizeof(v->input)) {
+			v->input[n] = (char)ch;
+			v->input[n + 1] = '\0';
+		}
+		return VIEW_REDRAW;
+	}
 	/* PROMPT_PRESET */
 	if (ch == KEY_ESC || ch == 'q') {
 		v->prompt = PROMPT_NONE;
@@ -229,8 +249,58 @@ static unsigned act_enter(struct view *v, int ch)
 	return open_hotspots(v) | VIEW_REDRAW;
 }
 
+/* ← → [ ]: through the history kept (pausing the live screen) or a replay. */
+static unsigned act_step(struct view *v, int ch)
+{
+	unsigned act = VIEW_STEP | VIEW_REDRAW;
+
+	v->set.step += ch == KEY_LEFT ? -1 : ch == KEY_RIGHT ? 1 : ch == '[' ? -10 : 10;
+	if (!v->paused && (!v->cfg.replay || v->set.step < 0)) {
+		v->paused = true; /* a live screen stops to be looked back at */
+		act |= VIEW_PAUSE;
+	}
+	return act;
+}
+
+static unsigned act_goto(struct view *v, int ch)
+{
+	v->prompt = PROMPT_TIME;
+	v->input[0] = '\0';
+	return VIEW_REDRAW;
+}
+
+static unsigned act_speed(struct view *v, int ch)
+{
+	static const unsigned speeds[] = {1, 2, 10, 60};
+	size_t i = 0;
+
+	if (!v->cfg.replay) {
+		snprintf(v->status, sizeof(v->status), "x: the speed of a replay (--replay FILE)");
+		return VIEW_REDRAW;
+	}
+	while (i < ARRAY_SIZE(speeds) && speeds[i] != v->set.speed)
+		i++;
+	v->set.speed = speeds[(i + 1) % ARRAY_SIZE(speeds)];
+	snprintf(v->status, sizeof(v->status), "plays at x%u", v->set.speed);
+	return VIEW_SPEED | VIEW_REDRAW;
+}
+
+/* Keys that change what is counted mean nothing in a replay. */
+static bool replay_refuses(struct view *v, int ch)
+{
+	if (!v->cfg.replay)
+		return false;
+	snprintf(v->status, sizeof(v->status),
+	         "%c: a replay shows what was recorded; it counts "
+	         "nothing",
+	         ch);
+	return true;
+}
+
 static unsigned act_delay(struct view *v, int ch)
 {
+	if (replay_refuses(v, ch))
+		return VIEW_REDRAW;
 	v->prompt = PROMPT_DELAY;
 	v->input[0] = '\0';
 	return VIEW_REDRAW;
@@ -238,6 +308,8 @@ static unsigned act_delay(struct view *v, int ch)
 
 static unsigned act_threads(struct view *v, int ch)
 {
+	if (replay_refuses(v, ch))
+		return VIEW_REDRAW;
 	if (!v->cfg.can_reopen) {
 		snprintf(v->status, sizeof(v->status), "H: %s", v->cfg.cannot_reopen);
 		return VIEW_REDRAW;
@@ -253,6 +325,8 @@ static unsigned act_hide(struct view *v, int ch)
 	bool *hide = ch == 'K' ? &v->set.hide_kernel : &v->set.hide_user;
 	bool *other = ch == 'K' ? &v->set.hide_user : &v->set.hide_kernel;
 
+	if (replay_refuses(v, ch))
+		return VIEW_REDRAW;
 	*hide = !*hide;
 	if (*hide)
 		*other = false; /* hiding both would hide everything */
@@ -263,6 +337,8 @@ static unsigned act_hide(struct view *v, int ch)
 
 static unsigned act_accumulate(struct view *v, int ch)
 {
+	if (replay_refuses(v, ch))
+		return VIEW_REDRAW;
 	v->set.accumulated = !v->set.accumulated;
 	snprintf(v->status, sizeof(v->status), "hotspots %s (from the next interval)",
 	         v->set.accumulated ? "since the start" : "of each interval");
@@ -271,6 +347,8 @@ static unsigned act_accumulate(struct view *v, int ch)
 
 static unsigned act_presets(struct view *v, int ch)
 {
+	if (replay_refuses(v, ch))
+		return VIEW_REDRAW;
 	if (!v->cfg.can_reopen || !v->cfg.nr_presets) {
 		snprintf(v->status, sizeof(v->status), "p: %s",
 		         v->cfg.cannot_reopen ? v->cfg.cannot_reopen : "no presets");
@@ -331,7 +409,9 @@ static const struct binding {
     {'\n', act_enter},         {KEY_ENTER, act_enter},    {'d', act_delay},
     {'H', act_threads},        {'K', act_hide},           {'U', act_hide},
     {'z', act_accumulate},     {'p', act_presets},        {'t', act_theme},
-    {KEY_RESIZE, act_redraw},  {'L' & 0x1f, act_repaint},
+    {KEY_RESIZE, act_redraw},  {'L' & 0x1f, act_repaint}, {KEY_LEFT, act_step},
+    {KEY_RIGHT, act_step},     {'[', act_step},           {']', act_step},
+    {'g', act_goto},           {'x', act_speed},
 };
 
 /* In the help: arrows and pages scroll it; F10 quits; any other key (q,
@@ -363,6 +443,7 @@ unsigned view_input(struct view *v)
 	unsigned act = 0;
 	int ch;
 
+	v->set.step = 0; /* the steps of the keys read now */
 	while ((ch = getch()) != ERR) {
 		if (ch != KEY_RESIZE)
 			v->status[0] = '\0';

@@ -58,6 +58,7 @@ enum prompt {
 	PROMPT_FILTER,
 	PROMPT_DELAY,
 	PROMPT_PRESET,
+	PROMPT_TIME,
 };
 
 struct view {
@@ -77,6 +78,7 @@ struct view {
 	bool paused, help;
 	int help_top;
 	char status[320];
+	char timeline[96];
 	/* rows of the current view, after filter and sort */
 	int *idx;
 	int nr_idx, cap_idx;

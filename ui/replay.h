@@ -1,0 +1,11 @@
+/* replay: the interactive view over a recording (--replay FILE). */
+#ifndef PFMTOP_REPLAY_H
+#define PFMTOP_REPLAY_H
+
+struct options;
+
+/* Show the recording o->convert until the user quits. The exit status: 0,
+ * 1 (the file cannot be read or holds no snapshot), 2 (no terminal). */
+int replay_run(const struct options *o);
+
+#endif
