@@ -25,6 +25,25 @@ static void row_free(struct model_row *r)
 	free(r->metrics);
 }
 
+static double round_pct(double p)
+{
+	return isfinite(p) ? round(p * 1000.0) / 1000.0 : p;
+}
+
+void model_round(struct model *m)
+{
+	for (int i = 0; i < m->nr_cpus; i++)
+		m->cpus[i].cpu_pct = round_pct(m->cpus[i].cpu_pct);
+	for (int i = 0; i < m->nr_tasks; i++)
+		m->tasks[i].cpu_pct = round_pct(m->tasks[i].cpu_pct);
+	for (int i = 0; i < m->nr_cgroups; i++)
+		m->cgroups[i].cpu_pct = round_pct(m->cgroups[i].cpu_pct);
+	m->total.cpu_pct = round_pct(m->total.cpu_pct);
+	m->unattributed.cpu_pct = round_pct(m->unattributed.cpu_pct);
+	for (int i = 0; i < m->nr_hot; i++)
+		m->hot[i].share = round_pct(m->hot[i].share);
+}
+
 void model_row_reset(const struct model *m, struct model_row *r)
 {
 	struct counter_value *cells = r->cells;

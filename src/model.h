@@ -192,6 +192,14 @@ int model_parse_sort(struct model *m, const char *name);
 struct model_hotspot *model_add_hotspot(struct model *m);
 struct model_ring *model_add_ring(struct model *m);
 
+/*
+ * Percentages (CPU%, hotspot shares) to 0.001: finer digits are noise (a
+ * sample at 4000 Hz is 0.025%), and in a recording they cost a fifth of
+ * every frame. Done once a snapshot is complete, so that every renderer
+ * (and a replay) shows the same numbers.
+ */
+void model_round(struct model *m);
+
 /* Reset a row's cells to "not counted" and metrics to NaN. */
 void model_row_reset(const struct model *m, struct model_row *r);
 

@@ -15,7 +15,6 @@
 #define FRAME_MAGIC "PFRF"
 #define TYPE_KEY    'K'
 #define TYPE_DELTA  'D'
-#define LEVEL       9      /* about 1 ms a frame of this size; -19 saves 5% for 10x */
 #define SCAN_CHUNK  65536u /* bytes read at a time while looking for the next frame */
 /* A compressed payload longer than this is not a frame (zstd never grows
  * the JSON by more than a little). */
@@ -75,7 +74,7 @@ int pfr_writer_init(struct pfr_writer *w, unsigned key_every)
 {
 	memset(w, 0, sizeof(*w));
 	w->key_every = key_every ? key_every : PFR_KEY_EVERY;
-	w->level = LEVEL;
+	w->level = PFR_LEVEL;
 	w->cctx = ZSTD_createCCtx();
 	return w->cctx ? 0 : -ENOMEM;
 }

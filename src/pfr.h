@@ -25,6 +25,7 @@
 #define PFR_MAGIC_LEN    16
 #define PFR_HEADER_LEN   28
 #define PFR_KEY_EVERY    100         /* frames from one key frame to the next */
+#define PFR_LEVEL        9           /* zstd's level (tests/bench/bench_record.c) */
 #define PFR_MAX_SNAPSHOT (64u << 20) /* a longer snapshot is not pfmtop's */
 
 struct pfr_writer {

@@ -421,6 +421,7 @@ int session_tick(struct session *s, bool final)
 		 * symbols to session_prepare(). */
 		profile_tick(&s->prof, m, final);
 	}
+	model_round(m);
 	for (int i = 0; i < s->nr_targets; i++)
 		s->targets[i].shown_exited |= s->targets[i].exited;
 	s->last_ns = now;

@@ -1,0 +1,80 @@
+/* bench_record: a recording's bytes and CPU per snapshot, from a JSON Lines
+ * run (pfmtop -b --format json), at the recording's compression levels. */
+#include "model.h"
+#include "model_json.h"
+#include "pfr.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_SNAPS 100000
+
+static double cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct {
+		int level;
+		unsigned key_every;
+	} runs[] = {{3, PFR_KEY_EVERY},  {6, PFR_KEY_EVERY},  {PFR_LEVEL, PFR_KEY_EVERY},
+	            {12, PFR_KEY_EVERY}, {15, PFR_KEY_EVERY}, {PFR_LEVEL, 10},
+	            {PFR_LEVEL, 30},     {PFR_LEVEL, 300}};
+	static struct model models[MAX_SNAPS];
+	char *line = NULL, err[256];
+	size_t cap = 0;
+	ssize_t n;
+	int nr = 0;
+	FILE *f;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: bench_record RUN.jsonl (pfmtop -b --format json -o RUN.jsonl)\n");
+		return 2;
+	}
+	f = fopen(argv[1], "r");
+	if (!f) {
+		perror(argv[1]);
+		return 1;
+	}
+	while (nr < MAX_SNAPS && (n = getline(&line, &cap, f)) > 0)
+		if (!model_from_json(&models[nr], line, (size_t)n, err, sizeof(err)))
+			model_round(&models[nr++]); /* as pfmtop records them (older runs) */
+	fclose(f);
+	free(line);
+	if (nr < 2) {
+		fprintf(stderr, "%s: fewer than 2 snapshots\n", argv[1]);
+		return 1;
+	}
+	printf("%d snapshots of %s\n", nr, argv[1]);
+	printf("%6s %6s %12s %12s %14s %14s\n", "level", "key", "bytes/snap", "JSON/snap",
+	       "MB/day at 1/s", "ms CPU/snap");
+	for (size_t l = 0; l < sizeof(runs) / sizeof(runs[0]); l++) {
+		struct pfr_writer w;
+		double t0;
+
+		pfr_writer_init(&w, runs[l].key_every);
+		w.level = runs[l].level;
+		t0 = cpu_s();
+		for (int i = 0; i < nr; i++) {
+			size_t len;
+
+			free(pfr_encode(&w, &models[i], i == 0, &len));
+		}
+		double per = (cpu_s() - t0) / nr;
+		printf("%6d %6u %12.0f %12.0f %14.1f %14.3f%s\n", w.level, w.key_every,
+		       (double)w.bytes / nr, (double)w.raw / nr, (double)w.bytes / nr * 86400 / 1e6,
+		       per * 1e3,
+		       w.level == PFR_LEVEL && w.key_every == PFR_KEY_EVERY ? "  <- pfmtop's" : "");
+		pfr_writer_fini(&w);
+	}
+	for (int i = 0; i < nr; i++)
+		model_fini(&models[i]);
+	return 0;
+}
