@@ -74,9 +74,9 @@ static void show(struct replay *r)
 		return;
 	}
 	timeline_clock(m->wall_ns, when, sizeof(when));
-	when[19] = '\0'; /* to the second */
-	snprintf(text, sizeof(text), "replay %s %ld/%ld %s", when, r->pos + 1, timeline_len(&r->t),
-	         view_paused(r->view) ? "paused" : "playing");
+	when[19] = '\0'; /* MM-DD HH:MM:SS: it fits beside the host at 80 columns */
+	snprintf(text, sizeof(text), "replay %s %ld/%ld %s", when + 5, r->pos + 1,
+	         timeline_len(&r->t), view_paused(r->view) ? "paused" : "playing");
 	if (vs->speed > 1)
 		snprintf(text + strlen(text), sizeof(text) - strlen(text), " x%u", vs->speed);
 	view_timeline(r->view, text);
@@ -181,7 +181,7 @@ int replay_run(const struct options *o)
 	}
 	fd = convert_open(o->convert);
 	if (fd < 0)
-		return 1;
+		return 2;
 	if (timeline_open_file(&r.t, fd, err, sizeof(err))) {
 		untrusted_complain("%s: %s\n", o->convert, err);
 		close(fd);

@@ -5,7 +5,8 @@
 struct options;
 
 /* Show the recording o->convert until the user quits. The exit status: 0,
- * 1 (the file cannot be read or holds no snapshot), 2 (no terminal). */
+ * 1 (not a recording, or it holds no snapshot), 2 (no terminal, or the
+ * file cannot be opened). */
 int replay_run(const struct options *o);
 
 #endif

@@ -1,0 +1,61 @@
+#!/bin/bash
+# --replay in the view (tmux, 80x24): the header says where in the recording
+# the screen is; Left/Right, [ ], g and space move through it; keys that
+# would count something say why not. And the live view's history: Left
+# pauses and steps back, space goes on live.
+. "$(dirname "$0")/lib.sh"
+
+need_root # system-wide target (the default)
+tmux_setup
+
+rec=$TMP/run.pfr
+run "$TMP/out" "$TMP/err" "$PFMTOP" -b -d 0.2 -n 12 -o "$rec"
+expect_rc 0 "pfmtop -b -n 12 -o FILE.pfr" "$TMP/out" "$TMP/err"
+
+keys() { tm send-keys -t t "$@"; }
+tm new-session -d -s t -x 80 -y 24 "env PS1='tui\$ ' bash --norc --noprofile" ||
+	skip "tmux cannot start a session here"
+wait_for 5 pane_has 'tui$' || fail "the shell in tmux did not start" "$TMP/pane"
+
+keys "$PFMTOP --replay $rec; echo status=\$?" Enter
+wait_for 5 pane_has "replay " " 1/12 paused" || fail "--replay: no 'replay ... 1/12 paused' in the header" "$TMP/pane"
+pane_has "CPU%" || fail "--replay: the CPUs view is not drawn" "$TMP/pane"
+keys Right Right
+wait_for 3 pane_has " 3/12 paused" || fail "Right Right: not at 3/12" "$TMP/pane"
+keys ']'
+wait_for 3 pane_has " 12/12 paused" || fail "]: not at the last frame (12/12)" "$TMP/pane"
+keys '[' Left
+wait_for 3 pane_has " 1/12 paused" || fail "[ then Left: not back at 1/12" "$TMP/pane"
+keys 2
+wait_for 3 pane_has "PID" || fail "2: the Tasks view of the recording is not drawn" "$TMP/pane"
+keys p
+wait_for 3 pane_has "counts nothing" || fail "p in a replay: no reason given" "$TMP/pane"
+keys x
+wait_for 3 pane_has "x2" || fail "x: the speed is not shown" "$TMP/pane"
+keys ' '
+wait_for 10 pane_has " 12/12 playing" || fail "space: the replay did not play to the end" "$TMP/pane"
+keys g 00:00 Enter
+wait_for 3 pane_has " 1/12 " || fail "g 00:00: not at the first frame" "$TMP/pane"
+keys g 99 Enter
+wait_for 3 pane_has "not a time" || fail "g 99: no message" "$TMP/pane"
+keys q
+wait_for 5 pane_has "status=0" || fail "q: the replay did not end with status 0" "$TMP/pane"
+pass "--replay at 80x24: header, Right/[/]/Left, views, p refused, x, space plays, g, q"
+
+# --- the live view's history ---
+keys clear Enter "$PFMTOP -d 0.2; echo status=\$?" Enter
+wait_for 10 pane_has "CPU%" || fail "the live view did not start" "$TMP/pane"
+sleep 1.5
+keys Left Left
+wait_for 3 pane_has "history " "2 back" || fail "Left Left in the live view: no 'history ... 2 back'" "$TMP/pane"
+pane_has "PAUSED" && fail "the history badge should replace PAUSED" "$TMP/pane"
+keys Right
+wait_for 3 pane_has "1 back" || fail "Right: not 1 back" "$TMP/pane"
+keys ' '
+wait_for 3 bash -c "! tmux -S '$TMUX_SOCK' capture-pane -p -t t | grep -q 'history '" ||
+	fail "space: still showing the history" "$TMP/pane"
+keys q
+wait_for 5 pane_has "status=0" || fail "q: the live view did not end with status 0" "$TMP/pane"
+run "$TMP/out" "$TMP/err" "$PFMTOP" --history 2000 -b -n 1
+expect_rc 2 "--history 2000 (more than a day)" "$TMP/out" "$TMP/err"
+pass "live history: Left pauses and steps back (2 back, 1 back), space goes on live"
