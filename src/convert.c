@@ -163,6 +163,51 @@ static int convert_frames(const char *path, int fd, enum snapshot_format fmt, st
 	return status == -EPIPE ? 0 : status;
 }
 
+int convert_load(const char *path, int fd, struct timeline *t)
+{
+	FILE *f;
+	char *line = NULL, err[256];
+	size_t cap = 0;
+	long lineno = 0;
+	ssize_t n;
+	int status = 0;
+
+	if (timeline_open_history(t, UINT64_MAX))
+		return 1;
+	fd = dup(fd);
+	f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (!f) {
+		untrusted_complain("%s: %s\n", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return 1;
+	}
+	while (!status && (n = read_line(f, &line, &cap)) > 0) {
+		struct model m;
+
+		lineno++;
+		if (line[n - 1] != '\n') {
+			untrusted_complain("%s:%ld: the last line is cut short; left out\n", path,
+			                   lineno);
+		} else if (n > 1 && model_from_json(&m, line, (size_t)n, err, sizeof(err))) {
+			untrusted_complain("%s:%ld: %s\n", path, lineno, err);
+			status = 1;
+		} else if (n > 1) {
+			status = timeline_add(t, &m) ? 1 : 0;
+			model_fini(&m);
+		}
+	}
+	if (n < 0) {
+		untrusted_complain("%s:%ld: %s\n", path, lineno + 1,
+		                   n == -EFBIG ? "a line longer than any snapshot"
+		                               : strerror((int)-n));
+		status = 1;
+	}
+	free(line);
+	fclose(f);
+	return status;
+}
+
 int convert_run(const char *path, enum snapshot_format fmt, struct output *out)
 {
 	FILE *f = open_recording(path);

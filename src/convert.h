@@ -16,6 +16,11 @@
 int convert_run(const char *path, enum snapshot_format fmt, struct output *out);
 
 struct pfr_reader;
+struct timeline;
+
+/* A JSON Lines run (open on fd, read from where it is) as a timeline in
+ * memory, for the view. 0, or 1 having said why on standard error. */
+int convert_load(const char *path, int fd, struct timeline *t);
 
 /* Open a recording to read: never waits on a FIFO without a writer, never
  * a directory. The fd, or -1 having said why on standard error. */

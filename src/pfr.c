@@ -244,6 +244,8 @@ long pfr_update(struct pfr_reader *r)
 	unsigned char h[PFR_HEADER_LEN];
 	size_t before = r->nr;
 
+	if (r->fd < 0)
+		return 0; /* frames in memory come through pfr_append() */
 	for (;;) {
 		ssize_t n = pread_full(r->fd, h, sizeof(h), r->end);
 		uint32_t len;

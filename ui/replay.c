@@ -182,12 +182,18 @@ int replay_run(const struct options *o)
 	fd = convert_open(o->convert);
 	if (fd < 0)
 		return 2;
-	if (timeline_open_file(&r.t, fd, err, sizeof(err))) {
-		untrusted_complain("%s: %s\n", o->convert, err);
+	if (pfr_is_recording(fd) == 1) {
+		if (timeline_open_file(&r.t, fd, err, sizeof(err))) {
+			untrusted_complain("%s: %s\n", o->convert, err);
+			close(fd);
+			return 1;
+		}
+		convert_losses(o->convert, &r.t.r);
+	} else if (convert_load(o->convert, fd, &r.t)) { /* JSON Lines */
+		timeline_close(&r.t);
 		close(fd);
 		return 1;
 	}
-	convert_losses(o->convert, &r.t.r);
 	const struct model *first = timeline_show(&r.t, 0, err, sizeof(err));
 	if (!first) {
 		untrusted_complain("%s: %s\n", o->convert,

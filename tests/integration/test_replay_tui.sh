@@ -42,6 +42,14 @@ keys q
 wait_for 5 pane_has "status=0" || fail "q: the replay did not end with status 0" "$TMP/pane"
 pass "--replay at 80x24: header, Right/[/]/Left, views, p refused, x, space plays, g, q"
 
+# a JSON Lines run replays the same way
+"$PFMTOP" --convert "$rec" --format json -o "$TMP/run.json"
+keys clear Enter "$PFMTOP --replay $TMP/run.json; echo status=\$?" Enter
+wait_for 5 pane_has " 1/12 paused" "CPU%" || fail "--replay of a JSON Lines run: no '1/12 paused'" "$TMP/pane"
+keys ']' q
+wait_for 5 pane_has "status=0" || fail "--replay of a JSON Lines run: q did not end it with status 0" "$TMP/pane"
+pass "--replay of a JSON Lines run: the same view"
+
 # --- the live view's history ---
 keys clear Enter "$PFMTOP -d 0.2; echo status=\$?" Enter
 wait_for 10 pane_has "CPU%" || fail "the live view did not start" "$TMP/pane"
