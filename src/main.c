@@ -65,6 +65,7 @@ struct app {
 	struct exporter ex;
 	struct output rec; /* --record FILE */
 	struct pfr_writer recw;
+	bool rec_pending;     /* --record with % escapes: opened at the first frame */
 	struct timeline hist; /* the viewer's history (--history) */
 	bool hist_on;
 	long hist_pos; /* the frame of it shown, -1: the live screen */
@@ -100,27 +101,55 @@ static void finish(struct app *a, int code)
 	loop_stop(a->loop, code);
 }
 
-/* --record: the snapshot as a frame of the recording. A frame that cannot
- * be written is cut back off the file: the recording ends there, said in the
- * view's status line or, without the view, on standard error (status 1). */
-static void record(struct app *a, const struct model *m)
+/* --record FILE with strftime() % escapes: its name at wall time w. */
+static void record_path(const struct app *a, uint64_t w, char *path, size_t len)
 {
-	char msg[PATH_MAX + 160];
-	unsigned char *buf;
-	size_t len = 0;
-	int ret;
+	time_t t = (time_t)(w / 1000000000ull);
+	struct tm tm;
 
-	if (a->rec.fd < 0)
-		return;
-	buf = pfr_encode(&a->recw, m, a->rec.size == 0, &len);
-	ret = buf ? output_write(&a->rec, (const char *)buf, len) : -errno;
-	free(buf);
-	if (!ret)
-		return;
-	snprintf(msg, sizeof(msg),
-	         "cannot write %s: %s; recording stopped (it holds the %llu "
-	         "snapshots before this one)",
-	         a->rec.name, strerror(-ret), (unsigned long long)a->recw.frames - 1);
+	localtime_r(&t, &tm);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored                                                                     \
+    "-Wformat-nonliteral" /* the user's pattern, as strftime(3) reads it */
+	if (!strchr(a->opt.record, '%') || !strftime(path, len, a->opt.record, &tm))
+		util_strlcpy(path, a->opt.record, len);
+#pragma GCC diagnostic pop
+}
+
+/* Open the recording at path: as -o FILE is opened (--append adds to a
+ * recording, and only to one; a FILE with % escapes always does). 0 or
+ * -errno with one sentence in err. */
+static int record_open(struct app *a, const char *path, char *err, size_t errlen)
+{
+	const bool pattern = strchr(a->opt.record, '%') != NULL;
+	int ret =
+	    output_open(&a->rec, path, pattern ? OUTPUT_APPEND : a->opt.output_mode, err, errlen);
+	int fd, is;
+
+	if (ret)
+		return ret;
+	if (a->rec.size) {
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+		is = fd >= 0 ? pfr_is_recording(fd) : -errno;
+		if (fd >= 0)
+			close(fd);
+		if (is != 1) {
+			snprintf(err, errlen,
+			         "--record %s: --append adds to a pfmtop recording, and this file "
+			         "is not one; name another file (or --force to empty it)",
+			         path);
+			output_close(&a->rec);
+			return -EINVAL;
+		}
+	}
+	pfr_writer_rekey(&a->recw); /* a new file starts with a key frame */
+	return 0;
+}
+
+/* The recording ends: said in the view's status line or, without the view,
+ * on standard error (status 1). */
+static void record_stop(struct app *a, const char *msg)
+{
 	output_close(&a->rec);
 	if (a->view) {
 		view_status(a->view, msg);
@@ -130,35 +159,37 @@ static void record(struct app *a, const struct model *m)
 	finish(a, 1);
 }
 
-/* Open --record FILE: as -o FILE is opened (--append adds to a recording,
- * and only to one). 0 or -errno with one sentence in err. */
-static int record_open(struct app *a, char *err, size_t errlen)
+/* --record: the snapshot as a frame of the recording (of the file its time
+ * names, with % escapes). A frame that cannot be written is cut back off
+ * the file, and the recording stops. */
+static void record(struct app *a, const struct model *m)
 {
-	int ret = output_open(&a->rec, a->opt.record, a->opt.output_mode, err, errlen);
-	int fd, is;
+	char msg[2 * PATH_MAX + 160], path[PATH_MAX];
+	unsigned char *buf;
+	size_t len = 0;
+	int ret;
 
-	if (ret)
-		return ret;
-	if (a->rec.size) {
-		fd = open(a->opt.record, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-		is = fd >= 0 ? pfr_is_recording(fd) : -errno;
-		if (fd >= 0)
-			close(fd);
-		if (is != 1) {
-			snprintf(err, errlen,
-			         "--record %s: --append adds to a pfmtop recording, and this file "
-			         "is not one; name another file (or --force to empty it)",
-			         a->opt.record);
-			output_close(&a->rec);
-			return -EINVAL;
+	if (a->rec.fd < 0 && !a->rec_pending)
+		return;
+	record_path(a, m->wall_ns, path, sizeof(path));
+	if (a->rec_pending || strcmp(path, a->rec.name)) {
+		a->rec_pending = false;
+		output_close(&a->rec);
+		if (record_open(a, path, msg, sizeof(msg))) {
+			record_stop(a, msg);
+			return;
 		}
 	}
-	ret = pfr_writer_init(&a->recw, 0);
-	if (ret) {
-		snprintf(err, errlen, "--record: %s", strerror(-ret));
-		output_close(&a->rec);
-	}
-	return ret;
+	buf = pfr_encode(&a->recw, m, a->rec.size == 0, &len);
+	ret = buf ? output_write(&a->rec, (const char *)buf, len) : -errno;
+	free(buf);
+	if (!ret)
+		return;
+	snprintf(msg, sizeof(msg),
+	         "cannot write %s: %s; recording stopped (the frames before this one are "
+	         "whole)",
+	         a->rec.name, strerror(-ret));
+	record_stop(a, msg);
 }
 
 /*
@@ -815,8 +846,23 @@ static int run(struct app *a)
 	} else {
 		ret = output_open(&a->out, a->opt.output, a->opt.output_mode, err, sizeof(err));
 	}
-	if (!ret && a->opt.record)
-		ret = record_open(a, err, sizeof(err));
+	if (!ret && a->opt.record) {
+		char path[PATH_MAX];
+
+		ret = pfr_writer_init(&a->recw, 0);
+		snprintf(err, sizeof(err), "--record: out of memory");
+		record_path(a, util_wall_ns(), path, sizeof(path));
+		/* With % escapes the first snapshot may name another file: this
+		 * one is only tried now, and not left behind empty. */
+		bool existed = !ret && strcmp(path, a->opt.record) && access(path, F_OK) == 0;
+		if (!ret)
+			ret = record_open(a, path, err, sizeof(err));
+		if (!ret && strcmp(path, a->opt.record) && !existed && !a->rec.size) {
+			unlink(path);
+			output_close(&a->rec);
+			a->rec_pending = true;
+		}
+	}
 	int code = 2; /* -o's target is the user's to fix */
 	if (!ret) {
 		struct exporter_config ec = {

@@ -43,6 +43,19 @@ n=$("$PFMTOP" --convert "$d/o.pfr" --format json | wc -l)
 [ "$n" -eq 3 ] || fail "-b -n 3 -o FILE.pfr holds $n snapshots, expected 3"
 pass "-b -o FILE.pfr: 3 snapshots recorded, nothing printed"
 
+# --record with strftime escapes: a file per second here (per day: %F)
+mkdir "$d/days"
+run "$out" "$err" "$PFMTOP" -b -d 0.4 -n 6 -e task-clock --record "$d/days/run-%H%M%S.pfr"
+expect_rc 0 "--record 'run-%H%M%S.pfr'" "$out" "$err"
+files=$(ls "$d/days" | wc -l)
+[ "$files" -ge 2 ] || fail "--record with %S over 2.4 s made $files file(s), expected 2 or more"
+total=0
+for f in "$d/days"/*; do
+	total=$((total + $("$PFMTOP" --convert "$f" --format json | wc -l)))
+done
+[ "$total" -eq 6 ] || fail "the per-second files hold $total snapshots, expected 6"
+pass "--record with % escapes: $files files, a key frame each, $total snapshots in all"
+
 # --- refusals: an existing file, --append to what is not a recording ---
 echo "precious" >"$d/notes.txt"
 run "$out" "$err" "$PFMTOP" -b -n 1 --record "$d/notes.txt"
