@@ -641,6 +641,29 @@ void sym_resolve_file(struct symbols *s, struct proc *p, const struct map *m, ui
 	sym_resolve_in(m->dso, m, ip, out);
 }
 
+int symbols_map_open(struct symbols *s, pid_t pid, const struct symbols_map *m)
+{
+	const struct proc *p = sym_proc_find(s, pid);
+	const struct map *mp = p ? sym_proc_lookup(p, m->start) : NULL;
+
+	if (!mp || mp->kind != MAPPING_FILE || mp->start != m->start || mp->dso != m->binary)
+		return -ENOENT;
+	return dso_open(s, mp->dso, pid, mp);
+}
+
+int symbols_debug_open(struct symbols *s, pid_t pid, const unsigned char *id, size_t n)
+{
+	Elf *elf = NULL;
+	int fd;
+
+	if (!n || n > BUILD_ID_MAX)
+		return -ENOENT;
+	fd = debug_by_build_id(s, pid, id, n, &elf);
+	if (fd >= 0)
+		elf_end(elf);
+	return fd;
+}
+
 /* ---- the vDSO ---- */
 
 /* The largest vDSO taken (they are a few pages). */

@@ -100,7 +100,8 @@ static int decode_user(const struct records_format *fmt, const unsigned char *p,
 		p += 8;
 		/* size, then size bytes, then dyn_size (only when size is not 0) */
 		if (size) {
-			if (size > (uint64_t)(end - p) || (uint64_t)(end - p) - size < 8 || (size & 7))
+			if (size > (uint64_t)(end - p) || (uint64_t)(end - p) - size < 8 ||
+			    (size & 7))
 				return -EINVAL;
 			dyn = rd64(p + size);
 			if (dyn > size)
