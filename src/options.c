@@ -527,6 +527,9 @@ static int opt_call_graph(struct options *o, const char *arg, char *err, size_t 
 	if (!strcmp(arg, "fp")) {
 		o->session.profile.dwarf_stack = 0;
 	} else if (!strcmp(arg, "dwarf") || !strncmp(arg, "dwarf,", 6)) {
+		if (!UNWIND_SUPPORTED)
+			return refuse(err, errlen,
+			              "--call-graph dwarf: only built for x86-64 so far; use fp");
 		if (arg[5] && util_parse_long(arg + 6, 8, UNWIND_STACK_MAX, &size))
 			return refuse(
 			    err, errlen,

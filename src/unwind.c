@@ -58,8 +58,8 @@ struct unwind {
 static const struct {
 	int perf, dwarf;
 } regmap[] = {
-    {PERF_REG_X86_BX, 3},   {PERF_REG_X86_BP, 6},   {PERF_REG_X86_SP, 7},   {PERF_REG_X86_R12, 12},
-    {PERF_REG_X86_R13, 13}, {PERF_REG_X86_R14, 14}, {PERF_REG_X86_R15, 15}, {PERF_REG_X86_IP, 16},
+    {UNWIND_X86_BX, 3},   {UNWIND_X86_BP, 6},   {UNWIND_X86_SP, 7},   {UNWIND_X86_R12, 12},
+    {UNWIND_X86_R13, 13}, {UNWIND_X86_R14, 14}, {UNWIND_X86_R15, 15}, {UNWIND_X86_IP, 16},
 };
 
 /* Register perf number reg of smp into *v; false when it was not sampled. */
@@ -194,7 +194,7 @@ static bool cb_set_initial_registers(Dwfl_Thread *thread, void *arg)
 		w = v;
 		if (!dwfl_thread_state_registers(thread, regmap[i].dwarf, 1, &w))
 			return false;
-		if (regmap[i].perf == PERF_REG_X86_IP)
+		if (regmap[i].perf == UNWIND_X86_IP)
 			dwfl_thread_state_register_pc(thread, w);
 	}
 	return true;
@@ -442,10 +442,10 @@ int unwind_sample(struct unwind *u, const struct unwind_sample *smp, uint64_t *i
 	int ret;
 
 	u->st.samples++;
-	if (max <= 0)
+	if (max <= 0 || !UNWIND_SUPPORTED)
 		return 0;
-	if (smp->abi != PERF_SAMPLE_REGS_ABI_64 || !sample_reg(smp, PERF_REG_X86_IP, &ip) ||
-	    !sample_reg(smp, PERF_REG_X86_SP, &sp) || smp->pid <= 0 || smp->tid <= 0) {
+	if (smp->abi != PERF_SAMPLE_REGS_ABI_64 || !sample_reg(smp, UNWIND_X86_IP, &ip) ||
+	    !sample_reg(smp, UNWIND_X86_SP, &sp) || smp->pid <= 0 || smp->tid <= 0) {
 		u->st.no_regs++;
 		return 0;
 	}

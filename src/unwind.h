@@ -3,7 +3,6 @@
 #ifndef PFMTOP_UNWIND_H
 #define PFMTOP_UNWIND_H
 
-#include <asm/perf_regs.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -11,6 +10,26 @@
 
 struct symbols;
 struct unwind;
+
+/* x86-64's perf register numbers (asm/perf_regs.h on x86, a fixed ABI),
+ * spelled here so that the file builds on every architecture. */
+enum unwind_x86_reg {
+	UNWIND_X86_BX = 1,
+	UNWIND_X86_BP = 6,
+	UNWIND_X86_SP = 7,
+	UNWIND_X86_IP = 8,
+	UNWIND_X86_R12 = 20,
+	UNWIND_X86_R13 = 21,
+	UNWIND_X86_R14 = 22,
+	UNWIND_X86_R15 = 23,
+};
+
+/* --call-graph dwarf is built for x86-64 only (registers, DWARF numbers). */
+#if defined(__x86_64__)
+#define UNWIND_SUPPORTED 1
+#else
+#define UNWIND_SUPPORTED 0
+#endif
 
 /*
  * attr.sample_regs_user for --call-graph dwarf on x86-64: what CFI needs to
@@ -20,9 +39,9 @@ struct unwind;
  * the first call frame no rule recovers them.
  */
 #define UNWIND_REGS_MASK                                                                           \
-	((1ull << PERF_REG_X86_BX) | (1ull << PERF_REG_X86_BP) | (1ull << PERF_REG_X86_SP) |       \
-	 (1ull << PERF_REG_X86_IP) | (1ull << PERF_REG_X86_R12) | (1ull << PERF_REG_X86_R13) |     \
-	 (1ull << PERF_REG_X86_R14) | (1ull << PERF_REG_X86_R15))
+	((1ull << UNWIND_X86_BX) | (1ull << UNWIND_X86_BP) | (1ull << UNWIND_X86_SP) |             \
+	 (1ull << UNWIND_X86_IP) | (1ull << UNWIND_X86_R12) | (1ull << UNWIND_X86_R13) |           \
+	 (1ull << UNWIND_X86_R14) | (1ull << UNWIND_X86_R15))
 
 /* --call-graph dwarf's default stack copy (perf's), and the kernel's
  * largest: sample_stack_user must be a multiple of 8 below 65535. */
@@ -62,7 +81,8 @@ void unwind_free(struct unwind *u);
  * Unwind one sample's user stack: the sampled ip, then each caller's return
  * address, leaf first, at most max of them into ips. Frames found before
  * an error are kept. Returns how many (0 when the sample has no user
- * registers: a kernel thread, or a 32-bit task).
+ * registers: a kernel thread, or a 32-bit task; always 0 unless
+ * UNWIND_SUPPORTED).
  */
 int unwind_sample(struct unwind *u, const struct unwind_sample *smp, uint64_t *ips, int max);
 
