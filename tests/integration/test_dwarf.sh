@@ -16,7 +16,7 @@ out=$TMP/out err=$TMP/err
 # Samples (weights of folded lines) of comm whose chain names caller.
 under() { awk -v c=";$2;" -v comm="$1;" 'index($1, comm) == 1 && index($1, c) { n += $NF } END { print n + 0 }' "$3"; }
 
-run "$out" "$err" timeout 120 "$PFMTOP" -b --call-graph dwarf --format folded -F 999 -e task-clock -- "$prog" 3
+run "$out" "$err" timeout 120 "$PFMTOP" -b --call-graph dwarf --format folded -F 1999 -e task-clock -- "$prog" 3
 expect_rc 0 "pfmtop -b --call-graph dwarf --format folded -- qsort_split" "$out" "$err"
 [ -s "$out" ] || fail "no folded stacks" "$err"
 bad=$(grep -cvE '^[^;]+(;[^;]+)* [0-9]+$' "$out" || true)
@@ -38,7 +38,7 @@ start=$(grep -c '__libc_start_call_main;main;caller_' "$out" || true)
 info "through qsort to cmp_ints: $through; with frames above main: $above; lines naming __libc_start_call_main: $start"
 
 # perf on the same program.
-perf record -q --call-graph dwarf -F 999 -e cpu-clock -o "$TMP/perf.data" -- "$prog" 3 >/dev/null 2>&1 ||
+perf record -q --call-graph dwarf -F 1999 -e cpu-clock -o "$TMP/perf.data" -- "$prog" 3 >/dev/null 2>&1 ||
 	fail "perf record --call-graph dwarf failed"
 perf report -i "$TMP/perf.data" --stdio --no-children -g folded,0,caller,count --sort comm 2>/dev/null \
 	>"$TMP/report" || fail "perf report failed"
