@@ -236,10 +236,12 @@ int symbols_maps(struct symbols *s, pid_t pid, struct symbols_map *out, int max,
  * -errno (-ENOENT when m is no longer a mapping of pid). */
 int symbols_map_open(struct symbols *s, pid_t pid, const struct symbols_map *m);
 
-/* Open the separate debug file of a binary with build id id (n bytes)
- * where lookups look for it, checked to carry that build id. fd (the
- * caller closes it), or -ENOENT. */
-int symbols_debug_open(struct symbols *s, pid_t pid, const unsigned char *id, size_t n);
+/* Open the separate debug file of the binary at file (as pid names it)
+ * where lookups look for it: by its build id id (n bytes; 0: none), checked
+ * to carry it, else by its .gnu_debuglink name link (NULL: none) with CRC
+ * crc. fd (the caller closes it), or -ENOENT. */
+int symbols_debug_open(struct symbols *s, pid_t pid, const char *file, const unsigned char *id,
+                       size_t n, const char *link, uint32_t crc);
 
 /* Write r as one label into buf: "name+0xOFF" ("name" at offset 0) for
  * found symbols, else r->name. 0, or -ENOSPC (truncated, NUL-terminated). */

@@ -96,14 +96,13 @@ static int cb_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modn
 	GElf_Addr vaddr;
 	int n;
 
-	(void)modname, (void)base, (void)file_name, (void)debuglink_file, (void)debuglink_crc;
+	(void)modname, (void)base;
 	*debuginfo_file_name = NULL;
 	if (!p)
 		return -1;
 	n = dwfl_module_build_id(mod, &id, &vaddr);
-	if (n <= 0)
-		return -1;
-	n = symbols_debug_open(p->u->sym, p->pid, id, (size_t)n);
+	n = symbols_debug_open(p->u->sym, p->pid, file_name, n > 0 ? id : NULL,
+	                       n > 0 ? (size_t)n : 0, debuglink_file, debuglink_crc);
 	return n >= 0 ? n : -1;
 }
 

@@ -56,6 +56,45 @@ run "$out.fp" "$err" timeout 120 "$PFMTOP" -b -g --format folded -F 999 -e task-
 expect_rc 0 "pfmtop -b -g --format folded -- qsort_split" "$out.fp" "$err"
 info "frame pointers: $(under qsort_split caller_a "$out.fp") + $(under qsort_split caller_b "$out.fp") samples under the callers, of $(awk 'index($1, "qsort_split;") == 1 { n += $NF } END { print n + 0 }' "$out.fp")"
 
+# .debug_frame from a separate debug file: a program built without
+# .eh_frame for its own code, its debug information moved to .debug/ beside
+# it and named by .gnu_debuglink (as debug packages do), is unwound with it.
+if command -v gcc >/dev/null && command -v objcopy >/dev/null && command -v strip >/dev/null; then
+	mkdir -p "$TMP/df/.debug"
+	cat >"$TMP/df/df.c" <<'C'
+#include <stdlib.h>
+#include <time.h>
+static volatile unsigned long sink;
+__attribute__((noinline)) static void leaf(void) { for (int i = 0; i < 20000; i++) sink += i * 3; }
+__attribute__((noinline)) static void caller_a(void) { leaf(); sink++; }
+__attribute__((noinline)) static void caller_b(void) { leaf(); sink += 2; }
+int main(int argc, char **argv)
+{
+	double secs = argc > 1 ? atof(argv[1]) : 1;
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	for (unsigned long n = 0;; n++) {
+		if (n % 5 < 3) caller_a(); else caller_b();
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		if ((b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9 > secs) break;
+	}
+	return 0;
+}
+C
+	(cd "$TMP/df" &&
+		gcc -O2 -fomit-frame-pointer -fno-asynchronous-unwind-tables -fno-unwind-tables -g -o df df.c &&
+		objcopy --only-keep-debug df .debug/df.debug && strip --strip-debug df &&
+		objcopy --add-gnu-debuglink=.debug/df.debug df) || fail "could not build the .debug_frame program"
+	run "$out" "$err" timeout 60 "$PFMTOP" -b --call-graph dwarf --format folded -F 999 -e task-clock -- "$TMP/df/df" 1
+	expect_rc 0 "pfmtop --call-graph dwarf -- df" "$out" "$err"
+	all=$(awk 'index($1, "df;") == 1 { n += $NF } END { print n + 0 }' "$out")
+	deep=$(awk 'index($1, "df;") == 1 && $1 ~ /;main;caller_[ab];leaf/ { n += $NF } END { print n + 0 }' "$out")
+	check "$all >= 100 and $deep >= 0.8 * $all" "only $deep of $all samples unwound through .debug_frame" "$out"
+	pass ".debug_frame from a .gnu_debuglink debug file: $deep of $all samples under main;caller;leaf"
+else
+	info "no gcc, objcopy or strip: .debug_frame not tried"
+fi
+
 # Kernel frames come first (nearest the root is user code only below them).
 if grep -q '_\[k\]' "$out"; then
 	awk -F';' '{ k = 0; for (i = 2; i <= NF; i++) { if ($i ~ /_\[k\]( [0-9]+)?$/) k = 1; else if (k) exit 1 } }' "$out" ||
