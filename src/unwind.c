@@ -7,11 +7,17 @@
 
 #include <elfutils/libdwfl.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <gelf.h>
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+/* The largest binary copied to keep it from changing under libdw. */
+#define STABLE_COPY_MAX (256u << 20)
 
 /*
  * One Dwfl per process, kept across samples: its modules are the binaries
@@ -74,6 +80,50 @@ static bool sample_reg(const struct unwind_sample *smp, int reg, uint64_t *v)
 		return false;
 	*v = smp->regs[idx];
 	return true;
+}
+
+/*
+ * An fd libdw can map safely. libdw maps the files it reads, and a file
+ * cut short under a mapping kills the reader with SIGBUS: a file that
+ * someone other than root owns, or that others may write, could be cut by
+ * them while pfmtop reads it. Such a file is copied into a sealed memfd
+ * (once per process that maps it); root's files are used as they are. fd
+ * is taken; returns the fd to use, or -errno.
+ */
+static int stable_fd(int fd)
+{
+	struct stat st;
+	char buf[65536];
+	int mfd;
+
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	if (st.st_uid == 0 && !(st.st_mode & (S_IWGRP | S_IWOTH)))
+		return fd;
+	if (st.st_size <= 0 || (uint64_t)st.st_size > STABLE_COPY_MAX) {
+		close(fd);
+		return -EFBIG;
+	}
+	mfd = memfd_create("pfmtop-unwind", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (mfd < 0) {
+		close(fd);
+		return -errno;
+	}
+	for (off_t done = 0; done < st.st_size;) {
+		ssize_t n = pread(fd, buf, sizeof(buf), done);
+
+		if (n <= 0 || write(mfd, buf, (size_t)n) != n)
+			break; /* cut short meanwhile: what was read is the file */
+		done += n;
+	}
+	close(fd);
+	if (fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL)) {
+		close(mfd);
+		return -errno;
+	}
+	return mfd;
 }
 
 /* ---- libdwfl callbacks ---- */
@@ -283,7 +333,7 @@ static struct uproc *uproc_get(struct unwind *u, pid_t pid)
  */
 static int load_bias(int fd, uint64_t start, uint64_t pgoff, uint64_t *bias)
 {
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
 	size_t nph;
 	int ret = -ENOEXEC;
 
@@ -324,6 +374,8 @@ static void report_map(struct unwind *u, struct uproc *p, const struct symbols_m
 			return;
 		}
 	fd = symbols_map_open(u->sym, p->pid, m);
+	if (fd >= 0)
+		fd = stable_fd(fd);
 	if (fd < 0) {
 		u->st.module_fail++;
 		return;
@@ -359,8 +411,10 @@ static bool has_map(const struct uproc *p, const struct symbols_map *m)
 static int uproc_sync(struct unwind *u, struct uproc *p)
 {
 	uint64_t gen;
-	int n = symbols_maps(u->sym, p->pid, u->mbuf, u->mbuf_cap, &gen);
+	int n = symbols_maps(u->sym, p->pid, NULL, 0, &gen);
 
+	if (n >= 0 && p->dwfl && gen == p->gen)
+		return 0; /* nothing changed: the common case */
 	if (n > u->mbuf_cap) {
 		struct symbols_map *b = realloc(u->mbuf, (size_t)n * sizeof(*b));
 
@@ -368,12 +422,13 @@ static int uproc_sync(struct unwind *u, struct uproc *p)
 			return -ENOMEM;
 		u->mbuf = b;
 		u->mbuf_cap = n;
-		n = symbols_maps(u->sym, p->pid, u->mbuf, u->mbuf_cap, &gen);
 	}
+	if (n >= 0)
+		n = symbols_maps(u->sym, p->pid, u->mbuf, u->mbuf_cap, &gen);
 	if (n < 0)
 		return n;
-	if (p->dwfl && gen == p->gen)
-		return 0;
+	if (n > u->mbuf_cap)
+		n = u->mbuf_cap;
 	/* A binary it holds is gone (or moved): start again. */
 	for (int i = 0; p->dwfl && i < p->nr_maps; i++) {
 		bool found = false;

@@ -49,7 +49,7 @@ enum unwind_x86_reg {
 #define UNWIND_STACK_MAX     65528
 
 /* Processes whose unwinding state is kept; the one unused longest goes. */
-#define UNWIND_MAX_PROCS 64
+#define UNWIND_MAX_PROCS 256
 
 /* One sample, as records_decode() gives it (pointers into the record). */
 struct unwind_sample {
