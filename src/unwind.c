@@ -415,7 +415,7 @@ static int uproc_sync(struct unwind *u, struct uproc *p)
 
 	if (n >= 0 && p->dwfl && gen == p->gen)
 		return 0; /* nothing changed: the common case */
-	if (n > u->mbuf_cap) {
+	if (n > 0 && n > u->mbuf_cap) {
 		struct symbols_map *b = realloc(u->mbuf, (size_t)n * sizeof(*b));
 
 		if (!b)
