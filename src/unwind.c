@@ -30,21 +30,28 @@
  * binaries' own file images.
  */
 
-/* A mapping reported to a process's Dwfl (or that failed to be). */
+enum umap_state {
+	UMAP_NEW,      /* not reported yet */
+	UMAP_REPORTED, /* its binary is a module of the Dwfl */
+	UMAP_FAILED,   /* its binary could not be opened or read */
+};
+
+/* A file mapping of the process, as the symbolizer had it. */
 struct umap {
-	uint64_t start, end;
+	uint64_t start, end, pgoff;
 	const void *binary;
-	bool failed;
+	char *path, *name; /* copies */
+	enum umap_state state;
 };
 
 struct uproc {
 	pid_t pid; /* 0: a free slot */
 	Dwfl *dwfl;
-	bool attached;         /* dwfl_attach_state() done */
-	uint64_t gen;          /* the symbolizer's mappings generation reported */
-	uint64_t used;         /* unwind.clock at the last sample */
-	struct umap *maps;     /* reported, in address order */
-	int nr_maps, cap_maps; /* cap_maps: allocated */
+	bool attached;     /* dwfl_attach_state() done */
+	uint64_t gen;      /* the symbolizer's mappings generation reported */
+	uint64_t used;     /* unwind.clock at the last sample */
+	struct umap *maps; /* in address order */
+	int nr_maps;
 	struct unwind *u;
 	const struct unwind_sample *cur; /* the sample being unwound */
 	uint64_t sp;                     /* its stack pointer */
@@ -136,7 +143,36 @@ static int cb_find_elf(Dwfl_Module *mod, void **userdata, const char *modname, D
 	return -1;
 }
 
-/* A separate debug file (.debug_frame), where the symbolizer looks for it. */
+/* True when the ELF file at fd has a .debug_frame section (read without a
+ * mapping; nothing is decompressed). */
+static bool has_debug_frame(int fd)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	bool found = false;
+
+	if (elf && elf_kind(elf) == ELF_K_ELF && !elf_getshdrstrndx(elf, &shstrndx)) {
+		while (!found && (scn = elf_nextscn(elf, scn))) {
+			GElf_Shdr sh;
+			const char *name;
+
+			found = gelf_getshdr(scn, &sh) &&
+			        (name = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+			        !strcmp(name, ".debug_frame");
+		}
+	}
+	elf_end(elf);
+	return found;
+}
+
+/*
+ * A separate debug file, where the symbolizer looks for it, for its
+ * .debug_frame: only asked for when a binary's .eh_frame does not cover a
+ * pc. One without .debug_frame (Debian's -dbg packages have none: their
+ * code is in .eh_frame) is not handed over: libdw would decompress all its
+ * debug sections, megabytes for libc, in every process, for nothing.
+ */
 static int cb_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
                              Dwarf_Addr base, const char *file_name, const char *debuglink_file,
                              GElf_Word debuglink_crc, char **debuginfo_file_name)
@@ -153,6 +189,13 @@ static int cb_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modn
 	n = dwfl_module_build_id(mod, &id, &vaddr);
 	n = symbols_debug_open(p->u->sym, p->pid, file_name, n > 0 ? id : NULL,
 	                       n > 0 ? (size_t)n : 0, debuglink_file, debuglink_crc);
+	if (n < 0)
+		return -1;
+	if (!has_debug_frame(n)) {
+		close(n);
+		return -1;
+	}
+	n = stable_fd(n);
 	return n >= 0 ? n : -1;
 }
 
@@ -258,11 +301,22 @@ static const Dwfl_Thread_Callbacks thread_callbacks = {
 
 /* ---- per-process state ---- */
 
+static void umaps_free(struct uproc *p)
+{
+	for (int i = 0; i < p->nr_maps; i++) {
+		free(p->maps[i].path);
+		free(p->maps[i].name);
+	}
+	free(p->maps);
+	p->maps = NULL;
+	p->nr_maps = 0;
+}
+
 static void uproc_drop(struct uproc *p)
 {
 	if (p->dwfl)
 		dwfl_end(p->dwfl);
-	free(p->maps);
+	umaps_free(p);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -359,33 +413,42 @@ out:
 	return ret;
 }
 
-/* Report binary m to p's Dwfl (inside a reporting session). */
-static void report_map(struct unwind *u, struct uproc *p, const struct symbols_map *m,
-                       struct umap *um)
+/* Report the binary of p->maps[i] to p's Dwfl; its state is set either way. */
+static void report_map(struct unwind *u, struct uproc *p, int i)
 {
+	struct umap *um = &p->maps[i];
+	const struct symbols_map m = {.start = um->start,
+	                              .end = um->end,
+	                              .pgoff = um->pgoff,
+	                              .binary = um->binary,
+	                              .path = um->path,
+	                              .name = um->name};
 	uint64_t bias;
 	int fd;
 
-	*um = (struct umap){.start = m->start, .end = m->end, .binary = m->binary, .failed = true};
+	um->state = UMAP_FAILED;
 	/* A binary mapped twice (two executable segments) is one module. */
-	for (int i = 0; i < p->nr_maps; i++)
-		if (p->maps[i].binary == m->binary && !p->maps[i].failed) {
-			um->failed = false;
+	for (int k = 0; k < p->nr_maps; k++)
+		if (k != i && p->maps[k].binary == um->binary &&
+		    p->maps[k].state == UMAP_REPORTED) {
+			um->state = UMAP_REPORTED;
 			return;
 		}
-	fd = symbols_map_open(u->sym, p->pid, m);
+	fd = symbols_map_open(u->sym, p->pid, &m);
 	if (fd >= 0)
 		fd = stable_fd(fd);
 	if (fd < 0) {
 		u->st.module_fail++;
 		return;
 	}
-	if (load_bias(fd, m->start, m->pgoff, &bias)) {
+	if (load_bias(fd, m.start, m.pgoff, &bias)) {
 		close(fd);
 		u->st.module_fail++;
 		return;
 	}
-	Dwfl_Module *mod = dwfl_report_elf(p->dwfl, m->name, m->path, fd, bias, true);
+	dwfl_report_begin_add(p->dwfl);
+	Dwfl_Module *mod = dwfl_report_elf(p->dwfl, m.name, m.path, fd, bias, true);
+	dwfl_report_end(p->dwfl, NULL, NULL);
 	if (!mod) {
 		close(fd); /* on failure libdwfl leaves an fd it was given open */
 		u->st.module_fail++;
@@ -394,24 +457,44 @@ static void report_map(struct unwind *u, struct uproc *p, const struct symbols_m
 	void **ud;
 	if (dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL))
 		*ud = p; /* for cb_find_debuginfo */
-	um->failed = false;
+	um->state = UMAP_REPORTED;
 	u->st.modules++;
 }
 
-static bool has_map(const struct uproc *p, const struct symbols_map *m)
+/*
+ * The binary mapped at addr reported to p's Dwfl, if there is one: modules
+ * are reported as unwinding first reaches them (perf does the same), so a
+ * process costs the binaries its samples run through, not all it maps.
+ * Then the Dwfl is attached (that needs a module for the architecture).
+ */
+static void ensure_module(struct unwind *u, struct uproc *p, uint64_t addr)
 {
-	for (int i = 0; i < p->nr_maps; i++)
-		if (p->maps[i].start == m->start && p->maps[i].end == m->end &&
-		    p->maps[i].binary == m->binary)
-			return true;
-	return false;
+	int lo = 0, hi = p->nr_maps;
+
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (p->maps[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < p->nr_maps && p->maps[lo].start <= addr && p->maps[lo].state == UMAP_NEW)
+		report_map(u, p, lo);
+	if (!p->attached && lo < p->nr_maps && p->maps[lo].state == UMAP_REPORTED)
+		p->attached = dwfl_attach_state(p->dwfl, NULL, p->pid, &thread_callbacks, p);
 }
 
-/* Bring p's Dwfl in line with the process's mappings. 0 or -errno. */
+static bool same_map(const struct umap *a, const struct symbols_map *b)
+{
+	return a->start == b->start && a->end == b->end && a->binary == b->binary;
+}
+
+/* Bring p's list of mappings in line with the process's. 0 or -errno. */
 static int uproc_sync(struct unwind *u, struct uproc *p)
 {
 	uint64_t gen;
-	int n = symbols_maps(u->sym, p->pid, NULL, 0, &gen);
+	int n = symbols_maps(u->sym, p->pid, NULL, 0, &gen), k = 0;
 
 	if (n >= 0 && p->dwfl && gen == p->gen)
 		return 0; /* nothing changed: the common case */
@@ -429,19 +512,18 @@ static int uproc_sync(struct unwind *u, struct uproc *p)
 		return n;
 	if (n > u->mbuf_cap)
 		n = u->mbuf_cap;
-	/* A binary it holds is gone (or moved): start again. */
+	/* A binary reported to it is gone (or moved): start again. Both lists
+	 * are in address order. */
 	for (int i = 0; p->dwfl && i < p->nr_maps; i++) {
-		bool found = false;
-
-		for (int k = 0; k < n && !found; k++)
-			found = u->mbuf[k].start == p->maps[i].start &&
-			        u->mbuf[k].end == p->maps[i].end &&
-			        u->mbuf[k].binary == p->maps[i].binary;
-		if (!found) {
+		if (p->maps[i].state != UMAP_REPORTED)
+			continue;
+		while (k < n && u->mbuf[k].start < p->maps[i].start)
+			k++;
+		if (k >= n || !same_map(&p->maps[i], &u->mbuf[k])) {
 			dwfl_end(p->dwfl);
 			p->dwfl = NULL;
 			p->attached = false;
-			p->nr_maps = 0;
+			break;
 		}
 	}
 	if (!p->dwfl) {
@@ -451,23 +533,40 @@ static int uproc_sync(struct unwind *u, struct uproc *p)
 		u->st.dwfl_new++;
 		p->nr_maps = 0;
 	}
-	dwfl_report_begin_add(p->dwfl);
-	for (int k = 0; k < n; k++) {
-		if (has_map(p, &u->mbuf[k]))
-			continue;
-		if (util_grow(&p->maps, p->nr_maps, &p->cap_maps, sizeof(*p->maps), 16))
-			break;
-		report_map(u, p, &u->mbuf[k], &p->maps[p->nr_maps]);
-		p->nr_maps++;
+	/* The new list, each mapping keeping what became of it. */
+	struct umap *v = calloc((size_t)n + 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	k = 0;
+	for (int i = 0; i < n; i++) {
+		const struct symbols_map *m = &u->mbuf[i];
+
+		v[i] = (struct umap){.start = m->start,
+		                     .end = m->end,
+		                     .pgoff = m->pgoff,
+		                     .binary = m->binary,
+		                     .path = NULL,
+		                     .name = NULL,
+		                     .state = UMAP_NEW};
+		while (k < p->nr_maps && p->maps[k].start < m->start)
+			k++;
+		if (k < p->nr_maps && same_map(&p->maps[k], m))
+			v[i].state = p->maps[k].state;
+		v[i].path = strdup(m->path);
+		v[i].name = strdup(m->name);
+		if (!v[i].path || !v[i].name)
+			v[i].state = UMAP_FAILED;
 	}
-	dwfl_report_end(p->dwfl, NULL, NULL);
+	umaps_free(p);
+	p->maps = v;
+	p->nr_maps = n;
 	p->gen = gen;
-	if (!p->attached)
-		p->attached = dwfl_attach_state(p->dwfl, NULL, p->pid, &thread_callbacks, p);
 	return 0;
 }
 
 struct walk {
+	struct unwind *u;
+	struct uproc *p;
 	uint64_t *ips;
 	int n, max;
 };
@@ -485,12 +584,14 @@ static int on_frame(Dwfl_Frame *f, void *arg)
 	if (!pc)
 		return DWARF_CB_ABORT;
 	w->ips[w->n++] = pc;
+	/* its caller is found with the CFI of the binary pc is in */
+	ensure_module(w->u, w->p, activation ? pc : pc - 1);
 	return DWARF_CB_OK;
 }
 
 int unwind_sample(struct unwind *u, const struct unwind_sample *smp, uint64_t *ips, int max)
 {
-	struct walk w = {.ips = ips, .max = max};
+	struct walk w = {.u = u, .ips = ips, .max = max};
 	uint64_t ip, sp;
 	struct uproc *p;
 	int ret;
@@ -505,7 +606,9 @@ int unwind_sample(struct unwind *u, const struct unwind_sample *smp, uint64_t *i
 	}
 	p = uproc_get(u, smp->pid);
 	p->used = ++u->clock;
-	if (uproc_sync(u, p) || !p->attached) {
+	if (!uproc_sync(u, p))
+		ensure_module(u, p, ip);
+	if (!p->dwfl || !p->attached) {
 		/* Nothing to unwind with: the sampled ip alone. */
 		ips[0] = ip;
 		u->st.frames++;
@@ -516,6 +619,7 @@ int unwind_sample(struct unwind *u, const struct unwind_sample *smp, uint64_t *i
 	}
 	p->cur = smp;
 	p->sp = sp;
+	w.p = p;
 	ret = dwfl_getthread_frames(p->dwfl, smp->tid, on_frame, &w);
 	p->cur = NULL;
 	if (w.n == 0) {
