@@ -437,29 +437,30 @@ static int debug_by_build_id(const struct symbols *s, pid_t pid, const unsigned 
 	return s->root[0] ? -ENOENT : debug_in_home(id, n, elf);
 }
 
-/* A debug file named by the binary's .gnu_debuglink whose contents match
- * its CRC, where gdb looks: beside the binary, in .debug/ there, and under
- * DEBUG_DIR with the binary's directory. fd with *elf set, or -ENOENT. */
-static int debug_by_link(const struct symbols *s, const struct dso *d, pid_t pid, Elf *bin,
-                         Elf **elf)
+/* A debug file named name (a .gnu_debuglink) whose contents have CRC want,
+ * for the binary at file, where gdb looks: beside the binary, in .debug/
+ * there, and under DEBUG_DIR with the binary's directory. fd with *elf
+ * set, or -ENOENT. */
+static int debug_by_link_name(const struct symbols *s, const char *file, pid_t pid,
+                              const char *name, uint32_t want, Elf **elf)
 {
 	static const struct {
 		const char *pre, *mid;
 	} dirs[] = {{"", "/"}, {"", "/.debug/"}, {DEBUG_DIR, "/"}};
-	const char *slash = strrchr(d->file, '/');
-	char name[NAME_MAX + 1], path[PATH_MAX];
-	uint32_t want, crc = 0;
+	const char *slash = strrchr(file, '/');
+	char path[PATH_MAX];
+	uint32_t crc = 0;
 	size_t i;
 
-	if (!slash || elf_debuglink(bin, name, sizeof(name), &want))
+	if (!slash || !name[0] || strchr(name, '/'))
 		return -ENOENT;
 	for (i = 0; i < ARRAY_SIZE(dirs); i++) {
-		int n = snprintf(path, sizeof(path), "%s%.*s%s%s", dirs[i].pre,
-		                 (int)(slash - d->file), d->file, dirs[i].mid, name);
+		int n = snprintf(path, sizeof(path), "%s%.*s%s%s", dirs[i].pre, (int)(slash - file),
+		                 file, dirs[i].mid, name);
 		int fd;
 
 		/* the binary itself (a link naming its own file) is no debug file */
-		if (n < 0 || (size_t)n >= sizeof(path) || !strcmp(path, d->file))
+		if (n < 0 || (size_t)n >= sizeof(path) || !strcmp(path, file))
 			continue;
 		fd = debug_open(s, pid, path);
 		if (fd < 0)
@@ -473,6 +474,19 @@ static int debug_by_link(const struct symbols *s, const struct dso *d, pid_t pid
 		close(fd);
 	}
 	return -ENOENT;
+}
+
+/* The debug file the binary's .gnu_debuglink names: fd with *elf set, or
+ * -ENOENT. */
+static int debug_by_link(const struct symbols *s, const struct dso *d, pid_t pid, Elf *bin,
+                         Elf **elf)
+{
+	char name[NAME_MAX + 1];
+	uint32_t want;
+
+	if (elf_debuglink(bin, name, sizeof(name), &want))
+		return -ENOENT;
+	return debug_by_link_name(s, d->file, pid, name, want, elf);
 }
 
 /*
@@ -639,6 +653,31 @@ void sym_resolve_file(struct symbols *s, struct proc *p, const struct map *m, ui
 	if (m->dso->state == DSO_NEW)
 		dso_load(s, m->dso, p->pid, m);
 	sym_resolve_in(m->dso, m, ip, out);
+}
+
+int symbols_map_open(struct symbols *s, pid_t pid, const struct symbols_map *m)
+{
+	const struct proc *p = sym_proc_find(s, pid);
+	const struct map *mp = p ? sym_proc_lookup(p, m->start) : NULL;
+
+	if (!mp || mp->kind != MAPPING_FILE || mp->start != m->start || mp->dso != m->binary)
+		return -ENOENT;
+	return dso_open(s, mp->dso, pid, mp);
+}
+
+int symbols_debug_open(struct symbols *s, pid_t pid, const char *file, const unsigned char *id,
+                       size_t n, const char *link, uint32_t crc)
+{
+	Elf *elf = NULL;
+	int fd = -ENOENT;
+
+	if (n && n <= BUILD_ID_MAX)
+		fd = debug_by_build_id(s, pid, id, n, &elf);
+	if (fd < 0 && file && link && strlen(link) <= NAME_MAX)
+		fd = debug_by_link_name(s, file, pid, link, crc, &elf);
+	if (fd >= 0)
+		elf_end(elf);
+	return fd;
 }
 
 /* ---- the vDSO ---- */

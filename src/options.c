@@ -3,6 +3,7 @@
 
 #include "httpd.h"
 #include "timeline.h"
+#include "unwind.h"
 #include "util.h"
 
 #include <errno.h>
@@ -57,7 +58,13 @@ static const char usage_text[] =
     "  -F, --freq HZ            samples per second per CPU (default 4000)\n"
     "  -g, --call-chains        samples carry their call chains (frame pointers);\n"
     "                           --format folded writes them for flame graphs\n"
-    "      --call-graph fp      the same, as perf spells it (dwarf: not yet)\n"
+    "      --call-graph fp|dwarf[,SIZE]\n"
+    "                           fp: -g, as perf spells it; dwarf: user chains unwound\n"
+    "                           from each sample's registers and SIZE bytes of its\n"
+    "                           stack (default 8192, a multiple of 8 up to 65528) with\n"
+    "                           the binaries' DWARF CFI, whole through code built\n"
+    "                           without frame pointers; costs CPU (see pfmtop(1)) and\n"
+    "                           ring space (rings default to 512 pages)\n"
     "  -c, --count PERIOD       sample every PERIOD events instead of -F\n"
     "      --sample-event EVENT what to sample (default cycles, else cpu-clock)\n"
     "      --mmap-pages N       ring size in pages per CPU, a power of two (default 128)\n"
@@ -519,19 +526,40 @@ static int opt_no_demangle(struct options *o, const char *arg, char *err, size_t
 static int opt_g(struct options *o, const char *arg, char *err, size_t errlen)
 {
 	o->session.profile.callchain = true;
+	o->session.profile.dwarf_stack = 0;
 	return 0;
 }
 
+/* --call-graph fp | dwarf[,SIZE], as perf spells them. */
 static int opt_call_graph(struct options *o, const char *arg, char *err, size_t errlen)
 {
 	char q[QUOTED_MAX];
+	long size = UNWIND_STACK_DEFAULT;
 
-	if (!strncmp(arg, "dwarf", 5))
-		return refuse(err, errlen,
-		              "--call-graph dwarf: DWARF unwinding is not built yet; use fp (frame "
-		              "pointers: build with -fno-omit-frame-pointer for whole chains)");
-	if (strcmp(arg, "fp"))
-		return refuse(err, errlen, "--call-graph: %s is unknown; use fp", quoted(q, arg));
+	if (!strcmp(arg, "fp")) {
+		o->session.profile.dwarf_stack = 0;
+	} else if (!strcmp(arg, "dwarf") || !strncmp(arg, "dwarf,", 6)) {
+		if (!UNWIND_SUPPORTED)
+			return refuse(err, errlen,
+			              "--call-graph dwarf: only built for x86-64 so far; use fp");
+		if (arg[5] && util_parse_long(arg + 6, 8, UNWIND_STACK_MAX, &size))
+			return refuse(
+			    err, errlen,
+			    "--call-graph dwarf,SIZE: %s is not a stack size; give bytes, "
+			    "from 8 to %d (the kernel's limit), default %d",
+			    quoted(q, arg + 6), UNWIND_STACK_MAX, UNWIND_STACK_DEFAULT);
+		if (size % 8)
+			return refuse(err, errlen,
+			              "--call-graph dwarf,%ld: the kernel takes the stack size in "
+			              "whole 8-byte words; use a multiple of 8 such as %ld",
+			              size,
+			              (size + 7) / 8 * 8 <= UNWIND_STACK_MAX ? (size + 7) / 8 * 8
+			                                                     : size / 8 * 8);
+		o->session.profile.dwarf_stack = (uint32_t)size;
+	} else {
+		return refuse(err, errlen, "--call-graph: %s is unknown; use fp or dwarf[,SIZE]",
+		              quoted(q, arg));
+	}
 	o->session.profile.callchain = true;
 	return 0;
 }

@@ -55,6 +55,7 @@ struct proc *sym_proc_add(struct symbols *s, pid_t pid)
 	if (!p)
 		return NULL;
 	p->pid = pid;
+	sym_proc_changed(s, p);
 	h = pid_hash(pid, s->procs_buckets);
 	p->hnext = s->procs[h];
 	s->procs[h] = p;
@@ -78,6 +79,7 @@ static void proc_clear_maps(struct symbols *s, struct proc *p)
 		if (p->maps[i].dso)
 			sym_dso_put(s, p->maps[i].dso);
 	p->nr = 0;
+	sym_proc_changed(s, p);
 }
 
 static void jit_clear(struct jit *j)
@@ -138,6 +140,7 @@ static int proc_insert(struct symbols *s, struct proc *p, const struct map *m)
 
 	if (maps_reserve(p, 2))
 		return -ENOMEM;
+	sym_proc_changed(s, p);
 	/* referenced before the cut, which may drop the last other reference */
 	if (m->dso)
 		sym_dso_ref(s, m->dso);
@@ -316,6 +319,7 @@ int sym_proc_scan(struct symbols *s, struct proc *p)
 		free(p->maps);
 		p->maps = old.maps;
 		p->nr = p->cap = old.nr;
+		sym_proc_changed(s, p);
 		return -ESRCH;
 	}
 	proc_clear_maps(s, &old);
@@ -391,6 +395,7 @@ int symbols_fork(struct symbols *s, pid_t parent, pid_t child)
 			c->nr++;
 		}
 		c->scanned = pp->scanned;
+		sym_proc_changed(s, c);
 	}
 	if (old) {
 		for (i = 0; !err && i < old->nr; i++)
@@ -463,4 +468,53 @@ void symbols_reap(struct symbols *s, bool (*keep)(pid_t pid, void *arg), void *a
 			sym_proc_remove(s, kept[i]);
 	}
 	free(kept);
+}
+
+/* pid's entry with its mappings read as a lookup would have them: /proc
+ * is read when the process was never scanned. NULL when nothing is known. */
+struct proc *sym_proc_get_scanned(struct symbols *s, pid_t pid)
+{
+	struct proc *p;
+
+	if (pid <= 0)
+		return NULL;
+	p = sym_proc_find(s, pid);
+	if (!p) {
+		p = sym_proc_add(s, pid);
+		if (!p)
+			return NULL;
+		if (sym_proc_scan(s, p) && !p->nr) {
+			sym_proc_remove(s, p);
+			return NULL;
+		}
+	} else if (!p->scanned && !p->exited) {
+		sym_proc_scan(s, p);
+	}
+	return p;
+}
+
+int symbols_maps(struct symbols *s, pid_t pid, struct symbols_map *out, int max, uint64_t *gen)
+{
+	struct proc *p = sym_proc_get_scanned(s, pid);
+	int n = 0;
+
+	*gen = 0;
+	if (!p)
+		return -ENOENT;
+	*gen = p->gen;
+	for (size_t i = 0; i < p->nr; i++) {
+		const struct map *m = &p->maps[i];
+
+		if (m->kind != MAPPING_FILE)
+			continue;
+		if (n < max)
+			out[n] = (struct symbols_map){.start = m->start,
+			                              .end = m->end,
+			                              .pgoff = m->pgoff,
+			                              .binary = m->dso,
+			                              .path = m->dso->file,
+			                              .name = m->dso->base};
+		n++;
+	}
+	return n;
 }

@@ -5,6 +5,7 @@
 #include "events.h"
 #include "procfs.h"
 #include "untrusted.h"
+#include "unwind.h"
 #include "util.h"
 
 #include <errno.h>
@@ -47,6 +48,7 @@ static void sb_comm(const struct record *r, void *arg)
 	if (r->comm.pid == r->comm.tid)
 		remember_comm(p, (pid_t)r->comm.pid, r->comm.comm);
 	if (r->comm.exec) {
+		unwind_forget(p->unwind, (pid_t)r->comm.pid);
 		symbols_exec(p->sym, (pid_t)r->comm.pid);
 		hotspots_symbols_changed(&p->hot, r->comm.pid);
 	}
@@ -71,6 +73,7 @@ static void sb_exit(const struct record *r, void *arg)
 	struct profile *p = arg;
 
 	if (r->task.pid == r->task.tid) {
+		unwind_forget(p->unwind, (pid_t)r->task.pid);
 		symbols_exit(p->sym, (pid_t)r->task.pid);
 		/* Its keys' symbols stay valid (a recycled pid comes with a
 		 * FORK); those not known yet are asked before the reap. */
@@ -79,6 +82,47 @@ static void sb_exit(const struct record *r, void *arg)
 		if (p->nr_exited <= (int)ARRAY_SIZE(p->exited))
 			p->nr_exited++;
 	}
+}
+
+/* --call-graph dwarf: one sample, in time order with the side band. Its
+ * chain as the stacks table takes it: the kernel part the kernel wrote
+ * (leaf first, behind PERF_CONTEXT_KERNEL), then PERF_CONTEXT_USER and the
+ * user frames unwound from its registers and stack copy. */
+static void dwarf_sample(const struct record *r, void *arg)
+{
+	struct profile *p = arg;
+	const struct records_sample *s = &r->sample;
+	uint64_t chain[STACKS_MAX_FRAMES];
+	uint32_t n = 0;
+	int k;
+
+	for (uint64_t i = 0; i < s->nr_ips && n < STACKS_MAX_FRAMES - 2; i++) {
+		if (s->ips[i] == PERF_CONTEXT_USER)
+			break; /* no user part is asked for: never expected */
+		chain[n++] = s->ips[i];
+	}
+	const struct unwind_sample smp = {
+	    .pid = (pid_t)r->id.pid,
+	    .tid = (pid_t)r->id.tid,
+	    .abi = s->regs_abi,
+	    .mask = UNWIND_REGS_MASK,
+	    .regs = s->regs,
+	    .nr_regs = s->nr_regs,
+	    .stack = s->stack,
+	    .stack_size = s->stack_dyn_size,
+	};
+	k = unwind_sample(p->unwind, &smp, chain + n + 1, (int)(STACKS_MAX_FRAMES - n - 1));
+	if (k > 0) {
+		chain[n] = PERF_CONTEXT_USER;
+		n += 1 + (uint32_t)k;
+	} else if (!n && s->ip) {
+		/* neither part: the sampled ip alone, in its own mode */
+		chain[n++] =
+		    r->cpumode == RECORDS_CPUMODE_KERNEL ? PERF_CONTEXT_KERNEL : PERF_CONTEXT_USER;
+		chain[n++] = s->ip;
+	}
+	if (n)
+		stacks_add(&p->stacks, r->id.pid, chain, n);
 }
 
 static void scan_all(struct profile *p)
@@ -113,10 +157,12 @@ int profile_open(struct profile *p, const struct profile_config *cfg, const stru
 	    .user_only = w->user_only,
 	    .freq = cfg->freq,
 	    .period = cfg->period,
-	    .mmap_pages = cfg->mmap_pages,
+	    .mmap_pages = cfg->mmap_pages                      ? cfg->mmap_pages
+	                  : cfg->callchain && cfg->dwarf_stack ? PROFILE_DWARF_PAGES
+	                                                       : 0,
 	    .probe = w->probe,
 	    .hot = &p->hot,
-	    .stacks = cfg->callchain ? &p->stacks : NULL,
+	    .stacks = cfg->callchain && !cfg->dwarf_stack ? &p->stacks : NULL,
 	    .sb = {sb_mmap, sb_comm, sb_fork, sb_exit, p},
 	};
 	stacks_init(&p->stacks, 0);
@@ -135,6 +181,16 @@ int profile_open(struct profile *p, const struct profile_config *cfg, const stru
 		return -ENOMEM;
 	}
 	p->cap_rows = QUERY_ROWS;
+	if (cfg->callchain && cfg->dwarf_stack) {
+		p->unwind = unwind_new(p->sym);
+		if (!p->unwind) {
+			profile_close(p);
+			snprintf(err, errlen, "out of memory for the unwinder");
+			return -ENOMEM;
+		}
+		sc.dwarf =
+		    (struct sampler_dwarf){cfg->dwarf_stack, UNWIND_REGS_MASK, dwarf_sample, p};
+	}
 	ret = sampler_open(&p->samp, &sc, err, errlen);
 	if (ret) {
 		profile_close(p);
@@ -414,6 +470,7 @@ void profile_close(struct profile *p)
 		sampler_close(&p->samp);
 	hotspots_fini(&p->hot);
 	stacks_fini(&p->stacks);
+	unwind_free(p->unwind);
 	symbols_free(p->sym);
 	free(p->rows);
 	memset(p, 0, sizeof(*p));

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 struct procfs;
+struct unwind;
 
 struct probe;
 
@@ -25,6 +26,9 @@ struct profile_config {
 	bool hide_kernel, hide_user;
 	bool raw_names; /* --no-demangle: C++ and Rust names as the binary has them */
 	bool callchain; /* -g: samples carry call chains (for --format folded) */
+	/* --call-graph dwarf[,SIZE]: with callchain, bytes of user stack copied
+	 * per sample and unwound here with its CFI (0: frame pointers). */
+	uint32_t dwarf_stack;
 	/* Hotspots of one process and/or one CPU only (the viewer's Enter on a
 	 * task or CPU row). Read each tick like the fields above; with filter
 	 * false the pid and cpu are ignored, else -1 in either means "any". */
@@ -54,6 +58,7 @@ struct profile {
 	struct hotspots hot;
 	struct stacks stacks; /* -g: the call chains */
 	struct symbols *sym;
+	struct unwind *unwind;     /* --call-graph dwarf */
 	struct hotspots_row *rows; /* query scratch */
 	int cap_rows;
 	struct profile_comm comms[4096]; /* pid -> comm from COMM records, direct-mapped */
@@ -62,6 +67,11 @@ struct profile {
 	int nr_exited;                   /* past ARRAY_SIZE(exited): more than it holds */
 	struct profile_scan scans[256];  /* pid -> the last tick it was scanned, direct-mapped */
 };
+
+/* Ring pages per CPU with --call-graph dwarf when --mmap-pages is not given:
+ * each sample carries its stack copy (8 KiB by default), 64 times the
+ * plain sample's size. */
+#define PROFILE_DWARF_PAGES 512
 
 /* Where to sample: the counters' targets and how they count. */
 struct profile_where {

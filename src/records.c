@@ -18,7 +18,9 @@
 	(PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |             \
 	 PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
 /* Variable fields walked after READ. */
-#define VAR_BITS (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW | PERF_SAMPLE_BRANCH_STACK)
+#define VAR_BITS                                                                                   \
+	(PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW | PERF_SAMPLE_BRANCH_STACK |                      \
+	 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
 
 /* Fixed part of each side-band body, before strings and the trailer. */
 #define MMAP_FIXED  32 /* pid, tid, addr, len, pgoff */
@@ -61,6 +63,58 @@ int records_format_init(struct records_format *fmt, uint64_t sample_type,
 	return 0;
 }
 
+void records_format_set_regs_user(struct records_format *fmt, uint64_t mask)
+{
+	fmt->sample_regs_user = mask;
+}
+
+/* REGS_USER then STACK_USER, from p; 0 or -EINVAL. */
+static int decode_user(const struct records_format *fmt, const unsigned char *p,
+                       const unsigned char *end, struct record *out)
+{
+	const uint64_t st = fmt->sample_type;
+	struct records_sample *s = &out->sample;
+
+	if (st & PERF_SAMPLE_REGS_USER) {
+		if (end - p < 8)
+			return -EINVAL;
+		s->regs_abi = rd64(p);
+		p += 8;
+		if (s->regs_abi != PERF_SAMPLE_REGS_ABI_NONE) {
+			const uint32_t nr = (uint32_t)__builtin_popcountll(fmt->sample_regs_user);
+
+			if (s->regs_abi > PERF_SAMPLE_REGS_ABI_64 || (size_t)(end - p) / 8 < nr)
+				return -EINVAL;
+			s->nr_regs = nr;
+			s->regs = nr ? (const uint64_t *)(const void *)p : NULL;
+			p += (size_t)nr * 8;
+		}
+		out->fields |= PERF_SAMPLE_REGS_USER;
+	}
+	if (st & PERF_SAMPLE_STACK_USER) {
+		uint64_t size, dyn;
+
+		if (end - p < 8)
+			return -EINVAL;
+		size = rd64(p);
+		p += 8;
+		/* size, then size bytes, then dyn_size (only when size is not 0) */
+		if (size) {
+			if (size > (uint64_t)(end - p) || (uint64_t)(end - p) - size < 8 ||
+			    (size & 7))
+				return -EINVAL;
+			dyn = rd64(p + size);
+			if (dyn > size)
+				return -EINVAL;
+			s->stack = p;
+			s->stack_size = size;
+			s->stack_dyn_size = dyn;
+		}
+		out->fields |= PERF_SAMPLE_STACK_USER;
+	}
+	return 0;
+}
+
 static int decode_sample(const struct records_format *fmt, const unsigned char *p,
                          const unsigned char *end, struct record *out)
 {
@@ -79,6 +133,10 @@ static int decode_sample(const struct records_format *fmt, const unsigned char *
 	s->raw = NULL;
 	s->branches = NULL;
 	s->branch_counters = NULL;
+	s->regs_abi = s->stack_size = s->stack_dyn_size = 0;
+	s->nr_regs = 0;
+	s->regs = NULL;
+	s->stack = NULL;
 	if ((size_t)(end - p) < fmt->sample_fixed)
 		return -EINVAL;
 	if (st & PERF_SAMPLE_IDENTIFIER) {
@@ -178,6 +236,8 @@ static int decode_sample(const struct records_format *fmt, const unsigned char *
 		s->nr_branches = nr;
 		out->fields |= PERF_SAMPLE_BRANCH_STACK;
 	}
+	if (st & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER))
+		return decode_user(fmt, p, end, out);
 	return 0;
 }
 

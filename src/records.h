@@ -14,9 +14,10 @@
  *
  * Decodable PERF_RECORD_SAMPLE fields, in the kernel's layout order:
  * IDENTIFIER, IP, TID, TIME, ADDR, ID, STREAM_ID, CPU, PERIOD, CALLCHAIN,
- * RAW, BRANCH_STACK. Fields the kernel writes after BRANCH_STACK
- * (REGS_USER, STACK_USER, WEIGHT, DATA_SRC, ...) cannot move the ones
- * before them and are ignored. PERF_SAMPLE_READ sits between PERIOD and
+ * RAW, BRANCH_STACK, REGS_USER (needs attr.sample_regs_user: see
+ * records_format_set_regs_user()), STACK_USER. Fields the kernel writes
+ * after STACK_USER (WEIGHT, DATA_SRC, ...) cannot move the ones before
+ * them and are ignored. PERF_SAMPLE_READ sits between PERIOD and
  * CALLCHAIN and needs read_format, which this decoder does not take:
  * decoding stops before it (see records_decode()).
  */
@@ -24,6 +25,7 @@ struct records_format {
 	uint64_t sample_type;        /* attr.sample_type */
 	uint64_t branch_sample_type; /* attr.branch_sample_type */
 	bool sample_id_all;          /* attr.sample_id_all */
+	uint64_t sample_regs_user;   /* attr.sample_regs_user (records_format_set_regs_user()) */
 	/* Derived by records_format_init(); do not set by hand. */
 	uint32_t sample_fixed;   /* bytes of the fixed sample fields IDENTIFIER..PERIOD */
 	uint32_t id_trailer;     /* bytes of the sample_id trailer on other records */
@@ -38,6 +40,11 @@ struct records_format {
  */
 int records_format_init(struct records_format *fmt, uint64_t sample_type,
                         uint64_t branch_sample_type, bool sample_id_all);
+
+/* Set the register mask the event was opened with (attr.sample_regs_user):
+ * a REGS_USER field holds one u64 per bit set, after its abi word. Call it
+ * after records_format_init(), which clears it. */
+void records_format_set_regs_user(struct records_format *fmt, uint64_t mask);
 
 /* misc & PERF_RECORD_MISC_CPUMODE_MASK: an enum, not a set of bits. */
 enum records_cpumode {
@@ -79,6 +86,19 @@ struct records_sample {
 	const struct perf_branch_entry *branches;
 	const uint64_t *branch_counters; /* nr_branches of them with
 	                                  * PERF_SAMPLE_BRANCH_COUNTERS, else NULL */
+	/* REGS_USER: abi is PERF_SAMPLE_REGS_ABI_NONE (no user registers: a
+	 * kernel thread, or a sample taken in kernel code of one), _32 or _64;
+	 * then regs holds nr_regs values, one per bit of the format's mask in
+	 * ascending bit order (NULL and 0 with ABI_NONE). */
+	uint64_t regs_abi;
+	uint32_t nr_regs;
+	const uint64_t *regs;
+	/* STACK_USER: the bytes copied from the user stack at the sampled sp;
+	 * stack_size is what the record reserves (0: nothing copied), and
+	 * stack_dyn_size (<= stack_size) how many of those bytes are real. */
+	uint64_t stack_size;
+	uint64_t stack_dyn_size;
+	const unsigned char *stack;
 };
 
 /* PERF_RECORD_MMAP and PERF_RECORD_MMAP2. */

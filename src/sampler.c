@@ -105,6 +105,12 @@ static void sampler_attr(struct perf_event_attr *a, const struct perf_event_attr
 	a->exclude_host = ev->exclude_host;
 	a->exclude_guest = ev->exclude_guest;
 	a->sample_type = sampler_sample_type(p->period, p->cfg->stacks != NULL);
+	if (p->cfg->dwarf.stack_bytes) {
+		a->sample_type |= SAMPLER_DWARF_TYPE;
+		a->sample_regs_user = p->cfg->dwarf.regs_mask;
+		a->sample_stack_user = p->cfg->dwarf.stack_bytes;
+		a->exclude_callchain_user = 1;
+	}
 	a->read_format = read_lost ? SAMPLER_READ_FORMAT : 0;
 	if (p->period) {
 		a->sample_period = p->period;
@@ -439,7 +445,20 @@ int sampler_open(struct sampler *s, const struct sampler_config *cfg, char *err,
 	s->max_rate_now = s->max_rate_start;
 	p.period = cfg->period;
 	s->period = cfg->period;
-	records_format_init(&s->fmt, sampler_sample_type(p.period, cfg->stacks != NULL), 0, true);
+	records_format_init(&s->fmt,
+	                    sampler_sample_type(p.period, cfg->stacks != NULL) |
+	                        (cfg->dwarf.stack_bytes ? SAMPLER_DWARF_TYPE : 0),
+	                    0, true);
+	records_format_set_regs_user(&s->fmt, cfg->dwarf.stack_bytes ? cfg->dwarf.regs_mask : 0);
+	s->dwarf = cfg->dwarf;
+	if (cfg->dwarf.stack_bytes &&
+	    (cfg->dwarf.stack_bytes % 8 || cfg->dwarf.stack_bytes > 65528 || !cfg->dwarf.sample)) {
+		sampler_err(&p,
+		            "--call-graph dwarf,%u: the stack size must be a multiple of 8 "
+		            "up to 65528",
+		            cfg->dwarf.stack_bytes);
+		return -EINVAL;
+	}
 	p.freq = cfg->freq ? cfg->freq : SAMPLER_DEFAULT_FREQ;
 	if (!p.period && s->max_rate_start > 0 && p.freq > (uint64_t)s->max_rate_start) {
 		sampler_note(
@@ -551,6 +570,10 @@ static void sb_dispatch(const struct record *rec, void *arg)
 	case PERF_RECORD_EXIT:
 		fn = s->sb.exit;
 		break;
+	case PERF_RECORD_SAMPLE:
+		if (s->dwarf.sample)
+			s->dwarf.sample(rec, s->dwarf.arg);
+		return;
 	}
 	if (fn)
 		fn(rec, s->sb.arg);
@@ -588,6 +611,8 @@ static void sampler_on_record(const struct perf_event_header *h, void *arg)
 			             (int)rec.id.cpu, s->period ? s->period : rec.sample.period);
 		if (s->stacks && rec.sample.nr_ips)
 			stacks_add(s->stacks, rec.id.pid, rec.sample.ips, rec.sample.nr_ips);
+		if (s->dwarf.sample)
+			sbqueue_push_sample(&s->sbq, &rec, h);
 		break;
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:

@@ -47,6 +47,10 @@ static inline uint64_t sampler_sample_type(uint64_t period, bool callchain)
 	return callchain ? t | PERF_SAMPLE_CALLCHAIN : t;
 }
 
+/* --call-graph dwarf adds the user registers and stack to each sample; its
+ * callchain then holds the kernel part only (exclude_callchain_user). */
+#define SAMPLER_DWARF_TYPE (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
+
 #define SAMPLER_MAX_RATE_PATH "/proc/sys/kernel/perf_event_max_sample_rate"
 
 /* Where to sample: pid -1 with cpu N is CPU N system-wide; pid P with cpu
@@ -102,6 +106,20 @@ struct sampler_config {
 	/* -g: samples carry their call chains (PERF_SAMPLE_CALLCHAIN, as deep as
 	 * kernel.perf_event_max_stack), added here; NULL: none. */
 	struct stacks *stacks;
+	/*
+	 * --call-graph dwarf (stack_bytes > 0; stacks is then not used):
+	 * samples carry the user registers in regs_mask and stack_bytes of the
+	 * user stack (attr.sample_stack_user, a multiple of 8 below 65535),
+	 * and a callchain of their kernel part only. Each sample goes to
+	 * sample() in time order with the side band (after the MMAPs that came
+	 * before it), its record valid during the call only.
+	 */
+	struct sampler_dwarf {
+		uint32_t stack_bytes;
+		uint64_t regs_mask;
+		void (*sample)(const struct record *r, void *arg);
+		void *arg;
+	} dwarf;
 	struct sampler_sideband sb;
 	const char *max_rate_path; /* NULL = SAMPLER_MAX_RATE_PATH (tests point it elsewhere) */
 };
@@ -179,6 +197,7 @@ struct sampler {
 	struct sampler_ring *rings; /* never reallocated: rings do not move */
 	struct hotspots *hot;
 	struct stacks *stacks;
+	struct sampler_dwarf dwarf;
 	struct sampler_sideband sb;
 	struct sbqueue sbq; /* side band in time order across the rings */
 	char max_rate_path[256];

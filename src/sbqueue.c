@@ -91,6 +91,42 @@ void sbqueue_push(struct sbqueue *q, const struct record *rec)
 	q->nr++;
 }
 
+/* p, a pointer into the record at from, moved to the same place in to. */
+static const void *moved(const void *p, const void *from, void *to)
+{
+	return p ? (const char *)to + ((const char *)p - (const char *)from) : NULL;
+}
+
+void sbqueue_push_sample(struct sbqueue *q, const struct record *rec,
+                         const struct perf_event_header *raw)
+{
+	struct sbqueue_item *it;
+	struct records_sample *smp;
+	void *copy;
+
+	if (q->nr >= SBQUEUE_MAX)
+		sbqueue_flush(q, UINT64_MAX);
+	if (util_grow(&q->items, q->nr, &q->cap, sizeof(*q->items), 64) != 0 ||
+	    !(copy = malloc(raw->size))) {
+		q->fn(rec, q->arg);
+		return;
+	}
+	memcpy(copy, raw, raw->size);
+	it = &q->items[q->nr++];
+	it->rec = *rec;
+	it->seq = q->seq++;
+	it->text = copy;
+	if (!(rec->fields & PERF_SAMPLE_TIME))
+		it->rec.id.time = 0;
+	smp = &it->rec.sample;
+	smp->ips = moved(smp->ips, raw, copy);
+	smp->raw = moved(smp->raw, raw, copy);
+	smp->branches = moved(smp->branches, raw, copy);
+	smp->branch_counters = moved(smp->branch_counters, raw, copy);
+	smp->regs = moved(smp->regs, raw, copy);
+	smp->stack = moved(smp->stack, raw, copy);
+}
+
 int sbqueue_round(struct sbqueue *q, int (*drain)(void *ctx), void *ctx)
 {
 	uint64_t bound = q->seen;

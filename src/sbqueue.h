@@ -21,7 +21,8 @@
 struct sbqueue_item {
 	struct record rec;
 	uint64_t seq;         /* arrival: equal times keep their order */
-	char *text;           /* the MMAP's filename or the COMM's name, owned */
+	char *text;           /* the MMAP's filename or the COMM's name, or a
+	                       * SAMPLE's whole record (rec points into it), owned */
 	uint8_t build_id[20]; /* the MMAP2's, when it has one */
 };
 
@@ -48,6 +49,13 @@ void sbqueue_seen(struct sbqueue *q, const struct record *rec);
 /* Queue a side-band record, with copies of what it points into the ring
  * (out of memory: it goes out at once, out of order rather than lost). */
 void sbqueue_push(struct sbqueue *q, const struct record *rec);
+
+/* Queue a SAMPLE too (--call-graph dwarf: its user stack is unwound with
+ * the mappings of its time, so it waits for the side band before it), with
+ * a copy of the whole record raw (rec was decoded from it, and its pointers
+ * are moved into the copy). Out of memory: it goes out at once. */
+void sbqueue_push_sample(struct sbqueue *q, const struct record *rec,
+                         const struct perf_event_header *raw);
 
 /* Hand over, in time order, every waiting record no newer than bound. */
 void sbqueue_flush(struct sbqueue *q, uint64_t bound);

@@ -207,6 +207,42 @@ void symbols_reap(struct symbols *s, bool (*keep)(pid_t pid, void *arg), void *a
 int symbols_resolve(struct symbols *s, pid_t pid, uint64_t ip, bool kernel,
                     struct symbols_result *out);
 
+/*
+ * A file mapping of a process, for an unwinder. binary names the mapped
+ * file: two mappings of one file have the same pointer while the file is
+ * mapped. path and name (its basename) live until pid's mappings next
+ * change.
+ */
+struct symbols_map {
+	uint64_t start, end, pgoff;
+	const void *binary;
+	const char *path;
+	const char *name;
+};
+
+/*
+ * pid's file mappings (the executable ones, which is what is tracked), in
+ * address order: the first max of them into out. /proc/PID/maps is read
+ * first when a lookup would read it. Returns how many there are (more than
+ * max when out was too short), or -ENOENT when nothing is known of pid.
+ * *gen is set to a value that changes whenever pid's mappings do (0 when
+ * nothing is known).
+ */
+int symbols_maps(struct symbols *s, pid_t pid, struct symbols_map *out, int max, uint64_t *gen);
+
+/* Open the file behind mapping m of pid (as symbols_maps() gave it) the
+ * way lookups do: through /proc/PID/root, a deleted file through
+ * /proc/PID/map_files; regular files only. fd (the caller closes it), or
+ * -errno (-ENOENT when m is no longer a mapping of pid). */
+int symbols_map_open(struct symbols *s, pid_t pid, const struct symbols_map *m);
+
+/* Open the separate debug file of the binary at file (as pid names it)
+ * where lookups look for it: by its build id id (n bytes; 0: none), checked
+ * to carry it, else by its .gnu_debuglink name link (NULL: none) with CRC
+ * crc. fd (the caller closes it), or -ENOENT. */
+int symbols_debug_open(struct symbols *s, pid_t pid, const char *file, const unsigned char *id,
+                       size_t n, const char *link, uint32_t crc);
+
 /* Write r as one label into buf: "name+0xOFF" ("name" at offset 0) for
  * found symbols, else r->name. 0, or -ENOSPC (truncated, NUL-terminated). */
 int symbols_format(const struct symbols_result *r, char *buf, size_t len);

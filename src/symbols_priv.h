@@ -177,6 +177,7 @@ struct proc {
 	bool scanned;     /* /proc/PID/maps was read (or tried) since start or exec */
 	bool exited;      /* waiting for symbols_reap() */
 	int reap_in;      /* exited: symbols_reap() calls left before it goes */
+	uint64_t gen;     /* symbols.maps_gen at the last change to maps */
 	struct map *maps; /* sorted by start, not overlapping */
 	size_t nr, cap;
 	struct jit jit;
@@ -201,6 +202,7 @@ struct symbols {
 
 	struct proc **procs;
 	size_t nr_procs, procs_buckets;
+	uint64_t maps_gen; /* bumped at every change to a process's mappings */
 
 	struct dso **dsos;
 	size_t nr_dsos, dsos_buckets;
@@ -295,6 +297,12 @@ struct proc *sym_proc_add(struct symbols *s, pid_t pid);
 void sym_proc_remove(struct symbols *s, struct proc *p);
 const struct map *sym_proc_lookup(const struct proc *p, uint64_t ip);
 int sym_proc_scan(struct symbols *s, struct proc *p);
+struct proc *sym_proc_get_scanned(struct symbols *s, pid_t pid);
+
+static inline void sym_proc_changed(struct symbols *s, struct proc *p)
+{
+	p->gen = ++s->maps_gen;
+}
 
 /* perfmap.c: JIT symbols from /tmp/perf-PID.map */
 bool sym_resolve_jit(struct symbols *s, struct proc *p, uint64_t ip, struct symbols_result *out);

@@ -70,6 +70,17 @@ static void use_record(struct fuzz_ctx *c, const struct record *r, const unsigne
 			for (uint64_t i = 0; i < r->sample.nr_branches; i++)
 				acc += r->sample.branch_counters[i];
 		}
+		if (r->sample.regs) {
+			CHECK(inside(r->sample.regs, (size_t)r->sample.nr_regs * 8, rec, size));
+			for (uint32_t i = 0; i < r->sample.nr_regs; i++)
+				acc += r->sample.regs[i];
+		}
+		if (r->sample.stack) {
+			CHECK(r->sample.stack_dyn_size <= r->sample.stack_size);
+			CHECK(inside(r->sample.stack, r->sample.stack_size + 8, rec, size));
+			for (uint64_t i = 0; i < r->sample.stack_size; i++)
+				acc += r->sample.stack[i];
+		}
 		break;
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2: {
@@ -142,6 +153,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&c, 0, sizeof(c));
 	records_format_init(&c.fmt, fuzz_formats[cfg & 3].sample_type,
 			    fuzz_formats[cfg & 3].branch_sample_type, cfg & 4);
+	records_format_set_regs_user(&c.fmt, FUZZ_REGS_USER);
 
 	ctl = calloc(1, sizeof(*ctl));
 	ring = aligned_alloc(64, ring_size);

@@ -18,6 +18,9 @@
  */
 #define FUZZ_HDR 17
 
+/* attr.sample_regs_user of the formats with REGS_USER: bp, sp, ip. */
+#define FUZZ_REGS_USER ((1ull << 6) | (1ull << 7) | (1ull << 8))
+
 struct fuzz_format {
 	uint64_t sample_type;
 	uint64_t branch_sample_type;
@@ -28,10 +31,12 @@ static const struct fuzz_format fuzz_formats[4] = {
 	{PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 		 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD,
 	 0},
-	/* Every fixed field, a callchain and raw data. */
+	/* Every fixed field, a callchain, raw data, user registers and stack
+	 * (FUZZ_REGS_USER). */
 	{PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 		 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |
-		 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW,
+		 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW |
+		 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER,
 	 0},
 	/* Branch stack with hw_idx and per-branch counters, trailing weight. */
 	{PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_BRANCH_STACK |

@@ -129,6 +129,17 @@ static void sample(struct seed *s, uint64_t i)
 			put64(s, 6);
 		}
 	}
+	if (st & PERF_SAMPLE_REGS_USER) {
+		put64(s, PERF_SAMPLE_REGS_ABI_64);
+		for (int r = 0; r < __builtin_popcountll(FUZZ_REGS_USER); r++)
+			put64(s, 0x7ffc0000 + (uint64_t)r);
+	}
+	if (st & PERF_SAMPLE_STACK_USER) {
+		put64(s, 32);
+		for (int w = 0; w < 4; w++)
+			put64(s, 0x401000 + (uint64_t)w);
+		put64(s, 24);
+	}
 	if (st & PERF_SAMPLE_WEIGHT)
 		put64(s, 99);
 	end(s, at);

@@ -84,7 +84,7 @@ expect_rc 2 "--format folded without -g" "$err"
 grep -q 'add -g' "$err" || fail "no reason given" "$err"
 run "$out" "$err" "$PFMTOP" -b -g --no-hotspots -e task-clock
 expect_rc 2 "-g with --no-hotspots" "$err"
-run "$out" "$err" "$PFMTOP" -b --call-graph dwarf -e task-clock
-expect_rc 2 "--call-graph dwarf" "$err"
-grep -q 'use fp' "$err" || fail "no way out given" "$err"
-pass "--format folded needs -g, -g needs sampling, --call-graph dwarf says to use fp"
+run "$out" "$err" "$PFMTOP" -b --call-graph lbr -e task-clock
+expect_rc 2 "--call-graph lbr" "$err"
+grep -q 'use fp or dwarf' "$err" || fail "no way out given" "$err"
+pass "--format folded needs -g, -g needs sampling, --call-graph takes fp or dwarf"

@@ -119,7 +119,17 @@ static void test_exporter(void **state)
 	assert_int_equal(o.format, SNAPSHOT_PROMETHEUS);
 	assert_int_equal(PARSE(&o, err, "-b", "--call-graph", "fp", "--format", "folded"), 0);
 	assert_true(o.session.profile.callchain);
+	assert_int_equal(o.session.profile.dwarf_stack, 0);
 	assert_int_equal(o.format, SNAPSHOT_FOLDED);
+	assert_int_equal(PARSE(&o, err, "-b", "--call-graph", "dwarf", "--format", "folded"), 0);
+	assert_true(o.session.profile.callchain);
+	assert_int_equal(o.session.profile.dwarf_stack, 8192);
+	assert_int_equal(PARSE(&o, err, "--call-graph", "dwarf,65528"), 0);
+	assert_int_equal(o.session.profile.dwarf_stack, 65528);
+	assert_int_equal(PARSE(&o, err, "--call-graph", "dwarf,16384", "-g"), 0);
+	assert_int_equal(o.session.profile.dwarf_stack, 0); /* the last one wins */
+	assert_int_equal(PARSE(&o, err, "--call-graph", "dwarf,8"), 0);
+	assert_int_equal(o.session.profile.dwarf_stack, 8);
 }
 
 static void test_actions(void **state)
@@ -177,8 +187,13 @@ static void test_errors(void **state)
 	EXPECT_ERROR("add -g", "-b", "--format", "folded");
 	EXPECT_ERROR("add -b", "-g", "--format", "folded");
 	EXPECT_ERROR("drop --no-hotspots", "-g", "--no-hotspots");
-	EXPECT_ERROR("use fp", "--call-graph", "dwarf,8192");
-	EXPECT_ERROR("is unknown; use fp", "--call-graph", "lbr");
+	EXPECT_ERROR("multiple of 8", "--call-graph", "dwarf,8190");
+	EXPECT_ERROR("from 8 to 65528", "--call-graph", "dwarf,65536");
+	EXPECT_ERROR("from 8 to 65528", "--call-graph", "dwarf,0");
+	EXPECT_ERROR("from 8 to 65528", "--call-graph", "dwarf,");
+	EXPECT_ERROR("from 8 to 65528", "--call-graph", "dwarf,8k");
+	EXPECT_ERROR("is unknown; use fp or dwarf", "--call-graph", "dwarfs");
+	EXPECT_ERROR("is unknown; use fp or dwarf", "--call-graph", "lbr");
 	/* the exporter's options */
 	EXPECT_ERROR("is not HOST:PORT", "--listen", "9464");
 	EXPECT_ERROR("is not HOST:PORT", "--listen", "::1:9464");

@@ -788,6 +788,107 @@ static void test_sample_no_trailer(void **state)
 	check_sample_fixed(st, &r);
 }
 
+/* REGS_USER and STACK_USER (what --call-graph dwarf samples), after a
+ * callchain: well formed, then truncated at every length, then lying. */
+#define REGS_MASK ((1ull << 6) | (1ull << 7) | (1ull << 8)) /* bp, sp, ip */
+
+static void build_user_sample(struct rb *b, uint64_t st, uint64_t abi, uint64_t stack_size,
+			      uint64_t dyn)
+{
+	rb_start(b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+	rb_sample_fixed(b, st);
+	rb_u64(b, 2); /* callchain: kernel marker, one frame */
+	rb_u64(b, PERF_CONTEXT_KERNEL);
+	rb_u64(b, 0xffffffff81000000ull);
+	rb_u64(b, abi);
+	if (abi != PERF_SAMPLE_REGS_ABI_NONE) {
+		rb_u64(b, 0x7ffc0010); /* bp */
+		rb_u64(b, 0x7ffc0000); /* sp */
+		rb_u64(b, 0x401000);   /* ip */
+	}
+	rb_u64(b, stack_size);
+	for (uint64_t i = 0; i < stack_size / 8; i++)
+		rb_u64(b, 0x1000 + i);
+	if (stack_size)
+		rb_u64(b, dyn);
+}
+
+static void test_sample_regs_stack_user(void **state)
+{
+	const uint64_t st = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			    PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	const size_t regs_at = 8 + 24 + 24; /* header, fixed, callchain */
+	struct records_format fmt;
+	struct rb b;
+	struct record r;
+	void *keep;
+
+	(void)state;
+	assert_int_equal(records_format_init(&fmt, st, 0, true), 0);
+	records_format_set_regs_user(&fmt, REGS_MASK);
+	build_user_sample(&b, st, PERF_SAMPLE_REGS_ABI_64, 64, 40);
+	assert_int_equal(decode_exact(&fmt, rb_end(&b), &r, &keep), 0);
+	assert_int_equal(r.fields, st);
+	assert_int_equal(r.sample.nr_ips, 2);
+	assert_int_equal(r.sample.regs_abi, PERF_SAMPLE_REGS_ABI_64);
+	assert_int_equal(r.sample.nr_regs, 3);
+	assert_int_equal(r.sample.regs[1], 0x7ffc0000);
+	assert_int_equal(r.sample.regs[2], 0x401000);
+	assert_int_equal(r.sample.stack_size, 64);
+	assert_int_equal(r.sample.stack_dyn_size, 40);
+	assert_non_null(r.sample.stack);
+	assert_int_equal(((const uint64_t *)(const void *)r.sample.stack)[7], 0x1007);
+	free(keep);
+	check_truncations(&fmt, &b);
+
+	/* No user registers (a kernel thread) and no stack copied. */
+	build_user_sample(&b, st, PERF_SAMPLE_REGS_ABI_NONE, 0, 0);
+	assert_int_equal(decode_exact(&fmt, rb_end(&b), &r, &keep), 0);
+	assert_int_equal(r.sample.regs_abi, PERF_SAMPLE_REGS_ABI_NONE);
+	assert_int_equal(r.sample.nr_regs, 0);
+	assert_null(r.sample.regs);
+	assert_int_equal(r.sample.stack_size, 0);
+	assert_null(r.sample.stack);
+	free(keep);
+	check_truncations(&fmt, &b);
+
+	/* Lying records: an abi that does not exist, dyn_size over size, a size
+	 * past the end, an unaligned size, a size that leaves no dyn_size. */
+	build_user_sample(&b, st, PERF_SAMPLE_REGS_ABI_64, 64, 40);
+	uint64_t *abi = (uint64_t *)(void *)(rb_bytes(&b) + regs_at);
+	uint64_t *size = abi + 4, *dyn = size + 1 + 8;
+	*abi = 3;
+	assert_int_equal(decode_exact(&fmt, rb_end(&b), &r, &keep), -EINVAL);
+	free(keep);
+	*abi = PERF_SAMPLE_REGS_ABI_64;
+	*dyn = 72;
+	assert_int_equal(decode_exact(&fmt, rb_end(&b), &r, &keep), -EINVAL);
+	free(keep);
+	*dyn = 64; /* all of it: fine */
+	assert_int_equal(decode_exact(&fmt, rb_end(&b), &r, &keep), 0);
+	free(keep);
+	const uint64_t lies[] = {72, 65, 60, UINT64_MAX, UINT64_MAX - 7, 1ull << 63};
+	for (size_t i = 0; i < sizeof(lies) / sizeof(lies[0]); i++) {
+		*size = lies[i];
+		assert_int_equal(decode_exact(&fmt, rb_end(&b), &r, &keep), -EINVAL);
+		free(keep);
+	}
+	*size = 56; /* shorter: dyn_size is then read from the last stack word */
+	assert_int_equal(decode_exact(&fmt, rb_end(&b), &r, &keep), -EINVAL);
+	free(keep);
+
+	/* A mask larger than the record: the registers run past the end. */
+	*size = 64;
+	records_format_set_regs_user(&fmt, ~0ull);
+	assert_int_equal(decode_exact(&fmt, rb_end(&b), &r, &keep), -EINVAL);
+	free(keep);
+	/* A format without REGS_USER reads the same bytes as the stack size. */
+	assert_int_equal(records_format_init(&fmt, st & ~(uint64_t)PERF_SAMPLE_REGS_USER, 0, true),
+			 0);
+	assert_int_equal(decode_exact(&fmt, rb_end(&b), &r, &keep), -EINVAL);
+	free(keep);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -807,6 +908,7 @@ int main(void)
 		cmocka_unit_test(test_sample_branch_stack),
 		cmocka_unit_test(test_sample_read_unsupported),
 		cmocka_unit_test(test_sample_no_trailer),
+		cmocka_unit_test(test_sample_regs_stack_user),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -113,11 +113,64 @@ static void test_round_until_empty(void **state)
 	sbqueue_free(&q);
 }
 
+/* A SAMPLE waits with the side band, as a copy of its whole record: what
+ * its pointers show after the ring moved on is what it carried. */
+static uint64_t seen_regs[2], seen_stack[4], seen_ips[2], seen_time;
+static int seen_samples;
+
+static void take_sample(const struct record *r, void *arg)
+{
+	(void)arg;
+	if (r->type != PERF_RECORD_SAMPLE)
+		return;
+	seen_samples++;
+	seen_time = r->id.time;
+	memcpy(seen_regs, r->sample.regs, sizeof(seen_regs));
+	memcpy(seen_stack, r->sample.stack, sizeof(seen_stack));
+	memcpy(seen_ips, r->sample.ips, sizeof(seen_ips));
+}
+
+static void test_sample_copied(void **state)
+{
+	uint64_t raw[16] = {0};
+	struct perf_event_header h = {.type = PERF_RECORD_SAMPLE, .size = sizeof(raw)};
+	struct record r = {.type = PERF_RECORD_SAMPLE, .fields = PERF_SAMPLE_TIME, .id.time = 7};
+	struct sbqueue sq;
+
+	(void)state;
+	memcpy(raw, &h, sizeof(h));
+	for (int i = 1; i < 16; i++)
+		raw[i] = 100 + (uint64_t)i;
+	r.sample.nr_ips = 2;
+	r.sample.ips = &raw[1];
+	r.sample.nr_regs = 2;
+	r.sample.regs = &raw[4];
+	r.sample.stack = (const unsigned char *)&raw[8];
+	r.sample.stack_size = r.sample.stack_dyn_size = 32;
+	sbqueue_init(&sq, take_sample, NULL);
+	sbqueue_push_sample(&sq, &r, (const struct perf_event_header *)(const void *)raw);
+	memset(raw, 0xee, sizeof(raw)); /* the ring moves on */
+	assert_int_equal(seen_samples, 0);
+	sbqueue_flush(&sq, 6);
+	assert_int_equal(seen_samples, 0);
+	sbqueue_flush(&sq, 7);
+	assert_int_equal(seen_samples, 1);
+	assert_int_equal(seen_time, 7);
+	assert_int_equal(seen_ips[0], 101);
+	assert_int_equal(seen_ips[1], 102);
+	assert_int_equal(seen_regs[0], 104);
+	assert_int_equal(seen_regs[1], 105);
+	assert_int_equal(seen_stack[0], 108);
+	assert_int_equal(seen_stack[3], 111);
+	sbqueue_free(&sq);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_round_in_time_order),
 	    cmocka_unit_test(test_round_until_empty),
+	    cmocka_unit_test(test_sample_copied),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
