@@ -43,12 +43,12 @@ struct options {
 	enum snapshot_format format;
 	const char *list_glob; /* --list-events [GLOB] */
 	bool events_given;
-	const char *preset;     /* --preset NAME|FILE, NULL = default */
-	const char *check;      /* --check-preset NAME|FILE */
-	const char *convert;    /* --convert FILE, --replay FILE */
-	const char *record;     /* --record FILE (or -b -o FILE.pfr) */
-	bool record_only;       /* -o FILE.pfr: no snapshots printed */
-	double history_s;       /* --history: seconds the view keeps */
+	const char *preset;  /* --preset NAME|FILE, NULL = default */
+	const char *check;   /* --check-preset NAME|FILE */
+	const char *convert; /* --convert FILE, --replay FILE */
+	const char *record;  /* --record FILE (or -b -o FILE.pfr) */
+	bool record_only;    /* -o FILE.pfr: no snapshots printed */
+	double history_s;    /* --history: seconds the view keeps */
 	bool format_given;
 	const char *theme;      /* --theme NAME|FILE, NULL = default (or mono) */
 	int view;               /* --view: OPTIONS_VIEW_*, -1 = by mode */

@@ -25,10 +25,10 @@ enum view_kind {
 #define VIEW_SAVE    0x02u /* write a snapshot file */
 #define VIEW_PAUSE   0x04u /* paused state changed */
 #define VIEW_REDRAW  0x08u
-#define VIEW_DELAY   0x10u /* settings.interval_ns changed */
-#define VIEW_PROFILE 0x20u /* hotspot settings (hide, accumulated, filter) changed */
-#define VIEW_PRESET  0x40u /* settings.preset chosen: reopen the session */
-#define VIEW_THREADS 0x80u /* settings.threads toggled: reopen the session */
+#define VIEW_DELAY   0x10u  /* settings.interval_ns changed */
+#define VIEW_PROFILE 0x20u  /* hotspot settings (hide, accumulated, filter) changed */
+#define VIEW_PRESET  0x40u  /* settings.preset chosen: reopen the session */
+#define VIEW_THREADS 0x80u  /* settings.threads toggled: reopen the session */
 #define VIEW_STEP    0x100u /* settings.step: intervals to step back (< 0) or on */
 #define VIEW_GOTO    0x200u /* settings.when: a time to go to, as typed */
 #define VIEW_SPEED   0x400u /* settings.speed changed (replay) */
