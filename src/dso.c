@@ -1,7 +1,11 @@
 /* dso: binaries and their ELF symbols, separate debug files, the vDSO. */
 #include "symbols_priv.h"
 
+#include <lzma.h>
 #include <zlib.h>
+
+/* A MiniDebugInfo ELF larger than this is not read. */
+#define MINIDEBUG_MAX (64u << 20)
 
 /* ---- binaries ---- */
 
@@ -154,15 +158,14 @@ struct dso *sym_dso_get(struct symbols *s, const char *path, uint32_t maj, uint3
 	return d;
 }
 
-/* Read the function symbols of the first section of this type. -ENOENT
- * when there is none or it holds no functions. */
-static int dso_read_syms(struct dso *d, Elf *elf, Elf64_Word type)
+/* Add the function symbols of elf's first section of this type to b. 0,
+ * -ENOENT when there is none or it holds no functions, -ENOMEM. */
+static int add_syms(struct tabbuild *b, Elf *elf, Elf64_Word type)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 	Elf_Data *data;
-	struct tabbuild b = {0};
-	size_t i, n;
+	size_t i, n, before = b->nr;
 	int err = 0;
 
 	while ((scn = elf_nextscn(elf, scn)))
@@ -189,17 +192,110 @@ static int dso_read_syms(struct dso *d, Elf *elf, Elf64_Word type)
 		name = elf_strptr(elf, sh.sh_link, sym.st_name);
 		if (!name || !*name)
 			continue;
-		err = sym_build_add(&b, sym.st_value, sym.st_size, name, strlen(name),
+		err = sym_build_add(b, sym.st_value, sym.st_size, name, strlen(name),
 		                    sym_rank_of(sym.st_size, stb == STB_LOCAL, stb == STB_WEAK,
 		                                name, strlen(name)));
 	}
-	if (!err && !b.nr)
-		err = -ENOENT;
+	return err ? err : b->nr > before ? 0 : -ENOENT;
+}
+
+/* d's table from the builder when err is 0 (freed either way). */
+static int finish_syms(struct dso *d, struct tabbuild *b, int err)
+{
 	if (err) {
-		sym_build_free(&b);
+		sym_build_free(b);
 		return err;
 	}
-	return sym_build_finish(&b, &d->tab);
+	return sym_build_finish(b, &d->tab);
+}
+
+/* Read the function symbols of the first section of this type. -ENOENT
+ * when there is none or it holds no functions. */
+static int dso_read_syms(struct dso *d, Elf *elf, Elf64_Word type)
+{
+	struct tabbuild b = {0};
+
+	return finish_syms(d, &b, add_syms(&b, elf, type));
+}
+
+/*
+ * MiniDebugInfo: the xz-compressed ELF in .gnu_debugdata, whose .symtab
+ * holds the functions a stripped binary's .dynsym lacks (Fedora and others
+ * ship binaries so). Decompressed into a malloc'd buffer of *len bytes, at
+ * most MINIDEBUG_MAX; NULL when there is none or it is not whole xz.
+ */
+static unsigned char *minidebug(Elf *elf, size_t *len)
+{
+	lzma_stream st = LZMA_STREAM_INIT;
+	unsigned char *out = NULL, *nb;
+	size_t shstrndx, cap = 0;
+	Elf_Scn *scn = NULL;
+	Elf_Data *data;
+	GElf_Shdr sh;
+	lzma_ret r;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && !strcmp(name, ".gnu_debugdata"))
+			break;
+	}
+	data = scn ? elf_getdata(scn, NULL) : NULL;
+	if (!data || !data->d_buf || !data->d_size ||
+	    lzma_stream_decoder(&st, MINIDEBUG_MAX, 0) != LZMA_OK)
+		return NULL;
+	st.next_in = data->d_buf;
+	st.avail_in = data->d_size;
+	do {
+		if (st.avail_out == 0) {
+			size_t used = cap - st.avail_out;
+
+			cap = cap ? cap * 2 : data->d_size * 4 + 4096;
+			if (cap > MINIDEBUG_MAX || !(nb = realloc(out, cap)))
+				goto fail;
+			out = nb;
+			st.next_out = out + used;
+			st.avail_out = cap - used;
+		}
+		r = lzma_code(&st, LZMA_FINISH);
+	} while (r == LZMA_OK || (r == LZMA_BUF_ERROR && st.avail_out == 0));
+	if (r != LZMA_STREAM_END)
+		goto fail;
+	*len = cap - st.avail_out;
+	lzma_end(&st);
+	return out;
+fail:
+	lzma_end(&st);
+	free(out);
+	return NULL;
+}
+
+/* A binary without .symtab: its .dynsym, and the .symtab of its
+ * MiniDebugInfo when it has one. -ENOENT when neither names a function. */
+static int dso_read_stripped(struct dso *d, Elf *elf)
+{
+	struct tabbuild b = {0};
+	int err = add_syms(&b, elf, SHT_DYNSYM), merr = -ENOENT;
+	size_t len;
+	unsigned char *mini = err == -ENOMEM ? NULL : minidebug(elf, &len);
+
+	if (mini) {
+		Elf *m = elf_memory((char *)mini, len);
+
+		if (m && elf_kind(m) == ELF_K_ELF)
+			merr = add_syms(&b, m, SHT_SYMTAB);
+		if (m)
+			elf_end(m);
+		free(mini);
+	}
+	if (err == -ENOMEM || merr == -ENOMEM)
+		return finish_syms(d, &b, -ENOMEM);
+	return finish_syms(d, &b, err && merr ? -ENOENT : 0);
 }
 
 /* Open path read-only if it is a regular file (and, when ino is not 0,
@@ -541,7 +637,7 @@ static int dso_read_image(struct symbols *s, struct dso *d, pid_t pid, Elf *elf)
 	}
 	err = dso_read_syms(d, elf, SHT_SYMTAB);
 	if (err == -ENOENT)
-		err = dso_read_syms(d, elf, SHT_DYNSYM);
+		err = dso_read_stripped(d, elf);
 	if (err == -ENOENT)
 		err = 0; /* stripped: ips still get module+0xVADDR */
 	return err;

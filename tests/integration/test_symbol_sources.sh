@@ -211,3 +211,25 @@ build link
 objcopy --add-gnu-debuglink="$src/link.debug" "$src/link"
 expect_symbol "a .gnu_debuglink debug file beside the binary" "$src/link"
 pass ".gnu_debuglink"
+
+# MiniDebugInfo: the functions .dynsym lacks, as an xz-compressed .symtab in
+# the binary's .gnu_debugdata (how Fedora ships its binaries)
+need_cmd xz
+build mini
+nm -D "$src/mini.full" --format=posix --defined-only | awk '{ print $1 }' | sort >"$TMP/dynsyms"
+nm "$src/mini.full" --format=posix --defined-only | awk '$2 == "T" || $2 == "t" { print $1 }' |
+	sort >"$TMP/funcsyms"
+comm -13 "$TMP/dynsyms" "$TMP/funcsyms" >"$TMP/keep"
+grep -qx hot_spin_here "$TMP/keep" || fail "the MiniDebugInfo fixture would not keep hot_spin_here" "$TMP/keep"
+objcopy -S --remove-section .gdb_index --remove-section .comment --keep-symbols="$TMP/keep" \
+	"$src/mini.debug" "$src/mini.mdi"
+xz -f "$src/mini.mdi"
+objcopy --add-section .gnu_debugdata="$src/mini.mdi.xz" "$src/mini"
+expect_symbol "MiniDebugInfo (.gnu_debugdata)" "$src/mini"
+# a damaged one names nothing, and breaks nothing
+build bad
+head -c 200 /dev/urandom >"$src/bad.xz"
+objcopy --add-section .gnu_debugdata="$src/bad.xz" "$src/bad"
+top "$src/bad" >"$TMP/rows"
+grep -q hot_spin_here "$TMP/rows" && fail "a garbage .gnu_debugdata named a function" "$TMP/rows"
+pass "MiniDebugInfo (.gnu_debugdata); a garbage one is ignored"
