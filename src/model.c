@@ -72,6 +72,7 @@ int model_init(struct model *m, int nr_events)
 	model_row_reset(m, &m->unattributed);
 	m->unattributed.kind = MODEL_ROW_TOTAL;
 	m->top_n = 10;
+	m->mono_ns = MODEL_MONO_UNKNOWN;
 	m->cpu_min = -1;
 	m->sampling.filter_pid = -1;
 	m->sampling.filter_cpu = -1;

@@ -11,6 +11,14 @@
 #define MODEL_SORT_COMMAND (-3)
 #define MODEL_SORT_METRIC  1000
 
+/* The version of the JSON snapshot's layout ("schema_version"), documented
+ * by packaging/schema/pfmtop-snapshot.schema.json: raised when a member
+ * changes meaning or goes away, so that a reader can refuse what it would
+ * misread. */
+#define MODEL_SCHEMA_VERSION 1
+
+#define MODEL_MONO_UNKNOWN UINT64_MAX
+
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -118,8 +126,12 @@ struct model_sampling {
 
 struct model {
 	/* header */
-	uint64_t seq;      /* snapshot number, from 1 */
-	uint64_t wall_ns;  /* time of the snapshot */
+	uint64_t seq;     /* snapshot number, from 1 */
+	uint64_t wall_ns; /* time of the snapshot (CLOCK_REALTIME) */
+	/* CLOCK_MONOTONIC since the run started (the counters were enabled) to
+	 * the end of this span: unlike wall_ns, never jumps.
+	 * MODEL_MONO_UNKNOWN when not known (a recording of an earlier build). */
+	uint64_t mono_ns;
 	double interval_s; /* measured length of this interval */
 	bool final;        /* totals since start (command exit) */
 	bool partial;      /* the last interval, cut short by the end of the run */

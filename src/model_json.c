@@ -21,6 +21,9 @@ struct reader {
 	char *err;
 	size_t errlen;
 	bool failed;
+	/* No "schema_version": a line of a build before it, where a member
+	 * added since may be missing and gets its default. */
+	bool legacy;
 };
 
 __attribute__((format(printf, 2, 3))) static void bad(struct reader *r, const char *fmt, ...)
@@ -136,6 +139,14 @@ static json_t *get_array(struct reader *r, json_t *o, const char *key)
 	return member(r, o, key, JSON_ARRAY);
 }
 
+/* Whether o has key; a line of an earlier build (legacy) may lack it, a
+ * versioned one may not: that is reported, and the caller reads it anyway
+ * (which changes nothing once the line is refused). */
+static bool has(struct reader *r, json_t *o, const char *key)
+{
+	return json_object_get(o, key) || !r->legacy;
+}
+
 static enum counter_state get_state(struct reader *r, json_t *o, const char *key)
 {
 	char name[32];
@@ -193,23 +204,58 @@ static void get_counters(struct reader *r, json_t *o, struct model_row *row)
 
 /* ---- the parts of a snapshot ---- */
 
+/* "time": RFC 3339 in UTC, "2026-11-26T08:35:12.345Z", the fraction (of 1
+ * to 9 digits) missing in lines of earlier builds. */
+static void get_time(struct reader *r, json_t *o)
+{
+	char when[40];
+	struct tm tm = {0};
+	uint64_t ns = 0, unit = 1000000000ull;
+	time_t t;
+
+	get_str(r, o, "time", when, sizeof(when));
+	const char *p = strptime(when, "%Y-%m-%dT%H:%M:%S", &tm);
+	if (p && *p == '.' && p[1] >= '0' && p[1] <= '9')
+		for (p++; *p >= '0' && *p <= '9' && unit > 1; p++)
+			ns += (uint64_t)(*p - '0') * (unit /= 10);
+	t = p ? timegm(&tm) : -1;
+	/* after 1970, and in a uint64_t of ns (before 2554) */
+	if (!p || strcmp(p, "Z") || t < 0 || (uint64_t)t >= UINT64_MAX / 1000000000ull)
+		bad(r, "\"time\" is not a UTC time: \"%.40s\"", when);
+	else
+		r->m->wall_ns = (uint64_t)t * 1000000000ull + ns;
+}
+
+/* "mono_s": seconds to the millisecond; null (or missing from a line of an
+ * earlier build) when not known. */
+static void get_mono(struct reader *r, json_t *o)
+{
+	json_t *v = json_object_get(o, "mono_s");
+	double s;
+
+	r->m->mono_ns = MODEL_MONO_UNKNOWN;
+	if ((!v && r->legacy) || json_is_null(v))
+		return;
+	s = get_num(r, o, "mono_s");
+	if (!(s >= 0 && s < 1e9)) /* NaN too */
+		bad(r, "\"mono_s\" is out of range");
+	else
+		r->m->mono_ns = (uint64_t)llround(s * 1e3) * 1000000ull;
+}
+
 static void get_header(struct reader *r, json_t *o)
 {
 	struct model *m = r->m;
-	char when[32], mode[16];
-	struct tm tm = {0};
+	char mode[16];
 	json_t *notes = get_array(r, o, "notes");
-	json_t *partial = json_object_get(o, "partial");
 
 	m->seq = get_u64(r, o, "seq");
-	get_str(r, o, "time", when, sizeof(when));
-	const char *end = strptime(when, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	if (!end || *end)
-		bad(r, "\"time\" is not a UTC time: \"%.32s\"", when);
-	m->wall_ns = (uint64_t)timegm(&tm) * 1000000000ull;
+	get_time(r, o);
+	get_mono(r, o);
 	m->interval_s = get_num(r, o, "interval_s");
 	m->final = get_bool(r, o, "final");
-	m->partial = partial && json_is_true(partial); /* older lines lack it */
+	if (has(r, o, "partial"))
+		m->partial = get_bool(r, o, "partial");
 	get_str(r, o, "host", m->host, sizeof(m->host));
 	get_str(r, o, "kernel", m->kernel, sizeof(m->kernel));
 	get_str(r, o, "mode", mode, sizeof(mode));
@@ -299,7 +345,8 @@ static void get_tasks(struct reader *r, json_t *tasks)
 		if (json_object_get(o, "since_ms"))
 			row->since_ms = get_num(r, o, "since_ms");
 		get_str(r, o, "note", row->note, sizeof(row->note));
-		get_name(r, o, "cgroup", row->cgroup, sizeof(row->cgroup));
+		if (has(r, o, "cgroup"))
+			get_name(r, o, "cgroup", row->cgroup, sizeof(row->cgroup));
 		if (json_object_get(o, "counters")) {
 			m->tasks_counted = true;
 			get_counters(r, o, row);
@@ -330,12 +377,20 @@ static void get_hotspots(struct reader *r, json_t *o)
 	json_t *rows = get_array(r, o, "rows");
 
 	get_str(r, o, "mode", mode, sizeof(mode));
-	m->sampling.accumulated = !strcmp(mode, "accumulated");
+	if (!strcmp(mode, "accumulated"))
+		m->sampling.accumulated = true;
+	else if (strcmp(mode, "interval"))
+		bad(r, "unknown hotspots mode \"%.16s\"", mode);
 	m->hot_total = (int)get_int(r, o, "rows_total", 0, INT32_MAX);
-	m->sampling.hide_kernel = get_bool(r, o, "hide_kernel");
-	m->sampling.hide_user = get_bool(r, o, "hide_user");
-	m->sampling.filter_pid = (pid_t)get_int(r, o, "filter_pid", -1, INT32_MAX);
-	m->sampling.filter_cpu = (int)get_int(r, o, "filter_cpu", -1, INT32_MAX);
+	/* the filters came later: without them, everything was shown */
+	if (has(r, o, "hide_kernel"))
+		m->sampling.hide_kernel = get_bool(r, o, "hide_kernel");
+	if (has(r, o, "hide_user"))
+		m->sampling.hide_user = get_bool(r, o, "hide_user");
+	if (has(r, o, "filter_pid"))
+		m->sampling.filter_pid = (pid_t)get_int(r, o, "filter_pid", -1, INT32_MAX);
+	if (has(r, o, "filter_cpu"))
+		m->sampling.filter_cpu = (int)get_int(r, o, "filter_cpu", -1, INT32_MAX);
 	for (size_t i = 0; rows && i < json_array_size(rows) && !r->failed; i++) {
 		json_t *h = json_array_get(rows, i);
 		struct model_hotspot *hot = model_add_hotspot(m);
@@ -412,16 +467,20 @@ static void get_snapshot(struct reader *r, json_t *root)
 	if ((o = get_array(r, root, "cpus")))
 		get_cpus(r, o);
 	m->tasks_total = (int)get_int(r, root, "tasks_total", 0, INT32_MAX);
-	get_str(r, root, "sort", m->sort_name, sizeof(m->sort_name));
-	m->cpu_min = get_num(r, root, "cpu_min");
+	/* Members an earlier build did not write: the order it sorted by is
+	 * not known (the default, CPU%, is the likeliest), nor the CPU% that
+	 * gave tasks counters (null); no cgroups, no sampling. */
+	if (has(r, root, "sort"))
+		get_str(r, root, "sort", m->sort_name, sizeof(m->sort_name));
+	m->cpu_min = has(r, root, "cpu_min") ? get_num(r, root, "cpu_min") : NAN;
 	if ((o = get_array(r, root, "tasks")))
 		get_tasks(r, o);
 	m->top_n = 0; /* every row read is shown */
-	if ((o = get_array(r, root, "cgroups")))
+	if (has(r, root, "cgroups") && (o = get_array(r, root, "cgroups")))
 		get_cgroups(r, o);
-	if ((o = member(r, root, "hotspots", JSON_OBJECT)))
+	if (has(r, root, "hotspots") && (o = member(r, root, "hotspots", JSON_OBJECT)))
 		get_hotspots(r, o);
-	if ((o = member(r, root, "sampling", JSON_OBJECT)))
+	if (has(r, root, "sampling") && (o = member(r, root, "sampling", JSON_OBJECT)))
 		get_sampling(r, o);
 	if ((o = json_object_get(root, "unattributed"))) {
 		m->has_unattributed = true;
@@ -435,9 +494,36 @@ static void get_snapshot(struct reader *r, json_t *root)
 	}
 }
 
+/* "schema_version": a version this build reads, or none (a line of an
+ * earlier build: r->legacy). 0 or -EINVAL with the reason. */
+static int schema_version(struct reader *r, json_t *root)
+{
+	json_t *v = json_is_object(root) ? json_object_get(root, "schema_version") : NULL;
+	json_int_t n;
+
+	if (!v) {
+		r->legacy = true;
+		return 0;
+	}
+	n = json_is_integer(v) ? json_integer_value(v) : 0;
+	if (n > MODEL_SCHEMA_VERSION) {
+		snprintf(r->err, r->errlen,
+		         "written by a newer pfmtop: schema_version %" JSON_INTEGER_FORMAT
+		         ", this one reads %d (convert it with that pfmtop)",
+		         n, MODEL_SCHEMA_VERSION);
+		return -EINVAL;
+	}
+	if (n < 1) {
+		snprintf(r->err, r->errlen,
+		         "not a pfmtop snapshot: \"schema_version\" is not a whole number from 1");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int model_from_json(struct model *m, const char *text, size_t len, char *err, size_t errlen)
 {
-	struct reader r = {m, err, errlen, false};
+	struct reader r = {m, err, errlen, false, false};
 	json_error_t je;
 	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je), *events;
 	int ret;
@@ -445,6 +531,10 @@ int model_from_json(struct model *m, const char *text, size_t len, char *err, si
 	memset(m, 0, sizeof(*m));
 	if (!root) {
 		snprintf(err, errlen, "not JSON: %s (column %d)", je.text, je.column);
+		return -EINVAL;
+	}
+	if (schema_version(&r, root)) {
+		json_decref(root);
 		return -EINVAL;
 	}
 	events = json_is_object(root) ? json_object_get(root, "events") : NULL;

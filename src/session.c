@@ -360,7 +360,7 @@ int session_tick(struct session *s, bool final)
 		s->nr_static_notes = m->nr_notes;
 	}
 	model_clear_rows(m);
-	session_header(s, interval_s, final);
+	session_header(s, now, interval_s, final);
 	session_cpu_rows(s, final, interval_s);
 	session_counted_rows(s, final, interval_s);
 	if (s->mode == MODEL_SYSTEM) {

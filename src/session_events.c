@@ -144,6 +144,10 @@ void session_describe_events(struct session *s)
 	struct model *m = &s->model;
 	char hw[256] = "";
 	int nr_hw = 0;
+	const char *vm =
+	    s->probe.hypervisor
+	        ? (s->probe.hypervisor_name[0] ? s->probe.hypervisor_name : "virtual machine")
+	        : NULL;
 
 	for (int i = 0; i < s->nr_ev; i++) {
 		struct session_event *e = &s->ev[i];
@@ -168,31 +172,30 @@ void session_describe_events(struct session *s)
 			    .cpu = s->mode == MODEL_SYSTEM ? 0 : -1,
 			};
 			explain_open_error(e->err, &ctx, e->why, sizeof(e->why));
-			if (e->desc.hardware && e->err == ENOENT && !s->probe.core_pmu &&
-			    strlen(hw) + strlen(e->desc.name) + 3 < sizeof(hw)) {
-				/* One note says it for all of them. */
-				snprintf(e->why, sizeof(e->why),
-				         "hardware event, and this machine exposes no hardware PMU "
-				         "(see the note above)");
-				snprintf(hw + strlen(hw), sizeof(hw) - strlen(hw), "%s%s",
-				         nr_hw ? ", " : "", e->desc.name);
-				nr_hw++;
+			if (e->desc.hardware && e->err == ENOENT && !s->probe.core_pmu) {
+				/* The reason stands alone (a script reads it without the
+				 * notes); one note lists them all, with the remedy. */
+				snprintf(
+				    e->why, sizeof(e->why),
+				    "hardware event; this machine exposes no hardware PMU%s%s%s",
+				    vm ? " (" : "", vm ? vm : "",
+				    vm ? " guest without a virtual PMU)" : "");
+				if (strlen(hw) + strlen(e->desc.name) + 3 < sizeof(hw)) {
+					snprintf(hw + strlen(hw), sizeof(hw) - strlen(hw), "%s%s",
+					         nr_hw ? ", " : "", e->desc.name);
+					nr_hw++;
+				}
 			}
 		}
 		me->err = e->err;
 		util_strlcpy(me->why, e->why, sizeof(me->why));
 	}
-	if (nr_hw) {
-		const char *vm = s->probe.hypervisor
-		                     ? (s->probe.hypervisor_name[0] ? s->probe.hypervisor_name
-		                                                    : "virtual machine")
-		                     : NULL;
+	if (nr_hw)
 		model_note(m,
 		           "no hardware PMU%s%s%s: %s not supported; counting software events "
 		           "(enable a virtual PMU, e.g. -cpu host for QEMU/KVM, to get them)",
 		           vm ? " (" : "", vm ? vm : "", vm ? " guest without a virtual PMU)" : "",
 		           hw);
-	}
 }
 
 int session_can_open_desc(const struct event_desc *d, char *why, size_t whylen, void *arg)

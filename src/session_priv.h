@@ -127,7 +127,7 @@ void session_target_cells(const struct session *s, const struct session_target *
                           struct counter_value *out);
 void session_counted_rows(struct session *s, bool final, double interval_s);
 void session_cpu_rows(struct session *s, bool final, double interval_s);
-void session_header(struct session *s, double interval_s, bool final);
+void session_header(struct session *s, uint64_t now, double interval_s, bool final);
 void session_static_notes(struct session *s);
 void session_event_states(struct session *s);
 void session_unattributed_row(struct session *s);

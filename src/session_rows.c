@@ -202,12 +202,13 @@ void session_cpu_rows(struct session *s, bool final, double interval_s)
 	m->total.cpu_pct = total ? (double)busy / (double)total * 100.0 : NAN;
 }
 
-void session_header(struct session *s, double interval_s, bool final)
+void session_header(struct session *s, uint64_t now, double interval_s, bool final)
 {
 	struct model *m = &s->model;
 
 	m->seq = s->seq + 1;
 	m->wall_ns = util_wall_ns();
+	m->mono_ns = s->started && now > s->start_ns ? now - s->start_ns : 0;
 	m->interval_s = interval_s;
 	m->final = final;
 	m->partial = s->partial && !final;

@@ -1,4 +1,4 @@
-/* snapshot: the model rendered as text (for people) or JSON Lines (for scripts). */
+/* snapshot: the model rendered as text (for people), JSON Lines or CSV (for scripts). */
 #include "snapshot.h"
 
 #include "cells.h"
@@ -104,13 +104,18 @@ static void format_pct(double v, char *buf, size_t len)
 		snprintf(buf, len, "%.1f", v);
 }
 
+/* RFC 3339 in UTC to the millisecond (cut, not rounded: a snapshot is never
+ * dated after it was made): "2026-11-26T08:35:12.345Z". */
 static void iso_time(uint64_t wall_ns, char *buf, size_t len)
 {
 	time_t t = (time_t)(wall_ns / 1000000000ull);
+	unsigned ms = (unsigned)(wall_ns / 1000000ull % 1000);
 	struct tm tm;
+	char sec[32];
 
 	gmtime_r(&t, &tm);
-	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	strftime(sec, sizeof(sec), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf, len, "%s.%03uZ", sec, ms);
 }
 
 /* ---- text ---- */
@@ -652,8 +657,16 @@ static void write_json(FILE *out, const struct model *m)
 	char when[32];
 
 	iso_time(m->wall_ns, when, sizeof(when));
-	fprintf(out, "{\"pfmtop\":\"%s\",\"seq\":%" PRIu64 ",\"time\":\"%s\",\"interval_s\":",
-	        PFMTOP_VERSION, m->seq, when);
+	fprintf(out,
+	        "{\"pfmtop\":\"%s\",\"schema_version\":%d,\"seq\":%" PRIu64
+	        ",\"time\":\"%s\",\"mono_s\":",
+	        PFMTOP_VERSION, MODEL_SCHEMA_VERSION, m->seq, when);
+	if (m->mono_ns == MODEL_MONO_UNKNOWN)
+		fputs("null", out);
+	else /* milliseconds, cut as the time is */
+		fprintf(out, "%" PRIu64 ".%03u", (uint64_t)(m->mono_ns / 1000000000u),
+		        (unsigned)(m->mono_ns / 1000000ull % 1000));
+	fputs(",\"interval_s\":", out);
 	json_number(out, m->interval_s);
 	fprintf(out, ",\"final\":%s,\"partial\":%s,\"host\":", m->final ? "true" : "false",
 	        m->partial ? "true" : "false");

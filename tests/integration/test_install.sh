@@ -37,7 +37,8 @@ run "$out" "$err" env DESTDIR="$root" cmake --install "$build" --prefix /usr
 expect_rc 0 "cmake --install --prefix /usr with DESTDIR" "$out" "$err"
 want=(/usr/bin/pfmtop /usr/share/man/man1/pfmtop.1 /usr/share/man/man5/pfmtop-presets.5
 	/usr/share/bash-completion/completions/pfmtop /usr/share/doc/pfmtop/README.md
-	/usr/share/doc/pfmtop/presets-format.md /usr/share/doc/pfmtop/LICENSE)
+	/usr/share/doc/pfmtop/presets-format.md /usr/share/doc/pfmtop/LICENSE
+	/usr/share/pfmtop/pfmtop-snapshot.schema.json)
 for f in "$src"/src/presets/*.ini; do want+=("/usr/share/pfmtop/presets/${f##*/}"); done
 for f in "$src"/themes/*.ini; do [ -e "$f" ] && want+=("/usr/share/pfmtop/themes/${f##*/}"); done
 (cd "$root" && find . -mindepth 1 \( -type d -printf '/%P/\n' -o -printf '/%P\n' \)) | sort >"$TMP/installed"

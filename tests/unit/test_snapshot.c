@@ -39,7 +39,9 @@ static void build(struct model *m, enum model_mode mode)
 {
 	assert_int_equal(model_init(m, 4), 0);
 	m->seq = 3;
-	m->wall_ns = 1790000000ull * 1000000000ull; /* 2026-09-21T... fixed */
+	/* 2026-09-21T14:13:20.345Z: milliseconds are cut, not rounded */
+	m->wall_ns = 1790000000ull * 1000000000ull + 345999999ull;
+	m->mono_ns = 12345999999ull; /* 12.345 s into the run */
 	m->interval_s = 1.0;
 	util_strlcpy(m->host, "box", sizeof(m->host));
 	util_strlcpy(m->kernel, "6.1.0-test", sizeof(m->kernel));
