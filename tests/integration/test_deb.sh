@@ -110,6 +110,8 @@ unit=$(grep -E '^(/usr)?/lib/systemd/system/pfmtop-exporter\.service$' "$TMP/lis
 	fail "the unit is at $unit, but systemd's units are in $unitdir"
 cmp -s "$unit" "$src/packaging/systemd/pfmtop-exporter.service" ||
 	fail "$unit is not packaging/systemd/pfmtop-exporter.service"
+cmp -s "$(dirname "$unit")/pfmtop-record.service" "$src/packaging/systemd/pfmtop-record.service" ||
+	fail "the package's pfmtop-record.service is missing or not packaging/systemd/pfmtop-record.service" "$TMP/listed"
 sysusers=/usr/lib/sysusers.d/pfmtop.conf
 grep -qxF "$sysusers" "$TMP/listed" || fail "the package has no $sysusers" "$TMP/listed"
 cmp -s "$sysusers" "$src/packaging/systemd/pfmtop.sysusers" || fail "$sysusers is not packaging/systemd/pfmtop.sysusers"
@@ -129,11 +131,13 @@ fi
 if command -v systemd-analyze >/dev/null 2>&1; then
 	man=yes
 	grep -rqsE '^path-exclude[= ]+/usr/share/man' /etc/dpkg/dpkg.cfg.d && man=no
-	run "$out" "$err" systemd-analyze verify --man="$man" "$unit"
-	expect_rc 0 "systemd-analyze verify $unit" "$out" "$err"
-	if [ -s "$out" ] || [ -s "$err" ]; then
-		fail "systemd-analyze verify $unit has something to say" "$out" "$err"
-	fi
+	for u in "$unit" "$(dirname "$unit")/pfmtop-record.service"; do
+		run "$out" "$err" systemd-analyze verify --man="$man" "$u"
+		expect_rc 0 "systemd-analyze verify $u" "$out" "$err"
+		if [ -s "$out" ] || [ -s "$err" ]; then
+			fail "systemd-analyze verify $u has something to say" "$out" "$err"
+		fi
+	done
 fi
 # The conffile, as shipped.
 conf=/etc/default/pfmtop-exporter
