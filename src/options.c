@@ -1,6 +1,7 @@
 /* options: the command line, parsed into a plain struct. */
 #include "options.h"
 
+#include "hotkeys.h"
 #include "httpd.h"
 #include "util.h"
 
@@ -54,14 +55,20 @@ static const char usage_text[] =
     "\n"
     "Hotspots (sampling, like perf top):\n"
     "  -F, --freq HZ            samples per second per CPU (default 4000)\n"
-    "  -g, --call-chains        samples carry their call chains (frame pointers);\n"
-    "                           --format folded writes them for flame graphs\n"
+    "  -g, --call-chains        samples carry their call chains (frame pointers):\n"
+    "                           hotspot rows get children and self shares and their\n"
+    "                           top call paths (like perf top --children); --format\n"
+    "                           folded writes the chains for flame graphs\n"
     "      --call-graph fp      the same, as perf spells it (dwarf: not yet)\n"
     "  -c, --count PERIOD       sample every PERIOD events instead of -F\n"
     "      --sample-event EVENT what to sample (default cycles, else cpu-clock)\n"
     "      --mmap-pages N       ring size in pages per CPU, a power of two (default 128)\n"
     "      --hot N              hotspot rows per snapshot (default 10)\n"
     "      --hot-total          hotspots since the start instead of per interval\n"
+    "      --hot-sort KEYS      group hotspot rows by these keys, a comma list of sym,\n"
+    "                           dso, comm, pid, tid, cpu (perf top's --sort keys;\n"
+    "                           default dso,sym as perf top; sym alone merges a\n"
+    "                           function over all processes)\n"
     "  -K, --hide-kernel        hide kernel hotspots\n"
     "  -U, --hide-user          hide user-space hotspots\n"
     "      --no-hotspots        do not sample at all (counters only)\n"
@@ -492,6 +499,17 @@ static int opt_hot(struct options *o, const char *arg, char *err, size_t errlen)
 	return 0;
 }
 
+static int opt_hot_sort(struct options *o, const char *arg, char *err, size_t errlen)
+{
+	struct hotkeys k;
+	char why[160];
+
+	if (hotkeys_parse(arg, &k, why, sizeof(why)))
+		return refuse(err, errlen, "--hot-sort: %s", why);
+	hotkeys_format(&k, o->session.profile.hot_keys, sizeof(o->session.profile.hot_keys));
+	return 0;
+}
+
 static int opt_hot_total(struct options *o, const char *arg, char *err, size_t errlen)
 {
 	o->session.profile.accumulated = true;
@@ -680,6 +698,7 @@ const struct options_opt options_table[] = {
     {"mmap-pages", 0, OPTIONS_ARG, opt_mmap_pages},
     {"hot", 0, OPTIONS_ARG, opt_hot},
     {"hot-total", 0, OPTIONS_NO_ARG, opt_hot_total},
+    {"hot-sort", 0, OPTIONS_ARG, opt_hot_sort},
     {"no-hotspots", 0, OPTIONS_NO_ARG, opt_no_hotspots},
     {"call-chains", 'g', OPTIONS_NO_ARG, opt_g},
     {"call-graph", 0, OPTIONS_ARG, opt_call_graph},
