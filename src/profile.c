@@ -197,11 +197,9 @@ void profile_comm_of(struct profile *p, pid_t pid, char *buf, size_t len)
 	struct procfs_task t;
 
 	if (c->pid != pid || !c->comm[0]) {
-		if (procfs_task_stat(p->proc, pid, 0, &t)) {
-			util_strlcpy(buf, "?", len);
-			return;
-		}
-		remember_comm(p, pid, t.comm);
+		/* Gone (or never readable): "?" until a COMM record or a FORK
+		 * of a new process with its pid, not a read of /proc a tick. */
+		remember_comm(p, pid, procfs_task_stat(p->proc, pid, 0, &t) ? "?" : t.comm);
 	}
 	util_strlcpy(buf, c->comm, len);
 }

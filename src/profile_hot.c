@@ -134,6 +134,11 @@ static uint32_t strtab_str(struct profile_strtab *t, const char *s)
 
 /* ---- grouping ---- */
 
+static struct profile_tree *tree_of(struct profile *p);
+static uint32_t frame_func(struct profile_tree *t, uint32_t pid, uint64_t ip, bool kernel,
+                           bool *unknown);
+static uint32_t module_of_func(const struct profile_tree *t, uint32_t func);
+
 static struct profile_strtab *names_of(struct profile *p)
 {
 	if (!p->names)
@@ -165,30 +170,14 @@ static void group_symbol(struct hotspots_row *row, uint64_t *g, void *arg)
 	g[4] = (uint64_t)(int64_t)row->cpu;
 }
 
-/* A symbol's identity over processes: a kernel symbol's start is the same
- * in all of them; a user one is named by its module and name. */
-static uint64_t symbol_over_pids(struct profile *p, struct hotspots_row *row, uint64_t *second)
+/* The function of a row's address, through the frame cache of the call
+ * trees (names resolved once, not every tick); 0 when out of memory. */
+static uint32_t row_func(struct profile *p, const struct hotspots_row *row)
 {
-	struct symbols_result r;
-	char key[SYMBOLS_NAME_MAX + SYMBOLS_MODULE_MAX + 2];
-	const uint64_t start = profile_symbol_key(row, p);
+	struct profile_tree *t = tree_of(p);
+	bool unknown;
 
-	if (row->kernel && start) {
-		*second = start;
-		return 1;
-	}
-	profile_resolve(p, row, &r);
-	snprintf(key, sizeof(key), "%c%s%c%s", row->kernel ? 'k' : 'u', r.module, '\0', r.name);
-	*second = strtab_id(p->names, key, 2 + strlen(r.module) + strlen(r.name));
-	return 2;
-}
-
-static uint32_t module_id(struct profile *p, struct hotspots_row *row)
-{
-	struct symbols_result r;
-
-	profile_resolve(p, row, &r);
-	return strtab_str(p->names, r.module);
+	return t ? frame_func(t, row->pid, row->ip, row->kernel, &unknown) : 0;
 }
 
 /* Stage two: the keys, in their order. */
@@ -197,6 +186,8 @@ static void group_keys(struct hotspots_row *row, uint64_t *g, void *arg)
 	struct profile *p = arg;
 	const bool per_pid =
 	    hotkeys_has(&p->keys, HOTKEYS_PID) || hotkeys_has(&p->keys, HOTKEYS_TID);
+	uint32_t func = UINT32_MAX;
+	uint64_t start;
 	int n = 0;
 
 	row->attr = comm_id(p, row->pid, row->kernel);
@@ -207,13 +198,20 @@ static void group_keys(struct hotspots_row *row, uint64_t *g, void *arg)
 				const uint64_t key = profile_symbol_key(row, p);
 				g[n++] = key ? key : row->ip;
 				g[n++] = key ? 0 : 1u + (unsigned)row->cpumode;
-			} else {
-				g[n] = symbol_over_pids(p, row, &g[n + 1]);
-				n += 2;
+			} else if (row->kernel && (start = profile_symbol_key(row, p))) {
+				g[n++] = 1; /* a kernel symbol: one start in every process */
+				g[n++] = start;
+			} else { /* by module and name */
+				if (func == UINT32_MAX)
+					func = row_func(p, row);
+				g[n++] = 2;
+				g[n++] = func;
 			}
 			break;
 		case HOTKEYS_DSO:
-			g[n++] = module_id(p, row);
+			if (func == UINT32_MAX)
+				func = row_func(p, row);
+			g[n++] = module_of_func(p->tree, func);
 			break;
 		case HOTKEYS_COMM:
 			g[n++] = row->attr;
@@ -278,6 +276,7 @@ struct frame_slot {
 	uint32_t pid; /* + 1; 0: empty */
 	uint32_t epoch;
 	uint32_t func;
+	uint32_t tick; /* when an unknown one was asked */
 	bool kernel, unknown;
 };
 
@@ -305,6 +304,26 @@ struct profile_tree {
 	int64_t filter_pid;
 	struct profile *p;
 };
+
+static struct profile_tree *tree_of(struct profile *p)
+{
+	struct profile_tree *t = p->tree;
+
+	if (!t) {
+		t = p->tree = calloc(1, sizeof(*t));
+		if (!t)
+			return NULL;
+		t->p = p;
+		t->proj = malloc(STACKS_MAX_FRAMES * sizeof(*t->proj));
+		t->cap_proj = t->proj ? STACKS_MAX_FRAMES : 0;
+	}
+	return t;
+}
+
+static uint32_t module_of_func(const struct profile_tree *t, uint32_t func)
+{
+	return t && func && func < t->cap_of ? t->module_of[func] : 0;
+}
 
 static uint64_t frame_hash(uint32_t pid, uint64_t ip)
 {
@@ -399,8 +418,10 @@ static uint32_t frame_func(struct profile_tree *t, uint32_t pid, uint64_t ip, bo
 		struct frame_slot *f = &t->frames[k];
 
 		if (f->pid == key && f->ip == ip && f->kernel == kernel) {
-			if (f->epoch == epoch && !f->unknown) {
-				*unknown = false;
+			/* An unknown one is asked again after a few ticks. */
+			if (f->epoch == epoch &&
+			    (!f->unknown || p->ticks - f->tick < HOTSPOTS_RETRY_INTERVALS)) {
+				*unknown = f->unknown;
 				return f->func;
 			}
 			break; /* stale, or unknown: ask again, in place */
@@ -415,6 +436,7 @@ static uint32_t frame_func(struct profile_tree *t, uint32_t pid, uint64_t ip, bo
 	                                   .pid = key,
 	                                   .epoch = epoch,
 	                                   .func = func_id(t, kernel, r.module, r.name),
+	                                   .tick = p->ticks,
 	                                   .kernel = kernel,
 	                                   .unknown = *unknown};
 	return t->frames[k].func;
@@ -556,7 +578,7 @@ static void add_paths(struct profile *p, struct model *m, int row, bool callee,
 void profile_call_trees(struct profile *p, const struct hotspots_row *rows, struct model *m,
                         bool accumulated)
 {
-	struct profile_tree *t = p->tree;
+	struct profile_tree *t;
 	uint32_t func[256];
 	uint64_t cls[256];
 	struct calltree_result *res;
@@ -569,15 +591,7 @@ void profile_call_trees(struct profile *p, const struct hotspots_row *rows, stru
 	if (hotkeys_has(&p->keys, HOTKEYS_TID) || hotkeys_has(&p->keys, HOTKEYS_CPU) ||
 	    (p->cfg->filter && p->cfg->filter_cpu >= 0))
 		return; /* chains are kept per process, not per thread or CPU */
-	if (!t) {
-		t = p->tree = calloc(1, sizeof(*t));
-		if (!t)
-			return;
-		t->p = p;
-		t->proj = malloc(STACKS_MAX_FRAMES * sizeof(*t->proj));
-		t->cap_proj = t->proj ? STACKS_MAX_FRAMES : 0;
-	}
-	if (!names_of(p))
+	if (!(t = tree_of(p)) || !names_of(p))
 		return;
 	t->by_sym = hotkeys_has(&p->keys, HOTKEYS_SYM);
 	t->by_dso = hotkeys_has(&p->keys, HOTKEYS_DSO);
