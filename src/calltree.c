@@ -15,10 +15,10 @@ struct calltree_target {
 	uint64_t children, self;
 };
 
-/* One chain's path through one target. */
+/* A distinct path through one target, with the samples of its chains. */
 struct calltree_cand {
-	int target;
-	bool callee;
+	uint64_t group; /* target << 1 | callee */
+	uint64_t hash;  /* of the path's functions */
 	struct calltree_path path;
 };
 
@@ -46,6 +46,8 @@ int calltree_begin(struct calltree *t, uint32_t nr_funcs, const uint32_t *func, 
 	t->chain = 0;
 	t->total = 0;
 	t->nr_cand = 0;
+	if (t->slots)
+		memset(t->slots, 0, t->cap_slots * sizeof(*t->slots));
 	for (uint32_t i = 0; i < nr_funcs; i++)
 		t->by_func[i] = -1;
 	/* Pushed in reverse so that each function's list is in target order. */
@@ -59,11 +61,58 @@ int calltree_begin(struct calltree *t, uint32_t nr_funcs, const uint32_t *func, 
 	return 0;
 }
 
-static int add_cand(struct calltree *t, int target, bool callee, const uint32_t *funcs, uint32_t nr,
+static int grow_slots(struct calltree *t)
+{
+	const uint32_t cap = t->cap_slots ? t->cap_slots * 2 : 1024;
+	uint32_t *s = calloc(cap, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->nr_cand; i++) {
+		uint32_t k = (uint32_t)(t->cand[i].hash ^ t->cand[i].group) & (cap - 1);
+
+		while (s[k])
+			k = (k + 1) & (cap - 1);
+		s[k] = (uint32_t)i + 1;
+	}
+	free(t->slots);
+	t->slots = s;
+	t->cap_slots = cap;
+	return 0;
+}
+
+/* The path of a chain through target k at pos, added to its distinct path
+ * (made when new). Callers: from pos toward the root (up the array);
+ * callees: from pos down to the leaf. */
+static int add_cand(struct calltree *t, int k, bool callee, const uint32_t *funcs, uint32_t nr,
                     uint32_t pos, uint64_t samples)
 {
+	const uint32_t len = callee ? (pos + 1 < CALLTREE_DEPTH ? pos + 1 : CALLTREE_DEPTH)
+	                            : (nr - pos < CALLTREE_DEPTH ? nr - pos : CALLTREE_DEPTH);
+	const uint64_t group = (uint64_t)k << 1 | callee;
+	uint64_t h = 0xcbf29ce484222325ull ^ len;
 	struct calltree_cand *c;
+	uint32_t slot;
 
+	for (uint32_t i = 0; i < len; i++)
+		h = (h ^ funcs[callee ? pos - i : pos + i]) * 0x100000001b3ull;
+	h ^= h >> 29;
+	if (t->nr_cand >= UINT32_MAX - 1 || ((t->nr_cand + 1) * 2 > t->cap_slots && grow_slots(t)))
+		return -ENOMEM;
+	for (slot = (uint32_t)(h ^ group) & (t->cap_slots - 1); t->slots[slot];
+	     slot = (slot + 1) & (t->cap_slots - 1)) {
+		uint32_t i;
+
+		c = &t->cand[t->slots[slot] - 1];
+		if (c->group != group || c->hash != h || c->path.nr != len)
+			continue;
+		for (i = 0; i < len && c->path.func[i] == funcs[callee ? pos - i : pos + i]; i++)
+			;
+		if (i == len) {
+			c->path.samples += samples;
+			return 0;
+		}
+	}
 	if (t->nr_cand == t->cap_cand) {
 		size_t cap = t->cap_cand ? t->cap_cand * 2 : 256;
 		struct calltree_cand *p = realloc(t->cand, cap * sizeof(*p));
@@ -72,18 +121,14 @@ static int add_cand(struct calltree *t, int target, bool callee, const uint32_t 
 		t->cand = p;
 		t->cap_cand = cap;
 	}
-	c = &t->cand[t->nr_cand++];
-	memset(c, 0, sizeof(*c));
-	c->target = target;
-	c->callee = callee;
+	c = &t->cand[t->nr_cand];
+	c->group = group;
+	c->hash = h;
 	c->path.samples = samples;
-	/* Callers: from pos toward the root (up the array); callees: from pos
-	 * down to the leaf. */
-	for (uint32_t i = pos; c->path.nr < CALLTREE_DEPTH; i = callee ? i - 1 : i + 1) {
-		c->path.func[c->path.nr++] = funcs[i];
-		if (callee ? i == 0 : i + 1 >= nr)
-			break;
-	}
+	c->path.nr = len;
+	for (uint32_t i = 0; i < len; i++)
+		c->path.func[i] = funcs[callee ? pos - i : pos + i];
+	t->slots[slot] = (uint32_t)++t->nr_cand;
 	return 0;
 }
 
@@ -114,20 +159,6 @@ int calltree_add(struct calltree *t, const uint32_t *funcs, uint32_t nr, uint64_
 	return ret;
 }
 
-/* By target, direction and path, so that equal paths are neighbours. */
-static int cand_cmp_path(const void *pa, const void *pb)
-{
-	const struct calltree_cand *a = pa, *b = pb;
-
-	if (a->target != b->target)
-		return a->target < b->target ? -1 : 1;
-	if (a->callee != b->callee)
-		return a->callee ? 1 : -1;
-	if (a->path.nr != b->path.nr)
-		return a->path.nr < b->path.nr ? -1 : 1;
-	return memcmp(a->path.func, b->path.func, a->path.nr * sizeof(a->path.func[0]));
-}
-
 /* Keep p in the top list (heaviest first; ties: the first one found). */
 static void offer(struct calltree_path *top, int *n, const struct calltree_path *p)
 {
@@ -147,20 +178,15 @@ void calltree_finish(struct calltree *t, struct calltree_result *out)
 	for (int k = 0; k < t->nr_targets; k++)
 		out[k] =
 		    (struct calltree_result){.children = t->tg[k].children, .self = t->tg[k].self};
-	if (t->nr_cand > 1)
-		qsort(t->cand, t->nr_cand, sizeof(*t->cand), cand_cmp_path);
-	for (size_t i = 0; i < t->nr_cand;) {
-		struct calltree_path sum = t->cand[i].path;
-		struct calltree_result *r = &out[t->cand[i].target];
-		size_t j = i + 1;
+	/* In the order they were first met: of equal weights, the first. */
+	for (size_t i = 0; i < t->nr_cand; i++) {
+		const struct calltree_cand *c = &t->cand[i];
+		struct calltree_result *r = &out[c->group >> 1];
 
-		for (; j < t->nr_cand && !cand_cmp_path(&t->cand[i], &t->cand[j]); j++)
-			sum.samples += t->cand[j].path.samples;
-		if (t->cand[i].callee)
-			offer(r->callees, &r->nr_callees, &sum);
+		if (c->group & 1)
+			offer(r->callees, &r->nr_callees, &c->path);
 		else
-			offer(r->callers, &r->nr_callers, &sum);
-		i = j;
+			offer(r->callers, &r->nr_callers, &c->path);
 	}
 }
 
@@ -169,5 +195,6 @@ void calltree_fini(struct calltree *t)
 	free(t->tg);
 	free(t->by_func);
 	free(t->cand);
+	free(t->slots);
 	memset(t, 0, sizeof(*t));
 }

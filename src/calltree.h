@@ -23,8 +23,9 @@
  * Function ids are the caller's, dense below nr_funcs. A chain also has a
  * class (e.g. its pid, when rows are per process): a target matches a
  * frame when both the id and the class are its own. One pass over the
- * chains (calltree_add() each), O(frames) with one array lookup per frame;
- * the paths are sorted once at the end.
+ * chains (calltree_add() each), O(frames) with one array lookup per frame,
+ * and for each chain through a target its two paths added up in a hash of
+ * the distinct paths; the top ones are picked from those at the end.
  */
 
 #define CALLTREE_PATHS 5  /* paths kept per target and direction */
@@ -50,10 +51,12 @@ struct calltree {
 	int nr_targets, cap_targets;
 	int32_t *by_func; /* the first target of each function id, -1 none */
 	uint32_t nr_funcs, cap_funcs;
-	uint32_t chain; /* chains added, for the once-per-chain stamps */
-	uint64_t total; /* samples of the chains added */
-	struct calltree_cand *cand;
+	uint32_t chain;             /* chains added, for the once-per-chain stamps */
+	uint64_t total;             /* samples of the chains added */
+	struct calltree_cand *cand; /* the distinct paths */
 	size_t nr_cand, cap_cand;
+	uint32_t *slots; /* a hash of them: index + 1, 0 empty */
+	uint32_t cap_slots;
 };
 
 /* Start a span over function ids below nr_funcs, for nr targets: func[i]

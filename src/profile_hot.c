@@ -526,6 +526,10 @@ static void add_chain(uint32_t pid, const uint64_t *ips, uint32_t nr, uint64_t s
 		t->ct.total += samples; /* counted, not placed */
 		return;
 	}
+	if (t->by_sym) { /* ids as they are */
+		calltree_add(&t->ct, c + 1, c[0], chain_class(t, pid), samples);
+		return;
+	}
 	for (uint32_t i = 0; i < c[0]; i++)
 		t->proj[i] = project(t, c[1 + i]);
 	calltree_add(&t->ct, t->proj, c[0], chain_class(t, pid), samples);

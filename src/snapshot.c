@@ -385,7 +385,10 @@ static void text_paths(FILE *out, const struct model *m)
 			name_cell(name, f->symbol[0] ? f->symbol : f->module);
 			fprintf(out, "%s%s", k > 1 ? (p->callee ? " > " : " < ") : "", name);
 		}
-		fputs(p->nr <= 1 ? "(no more frames)\n" : p->nr > 8 ? " ...\n" : "\n", out);
+		fputs(p->nr > 1   ? (p->nr > 8 ? " ...\n" : "\n")
+		      : p->callee ? "(itself: the sampled function)\n"
+		                  : "(the chain ends here)\n",
+		      out);
 	}
 }
 
