@@ -73,6 +73,20 @@ int view_tree_build(struct view *v, int r)
 		    p->first + p->nr <= m->nr_frames)
 			set[n++] = i;
 	}
+	/* Callees: a path of the function alone is its samples in itself. */
+	double self = 0;
+	bool has_self = false;
+	for (int i = 0; i < n; i++)
+		if (m->paths[set[i]].nr == 1 && v->callees) {
+			self += m->paths[set[i]].share;
+			has_self = true;
+		}
+	if (has_self) {
+		struct view_tree_line *l = &v->tree[v->nr_tree++];
+		l->depth = 1;
+		l->share = self;
+		util_strlcpy(l->name, "(itself: sampled in it)", sizeof(l->name));
+	}
 	emit(v, set, n, 1); /* frame 0 is the row's own function */
 	if (!n && v->nr_tree < TREE_MAX_LINES) {
 		struct view_tree_line *l = &v->tree[v->nr_tree++];

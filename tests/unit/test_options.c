@@ -179,6 +179,11 @@ static void test_errors(void **state)
 	EXPECT_ERROR("drop --no-hotspots", "-g", "--no-hotspots");
 	EXPECT_ERROR("use fp", "--call-graph", "dwarf,8192");
 	EXPECT_ERROR("is unknown; use fp", "--call-graph", "lbr");
+	/* hotspot grouping keys */
+	EXPECT_ERROR("--hot-sort: 'overhead' is not a grouping key; use sym, dso", "--hot-sort",
+		     "overhead,sym");
+	EXPECT_ERROR("--hot-sort: 'sym' is given twice", "--hot-sort", "sym,symbol");
+	EXPECT_ERROR("--hot-sort: an empty key", "--hot-sort", "dso,,sym");
 	/* the exporter's options */
 	EXPECT_ERROR("is not HOST:PORT", "--listen", "9464");
 	EXPECT_ERROR("is not HOST:PORT", "--listen", "::1:9464");
@@ -260,6 +265,9 @@ static void test_strict_numbers(void **state)
 	assert_int_equal(o.session.profile.freq, 999);
 	assert_int_equal(o.iterations, 10); /* decimal, not octal */
 	assert_int_equal(o.session.profile.mmap_pages, 16);
+	assert_string_equal(o.session.profile.hot_keys, ""); /* the default, dso,sym */
+	assert_int_equal(PARSE(&o, err, "--hot-sort", "symbol,pid,cpu"), 0);
+	assert_string_equal(o.session.profile.hot_keys, "sym,pid,cpu");
 }
 
 /* Lists: duplicates count once, empty items are refused. */
