@@ -530,9 +530,14 @@ static void add_chain(uint32_t pid, const uint64_t *ips, uint32_t nr, uint64_t s
 		calltree_add(&t->ct, c + 1, c[0], chain_class(t, pid), samples);
 		return;
 	}
-	for (uint32_t i = 0; i < c[0]; i++)
-		t->proj[i] = project(t, c[1 + i]);
-	calltree_add(&t->ct, t->proj, c[0], chain_class(t, pid), samples);
+	/* Modules: calls within one module are one step of its paths. */
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < c[0]; i++) {
+		const uint32_t id = project(t, c[1 + i]);
+		if (!n || t->proj[n - 1] != id)
+			t->proj[n++] = id;
+	}
+	calltree_add(&t->ct, t->proj, n, chain_class(t, pid), samples);
 }
 
 /* The names of a path's frame, a projected id (project()). */
@@ -591,7 +596,8 @@ void profile_call_trees(struct profile *p, const struct hotspots_row *rows, stru
 
 	m->nr_paths = m->nr_frames = 0;
 	m->sampling.callchain = true;
-	m->sampling.chain_samples = 0;
+	m->sampling.chain_samples =
+	    accumulated ? p->stacks.samples : p->stacks.samples - p->stacks.interval_base;
 	if (hotkeys_has(&p->keys, HOTKEYS_TID) || hotkeys_has(&p->keys, HOTKEYS_CPU) ||
 	    (p->cfg->filter && p->cfg->filter_cpu >= 0))
 		return; /* chains are kept per process, not per thread or CPU */
@@ -630,6 +636,8 @@ void profile_call_trees(struct profile *p, const struct hotspots_row *rows, stru
 			continue;
 		h->children = total ? 100.0 * (double)res[i].children / (double)total : 0.0;
 		h->self = total ? 100.0 * (double)res[i].self / (double)total : 0.0;
+		if (!t->by_sym && !t->by_dso)
+			continue; /* no functions to name: only the shares */
 		add_paths(p, m, i, false, res[i].callers, res[i].nr_callers, total);
 		add_paths(p, m, i, true, res[i].callees, res[i].nr_callees, total);
 	}
