@@ -412,7 +412,7 @@ int hotspots_top(struct hotspots *h, enum hotspots_mode mode, const struct hotsp
 	const struct hotspots_filter *f = filter ? filter : &all;
 	const bool interval = mode == HOTSPOTS_INTERVAL;
 	/* Fold the per-CPU slots of one key unless the filter picked a CPU. */
-	const bool fold = f->cpu < 0 && h->multi_cpu;
+	const bool fold = f->cpu < 0 && h->multi_cpu && !f->by_cpu;
 	struct hotspots_totals t = {.all = interval ? h->interval : h->total};
 	struct hotspots_row row;
 	size_t nr = 0, k = 0;
@@ -449,7 +449,7 @@ int hotspots_top(struct hotspots *h, enum hotspots_mode mode, const struct hotsp
 		t.samples += c;
 		if (!fold) { /* one slot, one row */
 			nr++;
-			slot_row(h, i, f->cpu < 0 ? -1 : s->cpu, w, c, &row);
+			slot_row(h, i, f->cpu < 0 && !f->by_cpu ? -1 : s->cpu, w, c, &row);
 			heap_offer(out, &k, (size_t)n, &row);
 			continue;
 		}
@@ -531,6 +531,83 @@ int hotspots_merge(struct hotspots_row *rows, int n, hotspots_key_fn key, void *
 		} else {
 			rows[k++] = rows[i];
 		}
+	}
+	qsort(rows, (size_t)k, sizeof(*rows), row_cmp_weight);
+	return k;
+}
+
+/* Group order: the group's values, then pid and tid (to count the
+ * distinct pids), heaviest first within. */
+static int row_cmp_values(const void *pa, const void *pb)
+{
+	const struct hotspots_row *a = pa, *b = pb;
+	int c = memcmp(a->group, b->group, sizeof(a->group));
+
+	if (c)
+		return c;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	if (a->tid != b->tid)
+		return a->tid < b->tid ? -1 : 1;
+	return row_cmp_weight(pa, pb);
+}
+
+int hotspots_group(struct hotspots_row *rows, int n, hotspots_group_fn fn, void *arg)
+{
+	uint64_t best = 0; /* weight of the heaviest row of the current group */
+	uint32_t prev_pid = 0;
+	int k = 0;
+
+	if (n <= 0 || !fn)
+		return n < 0 ? 0 : n;
+	for (int i = 0; i < n; i++) {
+		memset(rows[i].group, 0, sizeof(rows[i].group));
+		rows[i].attr = 0;
+		fn(&rows[i], rows[i].group, arg);
+		if (!rows[i].pids)
+			rows[i].pids = 1;
+		if (!rows[i].merged)
+			rows[i].merged = 1;
+	}
+	qsort(rows, (size_t)n, sizeof(*rows), row_cmp_values);
+	for (int i = 0; i < n; i++) {
+		struct hotspots_row *g = k ? &rows[k - 1] : NULL;
+		const struct hotspots_row r = rows[i];
+
+		if (!g || memcmp(g->group, r.group, sizeof(r.group))) {
+			rows[k++] = r;
+			best = r.weight;
+			prev_pid = r.pid;
+			continue;
+		}
+		/* Sorted by pid within the group: a new pid is a change. */
+		g->pids += r.pid != prev_pid ? r.pids : r.pids - 1;
+		prev_pid = r.pid;
+		g->mixed |= r.mixed;
+		if (r.pid != g->pid)
+			g->mixed |= HOTSPOTS_MIXED_PID;
+		if (r.tid != g->tid || r.pid != g->pid)
+			g->mixed |= HOTSPOTS_MIXED_TID;
+		if (r.attr != g->attr)
+			g->mixed |= HOTSPOTS_MIXED_ATTR;
+		if (r.kernel != g->kernel)
+			g->mixed |= HOTSPOTS_MIXED_KERNEL;
+		if (g->cpu != r.cpu)
+			g->cpu = -1;
+		if (r.weight > best) { /* the heaviest names the group */
+			best = r.weight;
+			g->ip = r.ip;
+			g->cpumode = r.cpumode;
+			g->slot = r.slot;
+			g->pid = r.pid;
+			g->tid = r.tid;
+			g->attr = r.attr;
+		}
+		g->kernel = g->kernel && r.kernel;
+		g->weight += r.weight;
+		g->samples += r.samples;
+		g->share += r.share;
+		g->merged += r.merged;
 	}
 	qsort(rows, (size_t)k, sizeof(*rows), row_cmp_weight);
 	return k;

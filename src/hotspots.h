@@ -119,9 +119,19 @@ struct hotspots_filter {
 	int cpu;
 	int64_t pid;
 	int64_t tid; /* only meaningful with HOTSPOTS_BY_THREAD */
+	bool by_cpu; /* a row per CPU (cpu set) even when cpu is -1 */
 };
 
 #define HOTSPOTS_FILTER_ALL ((struct hotspots_filter){.cpu = -1, .pid = -1, .tid = -1})
+
+/* Values a row is grouped by in hotspots_group(). */
+#define HOTSPOTS_GROUP_MAX 8
+
+/* hotspots_row.mixed: the rows folded into one differ in this field. */
+#define HOTSPOTS_MIXED_PID    0x1u
+#define HOTSPOTS_MIXED_TID    0x2u
+#define HOTSPOTS_MIXED_ATTR   0x4u
+#define HOTSPOTS_MIXED_KERNEL 0x8u
 
 /* One row of a query. */
 struct hotspots_row {
@@ -136,6 +146,13 @@ struct hotspots_row {
 	int merged;    /* rows folded into this one (1 for a plain row) */
 	uint32_t slot; /* a slot of the row, for hotspots_symbol(); valid until
 	                * the table next changes */
+	/* hotspots_group(): the group's values, the distinct pids folded, the
+	 * caller's attribute (e.g. a name's id), and which of pid, tid, attr
+	 * and kernel differ between the rows folded (HOTSPOTS_MIXED_*). */
+	uint64_t group[HOTSPOTS_GROUP_MAX];
+	uint32_t pids;
+	uint64_t attr;
+	unsigned mixed;
 };
 
 /* Totals a query reports beside its rows. */
@@ -209,6 +226,26 @@ typedef uint64_t (*hotspots_key_fn)(const struct hotspots_row *row, void *arg);
  */
 int hotspots_merge(struct hotspots_row *rows, int n, hotspots_key_fn key, void *arg,
                    unsigned flags);
+
+/* Fill group[0..HOTSPOTS_GROUP_MAX) (zeroed before the call) with the
+ * values row is grouped by, and may set row->attr. */
+typedef void (*hotspots_group_fn)(struct hotspots_row *row, uint64_t *group, void *arg);
+
+/*
+ * Merge rows[0..n) whose group values are equal into one row each: the
+ * general form of hotspots_merge(), for grouping keys such as perf's
+ * --sort (symbol, module, command, pid, tid, cpu; the caller turns each
+ * into numbers). weight, samples, share and merged are summed, so shares
+ * stay exact: a group's share is the sum of its rows'. pids counts the
+ * distinct pids folded (rows given with pids 0 count as 1 pid each time:
+ * pass rows of hotspots_top() or of an earlier hotspots_group()). ip,
+ * cpumode, slot, pid and tid are those of the heaviest row of the group;
+ * mixed says which of pid, tid, attr and kernel were not the same in all,
+ * kernel is true only when all were kernel rows, cpu is kept when all
+ * agree, else -1. Re-sorted like hotspots_top(). In place; returns the new
+ * number of rows.
+ */
+int hotspots_group(struct hotspots_row *rows, int n, hotspots_group_fn fn, void *arg);
 
 /* What a caller knows of the symbol of a row (hotspots_sym_fn). */
 enum hotspots_sym {

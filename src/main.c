@@ -490,6 +490,8 @@ static void apply_profile(struct app *a, const struct view_settings *vs)
 	pc->hide_kernel = vs->hide_kernel;
 	pc->hide_user = vs->hide_user;
 	pc->accumulated = vs->accumulated;
+	if (vs->hot_keys[0])
+		util_strlcpy(pc->hot_keys, vs->hot_keys, sizeof(pc->hot_keys));
 	pc->filter = vs->hot_filter;
 	pc->filter_pid = vs->hot_filter ? vs->filter_pid : -1;
 	pc->filter_cpu = vs->hot_filter ? vs->filter_cpu : -1;
@@ -914,6 +916,8 @@ static int run(struct app *a)
 		                         : "events were given with -e; use --preset instead",
 		};
 		util_strlcpy(vc.settings.preset, a->opt.session.preset, sizeof(vc.settings.preset));
+		util_strlcpy(vc.settings.hot_keys, a->opt.session.profile.hot_keys,
+		             sizeof(vc.settings.hot_keys));
 		a->view = view_open(&vc, err, sizeof(err));
 		if (!a->view) {
 			exporter_close(&a->ex);

@@ -97,6 +97,8 @@ void model_fini(struct model *m)
 	row_free(&m->unattributed);
 	free(m->events);
 	free(m->hot);
+	free(m->paths);
+	free(m->frames);
 	free(m->sampling.rings);
 	memset(m, 0, sizeof(*m));
 }
@@ -257,7 +259,28 @@ struct model_hotspot *model_add_hotspot(struct model *m)
 		return NULL;
 	struct model_hotspot *h = &m->hot[m->nr_hot++];
 	memset(h, 0, sizeof(*h));
+	h->tid = -1;
+	h->cpu = -1;
+	h->processes = 1;
+	h->children = h->self = NAN;
 	return h;
+}
+
+struct model_callpath *model_add_path(struct model *m, int nr)
+{
+	if (nr < 0 || nr > 4096 ||
+	    util_grow(&m->paths, m->nr_paths, &m->cap_paths, sizeof(*m->paths), 16))
+		return NULL;
+	while (m->nr_frames + nr > m->cap_frames)
+		if (util_grow(&m->frames, m->cap_frames, &m->cap_frames, sizeof(*m->frames), 64))
+			return NULL;
+	struct model_callpath *p = &m->paths[m->nr_paths++];
+	memset(p, 0, sizeof(*p));
+	p->first = m->nr_frames;
+	p->nr = nr;
+	memset(&m->frames[p->first], 0, (size_t)nr * sizeof(*m->frames));
+	m->nr_frames += nr;
+	return p;
 }
 
 struct model_ring *model_add_ring(struct model *m)

@@ -77,7 +77,13 @@ struct model_row {
 	double *metrics;             /* one per metric, NaN = not available */
 };
 
-/* One hotspot row: samples of one function (or address) of one process. */
+/*
+ * One hotspot row: the samples of one group of the grouping keys
+ * (model_sampling.hot_keys), e.g. one function of one module. A field
+ * that is not a key holds the one value all the samples of the row share,
+ * or shows that they differ: pid, tid, cpu -1, comm "" (symbol "" when
+ * sym is not a key, module "" when neither sym nor dso is).
+ */
 struct model_hotspot {
 	double share; /* percent of the interval's (or run's) sample weight */
 	uint64_t samples;
@@ -86,6 +92,32 @@ struct model_hotspot {
 	char comm[32];
 	char symbol[512]; /* "function", "module+0xOFF", "[unknown]", "[kernel]" */
 	char module[64];
+	/* with hot_keys set: */
+	pid_t tid;     /* with tid among the keys, else -1 */
+	int cpu;       /* -1: several CPUs (or not known) */
+	int processes; /* distinct processes in the row */
+	/* with -g (model_sampling.callchain): shares of the samples with a
+	 * chain, like perf top --children; NaN when not known (tid or cpu
+	 * among the keys, or a CPU filter: chains are kept per process) */
+	double children; /* chains that hold the row's function anywhere */
+	double self;     /* chains whose leaf it is */
+};
+
+/* One frame of a call path. */
+struct model_frame {
+	char symbol[512];
+	char module[64];
+	bool kernel;
+};
+
+/* A call path of a hotspot row (-g): its function first, then its callers
+ * toward the root (callee false) or what it called down to the leaf. */
+struct model_callpath {
+	int hot;      /* the row, an index into model.hot */
+	bool callee;  /* callees instead of callers */
+	double share; /* percent of the samples with a chain */
+	uint64_t samples;
+	int first, nr; /* frames[first .. first + nr) of model.frames */
 };
 
 /* Sampling health over a span (the interval, or the run). */
@@ -119,7 +151,11 @@ struct model_sampling {
 	int throttled_now;             /* rings throttled at the last drain */
 	long max_rate, max_rate_start; /* perf_event_max_sample_rate now and at start */
 	bool max_rate_lowered;
-	uint64_t total_weight; /* behind the shares */
+	uint64_t total_weight;  /* behind the shares */
+	char hot_keys[32];      /* the grouping keys ("dso,sym"); "" in recordings from
+	                         * before they existed: rows per (pid, symbol) */
+	bool callchain;         /* -g: rows carry children/self and call paths */
+	uint64_t chain_samples; /* behind children, self and path shares */
 	int nr_rings, cap_rings;
 	struct model_ring *rings;
 };
@@ -175,6 +211,10 @@ struct model {
 	int nr_hot, cap_hot;
 	struct model_hotspot *hot; /* heaviest first */
 	int hot_total;             /* distinct rows before the cut */
+	int nr_paths, cap_paths;
+	struct model_callpath *paths; /* -g: by row, callers first, heaviest first */
+	int nr_frames, cap_frames;
+	struct model_frame *frames;
 };
 
 /* Set up m for nr_events events; 0 or -ENOMEM. */
@@ -211,6 +251,9 @@ struct model_ring *model_add_ring(struct model *m);
  * (and a replay) shows the same numbers.
  */
 void model_round(struct model *m);
+
+/* Append a call path of nr frames (zeroed) to m; NULL on ENOMEM. */
+struct model_callpath *model_add_path(struct model *m, int nr);
 
 /* Reset a row's cells to "not counted" and metrics to NaN. */
 void model_row_reset(const struct model *m, struct model_row *r);

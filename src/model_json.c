@@ -370,6 +370,42 @@ static void get_cgroups(struct reader *r, json_t *cgroups)
 	}
 }
 
+/* -g: a row's call paths in one direction. */
+static void get_paths(struct reader *r, json_t *h, const char *key, int row, bool callee)
+{
+	json_t *paths = get_array(r, h, key);
+
+	for (size_t i = 0; paths && i < json_array_size(paths) && !r->failed; i++) {
+		json_t *o = json_array_get(paths, i);
+		json_t *frames = get_array(r, o, "frames");
+		size_t nr = frames ? json_array_size(frames) : 0;
+		struct model_callpath *p;
+
+		if (r->failed)
+			return;
+		if (nr > 4096) {
+			bad(r, "a call path of more than 4096 frames");
+			return;
+		}
+		p = model_add_path(r->m, (int)nr);
+		if (!p) {
+			bad(r, "out of memory");
+			return;
+		}
+		p->hot = row;
+		p->callee = callee;
+		p->share = get_num(r, o, "share");
+		p->samples = get_u64(r, o, "samples");
+		for (size_t k = 0; k < nr && !r->failed; k++) {
+			json_t *f = json_array_get(frames, k);
+			struct model_frame *mf = &r->m->frames[p->first + (int)k];
+			get_name(r, f, "symbol", mf->symbol, sizeof(mf->symbol));
+			get_name(r, f, "module", mf->module, sizeof(mf->module));
+			mf->kernel = get_bool(r, f, "kernel");
+		}
+	}
+}
+
 static void get_hotspots(struct reader *r, json_t *o)
 {
 	struct model *m = r->m;
@@ -391,6 +427,12 @@ static void get_hotspots(struct reader *r, json_t *o)
 		m->sampling.filter_pid = (pid_t)get_int(r, o, "filter_pid", -1, INT32_MAX);
 	if (has(r, o, "filter_cpu"))
 		m->sampling.filter_cpu = (int)get_int(r, o, "filter_cpu", -1, INT32_MAX);
+	/* Later members: absent from older recordings. */
+	if (json_object_get(o, "keys"))
+		get_str(r, o, "keys", m->sampling.hot_keys, sizeof(m->sampling.hot_keys));
+	m->sampling.callchain = json_object_get(o, "call_chains") && get_bool(r, o, "call_chains");
+	if (m->sampling.callchain)
+		m->sampling.chain_samples = get_u64(r, o, "chain_samples");
 	for (size_t i = 0; rows && i < json_array_size(rows) && !r->failed; i++) {
 		json_t *h = json_array_get(rows, i);
 		struct model_hotspot *hot = model_add_hotspot(m);
@@ -405,6 +447,17 @@ static void get_hotspots(struct reader *r, json_t *o)
 		get_name(r, h, "comm", hot->comm, sizeof(hot->comm));
 		get_name(r, h, "symbol", hot->symbol, sizeof(hot->symbol));
 		get_name(r, h, "module", hot->module, sizeof(hot->module));
+		if (m->sampling.hot_keys[0]) {
+			hot->tid = (pid_t)get_int(r, h, "tid", -1, INT32_MAX);
+			hot->cpu = (int)get_int(r, h, "cpu", -1, INT32_MAX);
+			hot->processes = (int)get_int(r, h, "processes", 0, INT32_MAX);
+		}
+		if (m->sampling.callchain) {
+			hot->children = get_num(r, h, "children");
+			hot->self = get_num(r, h, "self");
+			get_paths(r, h, "callers", m->nr_hot - 1, false);
+			get_paths(r, h, "callees", m->nr_hot - 1, true);
+		}
 	}
 }
 

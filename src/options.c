@@ -1,6 +1,7 @@
 /* options: the command line, parsed into a plain struct. */
 #include "options.h"
 
+#include "hotkeys.h"
 #include "httpd.h"
 #include "timeline.h"
 #include "unwind.h"
@@ -56,20 +57,27 @@ static const char usage_text[] =
     "\n"
     "Hotspots (sampling, like perf top):\n"
     "  -F, --freq HZ            samples per second per CPU (default 4000)\n"
-    "  -g, --call-chains        samples carry their call chains (frame pointers);\n"
-    "                           --format folded writes them for flame graphs\n"
+    "  -g, --call-chains        samples carry their call chains, unwound with the\n"
+    "                           binaries' DWARF CFI (--call-graph dwarf): hotspot\n"
+    "                           rows get children and self shares and their top call\n"
+    "                           paths (like perf top --children); --format folded\n"
+    "                           writes the chains for flame graphs\n"
     "      --call-graph fp|dwarf[,SIZE]\n"
-    "                           fp: -g, as perf spells it; dwarf: user chains unwound\n"
-    "                           from each sample's registers and SIZE bytes of its\n"
-    "                           stack (default 8192, a multiple of 8 up to 65528) with\n"
-    "                           the binaries' DWARF CFI, whole through code built\n"
-    "                           without frame pointers; costs CPU (see pfmtop(1)) and\n"
-    "                           ring space (rings default to 512 pages)\n"
+    "                           as perf spells it: fp follows frame pointers (cheap,\n"
+    "                           but stops at code built without them, as Debian's\n"
+    "                           libraries are); dwarf unwinds each sample's registers\n"
+    "                           and SIZE bytes of its stack (default 8192, a multiple\n"
+    "                           of 8 up to 65528): whole chains, for more CPU (see\n"
+    "                           pfmtop(1)) and ring space (rings default to 512 pages)\n"
     "  -c, --count PERIOD       sample every PERIOD events instead of -F\n"
     "      --sample-event EVENT what to sample (default cycles, else cpu-clock)\n"
     "      --mmap-pages N       ring size in pages per CPU, a power of two (default 128)\n"
     "      --hot N              hotspot rows per snapshot (default 10)\n"
     "      --hot-total          hotspots since the start instead of per interval\n"
+    "      --hot-sort KEYS      group hotspot rows by these keys, a comma list of sym,\n"
+    "                           dso, comm, pid, tid, cpu (perf top's --sort keys;\n"
+    "                           default dso,sym as perf top; sym alone merges a\n"
+    "                           function over all processes)\n"
     "  -K, --hide-kernel        hide kernel hotspots\n"
     "  -U, --hide-user          hide user-space hotspots\n"
     "      --no-hotspots        do not sample at all (counters only)\n"
@@ -511,6 +519,17 @@ static int opt_hot(struct options *o, const char *arg, char *err, size_t errlen)
 	return 0;
 }
 
+static int opt_hot_sort(struct options *o, const char *arg, char *err, size_t errlen)
+{
+	struct hotkeys k;
+	char why[160];
+
+	if (hotkeys_parse(arg, &k, why, sizeof(why)))
+		return refuse(err, errlen, "--hot-sort: %s", why);
+	hotkeys_format(&k, o->session.profile.hot_keys, sizeof(o->session.profile.hot_keys));
+	return 0;
+}
+
 static int opt_hot_total(struct options *o, const char *arg, char *err, size_t errlen)
 {
 	o->session.profile.accumulated = true;
@@ -523,10 +542,13 @@ static int opt_no_demangle(struct options *o, const char *arg, char *err, size_t
 	return 0;
 }
 
+/* -g: DWARF unwinding where it is built (whole chains through libraries
+ * built without frame pointers, as distributions build them), else frame
+ * pointers. */
 static int opt_g(struct options *o, const char *arg, char *err, size_t errlen)
 {
 	o->session.profile.callchain = true;
-	o->session.profile.dwarf_stack = 0;
+	o->session.profile.dwarf_stack = UNWIND_SUPPORTED ? UNWIND_STACK_DEFAULT : 0;
 	return 0;
 }
 
@@ -749,6 +771,7 @@ const struct options_opt options_table[] = {
     {"mmap-pages", 0, OPTIONS_ARG, opt_mmap_pages},
     {"hot", 0, OPTIONS_ARG, opt_hot},
     {"hot-total", 0, OPTIONS_NO_ARG, opt_hot_total},
+    {"hot-sort", 0, OPTIONS_ARG, opt_hot_sort},
     {"no-hotspots", 0, OPTIONS_NO_ARG, opt_no_hotspots},
     {"call-chains", 'g', OPTIONS_NO_ARG, opt_g},
     {"call-graph", 0, OPTIONS_ARG, opt_call_graph},

@@ -1,6 +1,8 @@
 /* profile: sampling, hotspots and symbols tied together and rendered into the model. */
 #include "profile.h"
 
+#include "profile_priv.h"
+
 #include "demangle.h"
 #include "events.h"
 #include "procfs.h"
@@ -175,7 +177,14 @@ int profile_open(struct profile *p, const struct profile_config *cfg, const stru
 	}
 	p->rows = calloc(QUERY_ROWS, sizeof(*p->rows));
 	p->sym = symbols_new();
-	if (!p->rows || !p->sym || hotspots_init(&p->hot, 0, 0, HOT_SOFT_CAP)) {
+	if (hotkeys_parse(cfg->hot_keys[0] ? cfg->hot_keys : HOTKEYS_DEFAULT, &p->keys, err,
+	                  errlen)) {
+		profile_close(p);
+		return -EINVAL;
+	}
+	if (!p->rows || !p->sym ||
+	    hotspots_init(&p->hot, hotkeys_has(&p->keys, HOTKEYS_TID) ? HOTSPOTS_BY_THREAD : 0, 0,
+	                  HOT_SOFT_CAP)) {
 		profile_close(p);
 		snprintf(err, errlen, "out of memory for the hotspot tables");
 		return -ENOMEM;
@@ -238,17 +247,15 @@ void profile_drain(struct profile *p, int fd)
 /* A process's name: COMM records keep the table current (exec and
  * prctl renames both send one); /proc is read only for a process no record
  * named yet, such as one running before pfmtop started. */
-static void comm_of(struct profile *p, pid_t pid, char *buf, size_t len)
+void profile_comm_of(struct profile *p, pid_t pid, char *buf, size_t len)
 {
 	const struct profile_comm *c = &p->comms[(uint32_t)pid % ARRAY_SIZE(p->comms)];
 	struct procfs_task t;
 
 	if (c->pid != pid || !c->comm[0]) {
-		if (procfs_task_stat(p->proc, pid, 0, &t)) {
-			util_strlcpy(buf, "?", len);
-			return;
-		}
-		remember_comm(p, pid, t.comm);
+		/* Gone (or never readable): "?" until a COMM record or a FORK
+		 * of a new process with its pid, not a read of /proc a tick. */
+		remember_comm(p, pid, procfs_task_stat(p->proc, pid, 0, &t) ? "?" : t.comm);
 	}
 	util_strlcpy(buf, c->comm, len);
 }
@@ -266,7 +273,7 @@ static bool first_scan_this_tick(struct profile *p, pid_t pid)
 	return true;
 }
 
-static void resolve(struct profile *p, const struct hotspots_row *row, struct symbols_result *r)
+void profile_resolve(struct profile *p, const struct hotspots_row *row, struct symbols_result *r)
 {
 	symbols_resolve(p->sym, (pid_t)row->pid, row->ip, row->kernel, r);
 	if (r->status == SYMBOLS_UNKNOWN && !row->kernel &&
@@ -283,7 +290,7 @@ static enum hotspots_sym symbol_of(const struct hotspots_row *row, uint64_t *sta
 	struct profile *p = arg;
 	struct symbols_result r;
 
-	resolve(p, row, &r);
+	profile_resolve(p, row, &r);
 	if (r.status == SYMBOLS_FOUND) {
 		*start = row->ip - r.offset;
 		return HOTSPOTS_SYM_FOUND;
@@ -293,7 +300,7 @@ static enum hotspots_sym symbol_of(const struct hotspots_row *row, uint64_t *sta
 
 /* Merge key: the symbol's start address (unique within a process), cached
  * per hotspot key. */
-static uint64_t symbol_key(const struct hotspots_row *row, void *arg)
+uint64_t profile_symbol_key(const struct hotspots_row *row, void *arg)
 {
 	struct profile *p = arg;
 	uint64_t start;
@@ -399,55 +406,46 @@ void profile_tick(struct profile *p, struct model *m, bool totals)
 	else
 		sampler_tick(&p->samp);
 	fill_health(p, m, accumulated);
+	/* The grouping may change between ticks (the viewer's key); a list
+	 * that does not parse (it was checked when given) is the default. */
+	char err[160];
+	if (hotkeys_parse(p->cfg->hot_keys[0] ? p->cfg->hot_keys : HOTKEYS_DEFAULT, &p->keys, err,
+	                  sizeof(err)))
+		hotkeys_parse(HOTKEYS_DEFAULT, &p->keys, err, sizeof(err));
+	hotkeys_format(&p->keys, m->sampling.hot_keys, sizeof(m->sampling.hot_keys));
 	if (p->cfg->filter) {
 		f.pid = p->cfg->filter_pid;
 		f.cpu = p->cfg->filter_cpu;
+	}
+	f.by_cpu = hotkeys_has(&p->keys, HOTKEYS_CPU);
+	/* Every row: a group's weight must be whole, and rows below any cut
+	 * may belong to a group above it. */
+	if ((int64_t)p->hot.used >= p->cap_rows) {
+		int cap = (int)p->hot.used + 1024;
+		struct hotspots_row *r = realloc(p->rows, (size_t)cap * sizeof(*r));
+		if (r) {
+			p->rows = r;
+			p->cap_rows = cap;
+		}
 	}
 	n = hotspots_top(&p->hot, mode, &f, p->rows, p->cap_rows, &tot);
 	for (int i = 0; i < n; i++)
 		if (!(p->rows[i].kernel ? p->cfg->hide_kernel : p->cfg->hide_user))
 			p->rows[kept++] = p->rows[i];
-	n = hotspots_merge(p->rows, kept, symbol_key, p, HOTSPOTS_MERGE_PID);
+	n = profile_group_rows(p, p->rows, kept, f.by_cpu);
 	m->hot_total = n;
-	/* Rows of one process share its name: /proc is read once a tick for
-	 * it (direct-mapped by pid; a collision only reads again). */
-	struct {
-		pid_t pid;
-		int row;
-	} named[256];
-	for (size_t i = 0; i < ARRAY_SIZE(named); i++)
-		named[i].row = -1;
 	m->sampling.total_weight = tot.weight;
 	for (int i = 0; i < n && i < p->cfg->top; i++) {
-		const struct hotspots_row *row = &p->rows[i];
 		struct model_hotspot *h = model_add_hotspot(m);
-		struct symbols_result r;
 		if (!h)
 			break;
-		resolve(p, row, &r);
-		h->share = row->share;
-		h->samples = row->samples;
-		h->pid = (pid_t)row->pid;
-		h->kernel = row->kernel;
-		if (p->cfg->raw_names || row->kernel)
-			util_strlcpy(h->symbol, r.name, sizeof(h->symbol));
-		else
-			demangle(r.name, h->symbol, sizeof(h->symbol));
-		util_strlcpy(h->module, r.module, sizeof(h->module));
-		if (row->kernel && row->pid == 0) {
-			util_strlcpy(h->comm, "[idle]", sizeof(h->comm));
-		} else {
-			size_t k = (uint32_t)row->pid % ARRAY_SIZE(named);
-
-			if (named[k].row >= 0 && named[k].pid == (pid_t)row->pid) {
-				util_strlcpy(h->comm, m->hot[named[k].row].comm, sizeof(h->comm));
-			} else {
-				comm_of(p, (pid_t)row->pid, h->comm, sizeof(h->comm));
-				named[k].pid = (pid_t)row->pid;
-				named[k].row = m->nr_hot - 1;
-			}
-		}
+		profile_fill_row(p, &p->rows[i], h);
 	}
+	m->nr_paths = m->nr_frames = 0;
+	m->sampling.callchain = false;
+	if (p->cfg->callchain)
+		profile_call_trees(p, p->rows, m, accumulated);
+	stacks_interval_reset(&p->stacks);
 	/* Before the exited processes' symbols go: the symbols of their keys
 	 * (so that they still merge and fold), then bound the table. */
 	if (p->nr_exited) {
@@ -471,6 +469,7 @@ void profile_close(struct profile *p)
 	hotspots_fini(&p->hot);
 	stacks_fini(&p->stacks);
 	unwind_free(p->unwind);
+	profile_hot_free(p);
 	symbols_free(p->sym);
 	free(p->rows);
 	memset(p, 0, sizeof(*p));
@@ -529,7 +528,7 @@ static void fold_one(uint32_t pid, const uint64_t *ips, uint32_t nr, uint64_t sa
 			    ips[i] == PERF_CONTEXT_KERNEL || ips[i] == PERF_CONTEXT_GUEST_KERNEL;
 		in_kernel[i] = kernel;
 	}
-	comm_of(p, (pid_t)pid, comm, sizeof(comm));
+	profile_comm_of(p, (pid_t)pid, comm, sizeof(comm));
 	frame_name(f, pid ? comm : "[idle]");
 	/* The kernel writes the leaf first: read from the root. */
 	for (uint32_t i = nr; i-- > 0;) {

@@ -2,6 +2,8 @@
 #ifndef PFMTOP_PROFILE_H
 #define PFMTOP_PROFILE_H
 
+#include "calltree.h"
+#include "hotkeys.h"
 #include "hotspots.h"
 #include "model.h"
 #include "sampler.h"
@@ -15,6 +17,8 @@ struct procfs;
 struct unwind;
 
 struct probe;
+struct profile_strtab;
+struct profile_tree;
 
 struct profile_config {
 	bool enabled;          /* false: no sampling at all (--no-hotspots) */
@@ -25,10 +29,14 @@ struct profile_config {
 	bool accumulated;      /* since the start instead of this interval */
 	bool hide_kernel, hide_user;
 	bool raw_names; /* --no-demangle: C++ and Rust names as the binary has them */
-	bool callchain; /* -g: samples carry call chains (for --format folded) */
+	bool callchain; /* -g: samples carry call chains (folded output, call trees) */
+	/* --hot-sort: the keys rows are grouped by, a list hotkeys_parse()
+	 * takes ("" = HOTKEYS_DEFAULT); read each tick like the fields above.
+	 * tid among the keys at profile_open() makes the table per thread. */
 	/* --call-graph dwarf[,SIZE]: with callchain, bytes of user stack copied
 	 * per sample and unwound here with its CFI (0: frame pointers). */
 	uint32_t dwarf_stack;
+	char hot_keys[HOTKEYS_TEXT_MAX];
 	/* Hotspots of one process and/or one CPU only (the viewer's Enter on a
 	 * task or CPU row). Read each tick like the fields above; with filter
 	 * false the pid and cpu are ignored, else -1 in either means "any". */
@@ -66,6 +74,9 @@ struct profile {
 	uint32_t exited[64];             /* processes that exited since the last tick */
 	int nr_exited;                   /* past ARRAY_SIZE(exited): more than it holds */
 	struct profile_scan scans[256];  /* pid -> the last tick it was scanned, direct-mapped */
+	struct hotkeys keys;             /* this tick's grouping */
+	struct profile_strtab *names;    /* this tick's names, as numbers for grouping */
+	struct profile_tree *tree;       /* -g: functions of the chains, for call trees */
 };
 
 /* Ring pages per CPU with --call-graph dwarf when --mmap-pages is not given:

@@ -343,11 +343,71 @@ static void rate_text(const struct model_sampling *s, char *buf, size_t len)
 		snprintf(buf, len, "%s every %" PRIu64 " events", s->event, s->period);
 }
 
+/* A hotspot cell that names a value all the row's samples share, or "-". */
+static void id_cell(char *cell, int v)
+{
+	if (v < 0)
+		util_strlcpy(cell, "-", CELL_MAX);
+	else
+		snprintf(cell, CELL_MAX, "%d", v);
+}
+
+/* A long name loses its middle (JSON has it whole), by characters until
+ * the bytes fit the cell. */
+static void name_cell(char *cell, const char *name)
+{
+	char sym[4 * sizeof(((struct model_hotspot *)0)->symbol)], cut[sizeof(sym)];
+
+	untrusted_text(sym, sizeof(sym), name[0] ? name : "-");
+	for (int w = CELL_MAX - 1; w >= 5; w--)
+		if (strlen(cells_elide(sym, w, cut, sizeof(cut))) < CELL_MAX)
+			break;
+	util_strlcpy(cell, cut, CELL_MAX);
+}
+
+/* -g: the heaviest call paths of each row, callers then callees. */
+static void text_paths(FILE *out, const struct model *m)
+{
+	int last = -1;
+
+	for (int i = 0; i < m->nr_paths; i++) {
+		const struct model_callpath *p = &m->paths[i];
+		char name[CELL_MAX];
+
+		if (p->hot < 0 || p->hot >= m->nr_hot || p->first < 0 ||
+		    p->first + p->nr > m->nr_frames)
+			continue;
+		if (p->hot != last) {
+			name_cell(name, m->hot[p->hot].symbol[0] ? m->hot[p->hot].symbol
+			                                         : m->hot[p->hot].module);
+			fprintf(out, "  %s: children %.1f%%, self %.1f%%\n", name,
+			        m->hot[p->hot].children, m->hot[p->hot].self);
+			last = p->hot;
+		}
+		fprintf(out, "    %5.1f%% %s ", p->share, p->callee ? "calls " : "from  ");
+		for (int k = 1; k < p->nr && k < 8; k++) {
+			const struct model_frame *f = &m->frames[p->first + k];
+			name_cell(name, f->symbol[0] ? f->symbol : f->module);
+			fprintf(out, "%s%s", k > 1 ? (p->callee ? " > " : " < ") : "", name);
+		}
+		fputs(p->nr > 1   ? (p->nr > 8 ? " ...\n" : "\n")
+		      : p->callee ? "(itself: the sampled function)\n"
+		                  : "(the chain ends here)\n",
+		      out);
+	}
+}
+
 static void text_hotspots(FILE *out, const struct model *m)
 {
 	const struct model_sampling *s = &m->sampling;
+	const bool keyed = s->hot_keys[0] != '\0';
+	const bool tree = s->callchain;
+	const bool tid = keyed && strstr(s->hot_keys, "tid");
+	const bool cpu = keyed && strstr(s->hot_keys, "cpu");
 	char rate[192];
 	struct table t;
+	int nc = 0, c_share, c_samples, c_children = -1, c_self = -1, c_pid, c_tid = -1, c_cpu = -1,
+	    c_comm, c_sym, c_mod;
 
 	if (!s->enabled)
 		return;
@@ -360,34 +420,83 @@ static void text_hotspots(FILE *out, const struct model *m)
 		fprintf(out, "; PID %d only", (int)s->filter_pid);
 	if (s->filter_cpu >= 0)
 		fprintf(out, "; CPU %d only", s->filter_cpu);
+	if (keyed)
+		fprintf(out, "; by %s", s->hot_keys);
+	if (tree)
+		fprintf(out, "; %" PRIu64 " chains", s->chain_samples);
 	fputc('\n', out);
 	if (!m->nr_hot)
 		return;
-	if (table_init(&t, 6, m->nr_hot + 1))
+	c_share = nc++;
+	c_samples = nc++;
+	if (tree) {
+		c_children = nc++;
+		c_self = nc++;
+	}
+	c_pid = nc++;
+	if (tid)
+		c_tid = nc++;
+	if (cpu)
+		c_cpu = nc++;
+	c_comm = nc++;
+	c_sym = nc++;
+	c_mod = nc++;
+	if (table_init(&t, nc, m->nr_hot + 1))
 		return;
-	t.left[3] = t.left[4] = t.left[5] = true;
-	static const char *const titles[] = {"SHARE",   "SAMPLES", "PID",
-	                                     "COMMAND", "SYMBOL",  "MODULE"};
-	for (int c = 0; c < 6; c++)
-		util_strlcpy(cell_at(&t, 0, c), titles[c], CELL_MAX);
+	t.left[c_comm] = t.left[c_sym] = t.left[c_mod] = true;
+	util_strlcpy(cell_at(&t, 0, c_share), "SHARE", CELL_MAX);
+	util_strlcpy(cell_at(&t, 0, c_samples), "SAMPLES", CELL_MAX);
+	if (tree) {
+		util_strlcpy(cell_at(&t, 0, c_children), "CHILDREN", CELL_MAX);
+		util_strlcpy(cell_at(&t, 0, c_self), "SELF", CELL_MAX);
+	}
+	util_strlcpy(cell_at(&t, 0, c_pid), "PID", CELL_MAX);
+	if (tid)
+		util_strlcpy(cell_at(&t, 0, c_tid), "TID", CELL_MAX);
+	if (cpu)
+		util_strlcpy(cell_at(&t, 0, c_cpu), "CPU", CELL_MAX);
+	util_strlcpy(cell_at(&t, 0, c_comm), "COMMAND", CELL_MAX);
+	util_strlcpy(cell_at(&t, 0, c_sym), "SYMBOL", CELL_MAX);
+	util_strlcpy(cell_at(&t, 0, c_mod), "MODULE", CELL_MAX);
 	for (int i = 0; i < m->nr_hot; i++) {
 		const struct model_hotspot *h = &m->hot[i];
-		snprintf(cell_at(&t, i + 1, 0), CELL_MAX, "%.1f%%", h->share);
-		snprintf(cell_at(&t, i + 1, 1), CELL_MAX, "%" PRIu64, h->samples);
-		snprintf(cell_at(&t, i + 1, 2), CELL_MAX, "%d", (int)h->pid);
-		untrusted_text(cell_at(&t, i + 1, 3), CELL_MAX, h->comm);
-		char sym[4 * sizeof(h->symbol)], cut[sizeof(sym)];
-
-		untrusted_text(sym, sizeof(sym), h->symbol);
-		/* long names lose their middle (JSON has them whole), by characters
-		 * until the bytes fit the cell */
-		for (int w = CELL_MAX - 1; w >= 5; w--)
-			if (strlen(cells_elide(sym, w, cut, sizeof(cut))) < CELL_MAX)
-				break;
-		util_strlcpy(cell_at(&t, i + 1, 4), cut, CELL_MAX);
-		untrusted_text(cell_at(&t, i + 1, 5), CELL_MAX, h->module);
+		snprintf(cell_at(&t, i + 1, c_share), CELL_MAX, "%.1f%%", h->share);
+		snprintf(cell_at(&t, i + 1, c_samples), CELL_MAX, "%" PRIu64, h->samples);
+		if (tree) {
+			for (int k = 0; k < 2; k++) {
+				double v = k ? h->self : h->children;
+				char *cl = cell_at(&t, i + 1, k ? c_self : c_children);
+				if (isnan(v))
+					util_strlcpy(cl, "-", CELL_MAX);
+				else
+					snprintf(cl, CELL_MAX, "%.1f%%", v);
+			}
+		}
+		if (keyed)
+			id_cell(cell_at(&t, i + 1, c_pid), (int)h->pid);
+		else
+			snprintf(cell_at(&t, i + 1, c_pid), CELL_MAX, "%d", (int)h->pid);
+		if (tid)
+			id_cell(cell_at(&t, i + 1, c_tid), (int)h->tid);
+		if (cpu)
+			id_cell(cell_at(&t, i + 1, c_cpu), h->cpu);
+		if (keyed && !h->comm[0])
+			util_strlcpy(cell_at(&t, i + 1, c_comm), "-", CELL_MAX);
+		else
+			untrusted_text(cell_at(&t, i + 1, c_comm), CELL_MAX, h->comm);
+		if (keyed)
+			name_cell(cell_at(&t, i + 1, c_sym), h->symbol);
+		else {
+			name_cell(cell_at(&t, i + 1, c_sym), h->symbol[0] ? h->symbol : "");
+			if (!h->symbol[0])
+				cell_at(&t, i + 1, c_sym)[0] = '\0';
+		}
+		untrusted_text(cell_at(&t, i + 1, c_mod), CELL_MAX,
+		               keyed && !h->module[0] ? "-" : h->module);
 	}
 	table_print(out, &t);
+	if (tree && m->nr_paths)
+		text_paths(out, m);
 }
 
 static void health_cells(struct table *t, int row, const struct model_health_figures *f,
@@ -597,6 +706,43 @@ static void json_health(FILE *out, const char *key, const struct model_health_fi
 	        f->throttled ? "true" : "false", f->corrupt);
 }
 
+/* -g: a row's children and self shares (null when not known) and its
+ * call paths, callers and callees, each frame named. */
+static void json_tree(FILE *out, const struct model *m, int row)
+{
+	const struct model_hotspot *h = &m->hot[row];
+
+	fputs(",\"children\":", out);
+	json_number(out, h->children);
+	fputs(",\"self\":", out);
+	json_number(out, h->self);
+	for (int dir = 0; dir < 2; dir++) {
+		int n = 0;
+
+		fprintf(out, ",\"%s\":[", dir ? "callees" : "callers");
+		for (int i = 0; i < m->nr_paths; i++) {
+			const struct model_callpath *p = &m->paths[i];
+
+			if (p->hot != row || p->callee != (dir == 1) || p->first < 0 ||
+			    p->first + p->nr > m->nr_frames)
+				continue;
+			fprintf(out, "%s{\"share\":", n++ ? "," : "");
+			json_number(out, p->share);
+			fprintf(out, ",\"samples\":%" PRIu64 ",\"frames\":[", p->samples);
+			for (int k = 0; k < p->nr; k++) {
+				const struct model_frame *f = &m->frames[p->first + k];
+				fputs(k ? ",{" : "{", out);
+				untrusted_json_field(out, "symbol", f->symbol);
+				fputc(',', out);
+				untrusted_json_field(out, "module", f->module);
+				fprintf(out, ",\"kernel\":%s}", f->kernel ? "true" : "false");
+			}
+			fputs("]}", out);
+		}
+		fputc(']', out);
+	}
+}
+
 /* The hotspots and sampling members. */
 static void json_sampling(FILE *out, const struct model *m)
 {
@@ -605,10 +751,21 @@ static void json_sampling(FILE *out, const struct model *m)
 	fputs(",\"hotspots\":{", out);
 	fprintf(out,
 	        "\"mode\":\"%s\",\"rows_total\":%d,\"hide_kernel\":%s,\"hide_user\":%s,"
-	        "\"filter_pid\":%d,\"filter_cpu\":%d,\"rows\":[",
+	        "\"filter_pid\":%d,\"filter_cpu\":%d,",
 	        s->accumulated ? "accumulated" : "interval", m->hot_total,
 	        s->hide_kernel ? "true" : "false", s->hide_user ? "true" : "false",
 	        (int)s->filter_pid, s->filter_cpu);
+	/* Members that came later are written only when set, so that older
+	 * recordings read back to the same bytes. */
+	if (s->hot_keys[0]) {
+		fputs("\"keys\":", out);
+		json_string(out, s->hot_keys);
+		fputc(',', out);
+	}
+	if (s->callchain)
+		fprintf(out, "\"call_chains\":true,\"chain_samples\":%" PRIu64 ",",
+		        s->chain_samples);
+	fputs("\"rows\":[", out);
 	for (int i = 0; i < m->nr_hot; i++) {
 		const struct model_hotspot *h = &m->hot[i];
 		fprintf(out, "%s{\"share\":", i ? "," : "");
@@ -620,6 +777,11 @@ static void json_sampling(FILE *out, const struct model *m)
 		untrusted_json_field(out, "symbol", h->symbol);
 		fputc(',', out);
 		untrusted_json_field(out, "module", h->module);
+		if (s->hot_keys[0])
+			fprintf(out, ",\"tid\":%d,\"cpu\":%d,\"processes\":%d", (int)h->tid, h->cpu,
+			        h->processes);
+		if (s->callchain)
+			json_tree(out, m, i);
 		fputc('}', out);
 	}
 	fprintf(out, "]},\"sampling\":{\"enabled\":%s", s->enabled ? "true" : "false");

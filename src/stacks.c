@@ -14,6 +14,10 @@ struct stacks_slot {
 	uint32_t pid;
 	uint16_t nr;
 	bool used;
+	/* Never written by stacks_add(): zero for a new key (the slots come
+	 * from calloc and are never reused), moved along when the table grows. */
+	uint64_t base; /* samples at the last stacks_interval_reset() */
+	uint64_t user; /* the caller's word (stacks_walk()) */
 };
 
 int stacks_init(struct stacks *t, uint32_t max)
@@ -131,4 +135,24 @@ void stacks_for_each(const struct stacks *t, stacks_fn fn, void *arg)
 		if (t->slots[i].used)
 			fn(t->slots[i].pid, t->slots[i].nr ? t->arena + t->slots[i].off : none,
 			   t->slots[i].nr, t->slots[i].samples, arg);
+}
+
+void stacks_interval_reset(struct stacks *t)
+{
+	for (uint32_t i = 0; i < t->cap; i++)
+		t->slots[i].base = t->slots[i].samples;
+	t->interval_base = t->samples;
+}
+
+void stacks_walk(struct stacks *t, bool interval, stacks_walk_fn fn, void *arg)
+{
+	static const uint64_t none[1];
+
+	for (uint32_t i = 0; i < t->cap; i++) {
+		struct stacks_slot *s = &t->slots[i];
+		const uint64_t n = interval ? s->samples - s->base : s->samples;
+
+		if (s->used && n)
+			fn(s->pid, s->nr ? t->arena + s->off : none, s->nr, n, &s->user, arg);
+	}
 }

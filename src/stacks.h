@@ -22,8 +22,9 @@ struct stacks {
 	uint32_t cap, used, max;
 	uint64_t *arena;
 	size_t arena_used, arena_cap;
-	uint64_t samples; /* chains added (stored or dropped) */
-	uint64_t dropped; /* of those, not stored: the table was full */
+	uint64_t samples;       /* chains added (stored or dropped) */
+	uint64_t dropped;       /* of those, not stored: the table was full */
+	uint64_t interval_base; /* samples at the last stacks_interval_reset() */
 };
 
 int stacks_init(struct stacks *t, uint32_t max);
@@ -37,5 +38,17 @@ void stacks_add(struct stacks *t, uint32_t pid, const uint64_t *ips, uint64_t nr
 typedef void (*stacks_fn)(uint32_t pid, const uint64_t *ips, uint32_t nr, uint64_t samples,
                           void *arg);
 void stacks_for_each(const struct stacks *t, stacks_fn fn, void *arg);
+
+/* Start a new interval: what stacks_walk(interval) counts from now on.
+ * O(keys); call it once per refresh. */
+void stacks_interval_reset(struct stacks *t);
+
+/* Each key with samples in the span (since the last
+ * stacks_interval_reset() when interval, else since the start): samples
+ * in that span, and a word of the caller's kept with the key (0 for a new
+ * key; it goes with the key when the table grows). */
+typedef void (*stacks_walk_fn)(uint32_t pid, const uint64_t *ips, uint32_t nr, uint64_t samples,
+                               uint64_t *user, void *arg);
+void stacks_walk(struct stacks *t, bool interval, stacks_walk_fn fn, void *arg);
 
 #endif

@@ -153,6 +153,7 @@ void view_close(struct view *v)
 		return;
 	endwin();
 	free(v->idx);
+	free(v->tree);
 	free(v);
 }
 
@@ -238,6 +239,10 @@ static void build_cols(struct view *v)
 		break;
 	case VIEW_HOTSPOTS:
 		add_col(v, C_SHARE, 0, "SHARE", 6, 0, false, false);
+		if (m->sampling.callchain) {
+			add_col(v, C_CHILDREN, 0, "CHILDREN", 8, 0, false, false);
+			add_col(v, C_SELF, 0, "SELF", 6, 0, false, false);
+		}
 		add_col(v, C_SAMPLES, 0, "SAMPLES", 7, 3, false, false);
 		add_col(v, C_HPID, 0, "PID", 7, 4, false, false);
 		add_col(v, C_HCOMM, 0, "COMMAND", 15, 2, true, false);
@@ -381,20 +386,32 @@ static enum theme_slot cell(const struct view *v, int r, const struct col *c, in
 		snprintf(buf, len, "%.1f%%", s);
 		return s >= 10.0 ? THEME_HOT_HIGH : s >= 2.0 ? THEME_HOT_MID : THEME_HOT_LOW;
 	}
+	case C_CHILDREN:
+	case C_SELF: {
+		double s = c->kind == C_SELF ? m->hot[r].self : m->hot[r].children;
+		if (isnan(s))
+			util_strlcpy(buf, "-", len);
+		else
+			snprintf(buf, len, "%.1f%%", s);
+		return THEME_ROW;
+	}
 	case C_SAMPLES:
 		cells_scaled((double)m->hot[r].samples, 0, width, buf, len);
 		return THEME_ROW;
 	case C_HPID:
-		snprintf(buf, len, "%d", (int)m->hot[r].pid);
+		if (m->hot[r].pid < 0)
+			util_strlcpy(buf, "-", len);
+		else
+			snprintf(buf, len, "%d", (int)m->hot[r].pid);
 		return THEME_ROW;
 	case C_HCOMM:
-		util_strlcpy(buf, m->hot[r].comm, len);
+		util_strlcpy(buf, m->hot[r].comm[0] ? m->hot[r].comm : "-", len);
 		return THEME_ROW;
 	case C_SYMBOL:
-		cells_elide(m->hot[r].symbol, width, buf, len);
+		cells_elide(m->hot[r].symbol[0] ? m->hot[r].symbol : "-", width, buf, len);
 		return THEME_ROW;
 	case C_MODULE:
-		util_strlcpy(buf, m->hot[r].module, len);
+		util_strlcpy(buf, m->hot[r].module[0] ? m->hot[r].module : "-", len);
 		return THEME_ROW_DIM;
 	case C_EVNAME:
 		util_strlcpy(buf, m->events[r].name, len);
@@ -445,6 +462,10 @@ static double cell_num(const struct view *v, int r, const struct col *c)
 		return thread_rows(m) ? m->tasks[r].pid : m->tasks[r].nr_threads;
 	case C_SHARE:
 		return m->hot[r].share;
+	case C_CHILDREN:
+		return m->hot[r].children;
+	case C_SELF:
+		return m->hot[r].self;
 	case C_SAMPLES:
 		return (double)m->hot[r].samples;
 	case C_HPID:
@@ -515,6 +536,8 @@ static int64_t row_id(const struct view *v, int r)
 			return r; /* the summary rows: never a task's id (pid << 32 >= 0) */
 		return (int64_t)m->tasks[r].pid << 32 | (uint32_t)m->tasks[r].tid;
 	case VIEW_HOTSPOTS:
+		if (r < 0)
+			return r; /* a line of the call tree */
 		for (const char *s = m->hot[r].symbol; *s; s++)
 			h = (h ^ (unsigned char)*s) * 1099511628211ull;
 		return (int64_t)((h ^ (uint64_t)m->hot[r].pid) >> 1);
@@ -577,6 +600,29 @@ static void task_sort_from_model(struct view *v)
 		*k = (struct sort_key){C_EVENT, m->sort, false};
 }
 
+/* The expanded hotspot row's call tree, as lines after it. */
+static void insert_tree(struct view *v)
+{
+	int at = -1, n;
+
+	for (int i = 0; i < v->nr_idx && at < 0; i++)
+		if (v->idx[i] >= 0 && row_id(v, v->idx[i]) == v->expanded_id)
+			at = i;
+	if (at < 0 || !(n = view_tree_build(v, v->idx[at])))
+		return;
+	if (v->nr_idx + n > v->cap_idx) {
+		int *p = realloc(v->idx, (size_t)(v->nr_idx + n + 16) * sizeof(*p));
+		if (!p)
+			return;
+		v->idx = p;
+		v->cap_idx = v->nr_idx + n + 16;
+	}
+	memmove(&v->idx[at + 1 + n], &v->idx[at + 1], (size_t)(v->nr_idx - at - 1) * sizeof(int));
+	for (int k = 0; k < n; k++)
+		v->idx[at + 1 + k] = ROW_TREE - k;
+	v->nr_idx += n;
+}
+
 static void build_rows(struct view *v)
 {
 	int n = nr_rows(v), sel_pos = -1;
@@ -598,6 +644,8 @@ static void build_rows(struct view *v)
 		qsort_r(v->idx, (size_t)v->nr_idx, sizeof(int), cmp_rows, v);
 	if (v->kind == VIEW_CPUS && !v->filter[0])
 		v->idx[v->nr_idx++] = ROW_TOTAL; /* last */
+	if (v->kind == VIEW_HOTSPOTS && v->expanded)
+		insert_tree(v);
 	/* Tasks with counters: what no task row holds, then the total, so that
 	 * the column adds up as it does in the batch output. */
 	if (v->kind == VIEW_TASKS && !v->filter[0] && v->m->tasks_counted) {
@@ -846,6 +894,11 @@ static void draw_info(struct view *v)
 		             s->accumulated ? s->total.samples : s->interval.samples,
 		             s->hide_kernel ? ", kernel hidden" : "",
 		             s->hide_user ? ", user space hidden" : "");
+		if (s->hot_keys[0])
+			n += snprintf(buf + n, sizeof(buf) - (size_t)n, ", by %s%s", s->hot_keys,
+			              s->callchain
+			                  ? (v->callees ? ", tree: callees" : ", tree: callers")
+			                  : "");
 		if (v->set.hot_filter && v->set.filter_pid >= 0)
 			snprintf(buf + n, sizeof(buf) - (size_t)n, ", PID %d only%s",
 			         (int)v->set.filter_pid,
@@ -949,6 +1002,12 @@ static void draw_rows(struct view *v, int nlines)
 			base = THEME_ROW_DIM;
 		if (selected)
 			bar(v, y, THEME_ROW_SELECTED);
+		if (r <= ROW_TREE) {
+			view_tree_text(v, ROW_TREE - r, COLS - 1, buf, sizeof(buf));
+			put(v, y, 1, COLS - 1, buf, selected ? THEME_ROW_SELECTED : THEME_ROW_DIM,
+			    true);
+			continue;
+		}
 		for (int c = 0; c < v->nr_cols; c++) {
 			enum theme_slot s;
 			if (v->x[c] < 0)
@@ -1059,44 +1118,9 @@ static void draw_status(struct view *v)
 	put(v, y, 0, COLS, buf, THEME_STATUS, true);
 }
 
-static const char *const help_lines[] = {
-    "pfmtop keys",
-    "",
-    "  Tab, Shift-Tab  next / previous view",
-    "  1 2 3 4         CPUs, Tasks, Hotspots, Events",
-    "  Up/Down         move the selection",
-    "  PgUp/PgDn       a page up / down",
-    "  Home/End        first / last row",
-    "  < >             sort by the column left / right of the current one",
-    "  r               reverse the sort order",
-    "  /               filter rows as you type (Enter keeps, Esc clears)",
-    "  Esc             clear the filter; from filtered hotspots, go back",
-    "  Enter           on a task or CPU: its hotspots",
-    "  space           pause / resume updates (a replay: play / pause)",
-    "  Left / Right    an interval back / on (the history kept, or a replay)",
-    "  [ ]             ten intervals back / on",
-    "  g               go to a time (HH:MM:SS, or YYYY-MM-DD HH:MM:SS)",
-    "  x               a replay's speed: x1, x2, x10, x60",
-    "  d               set the refresh delay in seconds",
-    "  H               a row per thread / per process",
-    "  K               hide / show kernel hotspots",
-    "  U               hide / show user-space hotspots",
-    "  z               hotspots of this interval / since the start",
-    "  p               choose an event preset (counters are reopened)",
-    "  t               next colour theme",
-    "  s               save a text snapshot to pfmtop-DATE-TIME.txt here",
-    "  Ctrl-L          draw the whole screen again",
-    "  h, ?, F1        this help (any other key closes it)",
-    "  q, F10          quit",
-    "",
-    "Cells: n/s not supported (the Events view says why), n/c not counted",
-    "(did not run), 'N%' after a value: multiplexed, scaled from N% of the",
-    "interval. K, M, G: thousands, millions, billions.",
-};
-
 static void draw_help(struct view *v)
 {
-	int n = (int)ARRAY_SIZE(help_lines), rows = LINES - 1 - BODY_Y + 2;
+	int n = view_help_nr, rows = LINES - 1 - BODY_Y + 2;
 
 	if (v->help_top > n - rows)
 		v->help_top = n - rows;
@@ -1108,7 +1132,7 @@ static void draw_help(struct view *v)
 		move(y, 0);
 		clrtoeol();
 		if (v->help_top + i < n)
-			put(v, y, 1, COLS - 1, help_lines[v->help_top + i],
+			put(v, y, 1, COLS - 1, view_help_lines[v->help_top + i],
 			    v->help_top + i == 0 ? THEME_COLUMN_TITLE : THEME_ROW, true);
 	}
 }

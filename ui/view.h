@@ -26,7 +26,7 @@ enum view_kind {
 #define VIEW_PAUSE   0x04u /* paused state changed */
 #define VIEW_REDRAW  0x08u
 #define VIEW_DELAY   0x10u  /* settings.interval_ns changed */
-#define VIEW_PROFILE 0x20u  /* hotspot settings (hide, accumulated, filter) changed */
+#define VIEW_PROFILE 0x20u  /* hotspot settings (hide, accumulated, filter, keys) changed */
 #define VIEW_PRESET  0x40u  /* settings.preset chosen: reopen the session */
 #define VIEW_THREADS 0x80u  /* settings.threads toggled: reopen the session */
 #define VIEW_STEP    0x100u /* settings.step: intervals to step back (< 0) or on */
@@ -39,12 +39,13 @@ struct view_settings {
 	char preset[32];
 	bool threads;
 	bool hide_kernel, hide_user, accumulated;
-	bool hot_filter;  /* Enter on a task or CPU */
-	pid_t filter_pid; /* -1 any */
-	int filter_cpu;   /* -1 any */
-	int step;         /* VIEW_STEP */
-	char when[40];    /* VIEW_GOTO */
-	unsigned speed;   /* replay: times real time */
+	char hot_keys[32]; /* the hotspot grouping ("" = the default); g cycles it */
+	bool hot_filter;   /* Enter on a task or CPU */
+	pid_t filter_pid;  /* -1 any */
+	int filter_cpu;    /* -1 any */
+	int step;          /* VIEW_STEP */
+	char when[40];     /* VIEW_GOTO */
+	unsigned speed;    /* replay: times real time */
 };
 
 struct view_config {

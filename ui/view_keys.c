@@ -1,6 +1,7 @@
 /* view_keys: what the keys of the interactive view do. */
 #include "view_priv.h"
 
+#include "hotkeys.h"
 #include "util.h"
 
 #include <ctype.h>
@@ -345,6 +346,64 @@ static unsigned act_accumulate(struct view *v, int ch)
 	return VIEW_PROFILE | VIEW_REDRAW;
 }
 
+static unsigned act_group(struct view *v, int ch)
+{
+	const char *cur = v->set.hot_keys[0]                   ? v->set.hot_keys
+	                  : v->m && v->m->sampling.hot_keys[0] ? v->m->sampling.hot_keys
+	                                                       : HOTKEYS_DEFAULT;
+
+	util_strlcpy(v->set.hot_keys, hotkeys_next(cur), sizeof(v->set.hot_keys));
+	v->expanded = false;
+	snprintf(v->status, sizeof(v->status), "hotspots by %s (from the next interval)",
+	         v->set.hot_keys);
+	return VIEW_PROFILE | VIEW_REDRAW;
+}
+
+/* The hotspot row of the selection (a tree line selects its row). */
+static int selected_hot(const struct view *v)
+{
+	for (int i = v->sel[v->kind]; i >= 0 && i < v->nr_idx; i--)
+		if (v->idx[i] >= 0)
+			return i;
+	return -1;
+}
+
+static unsigned act_expand(struct view *v, int ch)
+{
+	const bool open = ch == '+' || ch == '=' || ch == KEY_RIGHT;
+	int i;
+
+	if (v->kind != VIEW_HOTSPOTS || !v->m)
+		return 0;
+	if (!v->m->sampling.callchain) {
+		snprintf(v->status, sizeof(v->status), "call trees need call chains: run with -g");
+		return VIEW_REDRAW;
+	}
+	i = selected_hot(v);
+	if (open && i >= 0) {
+		v->sel[v->kind] = i;
+		view_remember_selection(v);
+		v->expanded = true;
+		v->expanded_id = v->sel_id[v->kind];
+	} else if (!open) {
+		if (i >= 0)
+			v->sel[v->kind] = i;
+		view_remember_selection(v);
+		v->expanded = false;
+	}
+	return VIEW_REDRAW;
+}
+
+static unsigned act_callees(struct view *v, int ch)
+{
+	if (v->kind != VIEW_HOTSPOTS)
+		return 0;
+	v->callees = !v->callees;
+	snprintf(v->status, sizeof(v->status), "call trees show %s",
+	         v->callees ? "callees (what the function called)" : "callers (who called it)");
+	return VIEW_REDRAW;
+}
+
 static unsigned act_presets(struct view *v, int ch)
 {
 	if (replay_refuses(v, ch))
@@ -411,7 +470,9 @@ static const struct binding {
     {'z', act_accumulate},     {'p', act_presets},        {'t', act_theme},
     {KEY_RESIZE, act_redraw},  {'L' & 0x1f, act_repaint}, {KEY_LEFT, act_step},
     {KEY_RIGHT, act_step},     {'[', act_step},           {']', act_step},
-    {'g', act_goto},           {'x', act_speed},
+    {'g', act_goto},           {'x', act_speed},          {'G', act_group},
+    {'+', act_expand},         {'=', act_expand},         {'-', act_expand},
+    {'c', act_callees},
 };
 
 /* In the help: arrows and pages scroll it; F10 quits; any other key (q,
@@ -469,3 +530,43 @@ bool view_paused(const struct view *v)
 {
 	return v->paused;
 }
+
+/* The help screen (h): one line each. */
+const char *const view_help_lines[] = {
+    "pfmtop keys",
+    "",
+    "  Tab, Shift-Tab  next / previous view",
+    "  1 2 3 4         CPUs, Tasks, Hotspots, Events",
+    "  Up/Down         move the selection",
+    "  PgUp/PgDn       a page up / down",
+    "  Home/End        first / last row",
+    "  < >             sort by the column left / right of the current one",
+    "  r               reverse the sort order",
+    "  /               filter rows as you type (Enter keeps, Esc clears)",
+    "  Esc             clear the filter; from filtered hotspots, go back",
+    "  Enter           on a task or CPU: its hotspots",
+    "  space           pause / resume updates (a replay: play / pause)",
+    "  Left / Right    an interval back / on (the history kept, or a replay)",
+    "  [ ]             ten intervals back / on",
+    "  g               go to a time (HH:MM:SS, or YYYY-MM-DD HH:MM:SS)",
+    "  x               a replay's speed: x1, x2, x10, x60",
+    "  d               set the refresh delay in seconds",
+    "  H               a row per thread / per process",
+    "  K               hide / show kernel hotspots",
+    "  U               hide / show user-space hotspots",
+    "  z               hotspots of this interval / since the start",
+    "  G               group hotspots by the next keys (dso,sym; sym; pid,sym ...)",
+    "  + -             with -g: expand / fold a hotspot's call tree",
+    "  c               the tree shows callers / callees",
+    "  p               choose an event preset (counters are reopened)",
+    "  t               next colour theme",
+    "  s               save a text snapshot to pfmtop-DATE-TIME.txt here",
+    "  Ctrl-L          draw the whole screen again",
+    "  h, ?, F1        this help (any other key closes it)",
+    "  q, F10          quit",
+    "",
+    "Cells: n/s not supported (the Events view says why), n/c not counted",
+    "(did not run), 'N%' after a value: multiplexed, scaled from N% of the",
+    "interval. K, M, G: thousands, millions, billions.",
+};
+const int view_help_nr = (int)(sizeof(view_help_lines) / sizeof(view_help_lines[0]));

@@ -28,6 +28,8 @@ enum col_kind {
 	C_STATE,
 	C_COMMAND,
 	C_SHARE,
+	C_CHILDREN,
+	C_SELF,
 	C_SAMPLES,
 	C_HPID,
 	C_HCOMM,
@@ -61,6 +63,17 @@ enum prompt {
 	PROMPT_TIME,
 };
 
+/* One line of an expanded hotspot row's call tree. */
+struct view_tree_line {
+	int depth;
+	double share;
+	char name[160];
+};
+
+/* Rows at or below this are the lines of the expanded row's call tree:
+ * ROW_TREE - k is line k. */
+#define ROW_TREE (-1000)
+
 struct view {
 	const struct model *m;
 	enum view_kind kind, back; /* back: where Esc returns from filtered hotspots */
@@ -84,6 +97,11 @@ struct view {
 	int nr_idx, cap_idx;
 	struct col cols[FORMAT_MAX_COLUMNS];
 	int nr_cols, x[FORMAT_MAX_COLUMNS], w[FORMAT_MAX_COLUMNS];
+	/* the Hotspots view's expanded row (-g) and its call tree */
+	bool expanded, callees;
+	int64_t expanded_id;
+	struct view_tree_line *tree;
+	int nr_tree, cap_tree;
 	/* themes */
 	struct theme_set themes;
 	int theme;
@@ -96,5 +114,15 @@ const struct col *view_sort_col(const struct view *v);
 void view_apply_theme(struct view *v);
 int view_body_lines(const struct view *v);
 void view_render(struct view *v);
+
+/* view_keys.c: the lines of the help screen. */
+extern const char *const view_help_lines[];
+extern const int view_help_nr;
+
+/* view_tree.c: the call tree of hotspot row r (callers, or callees with
+ * v->callees) as lines in v->tree; returns how many. */
+int view_tree_build(struct view *v, int r);
+/* Line k of the tree as text in width columns. */
+void view_tree_text(const struct view *v, int k, int width, char *buf, size_t len);
 
 #endif

@@ -52,9 +52,18 @@ check "abs($mine - $theirs) <= 5" "under caller_a: pfmtop $mine%, perf $theirs%"
 pass "dwarf chains: $mine% under caller_a (perf --call-graph dwarf: $theirs%, the program: 60%), through qsort and libc's start code"
 
 # Frame pointers on the same program, for the record: chains stop in libc.
-run "$out.fp" "$err" timeout 120 "$PFMTOP" -b -g --format folded -F 999 -e task-clock -- "$prog" 1
-expect_rc 0 "pfmtop -b -g --format folded -- qsort_split" "$out.fp" "$err"
+run "$out.fp" "$err" timeout 120 "$PFMTOP" -b --call-graph fp --format folded -F 999 -e task-clock -- "$prog" 1
+expect_rc 0 "pfmtop -b --call-graph fp --format folded -- qsort_split" "$out.fp" "$err"
 info "frame pointers: $(under qsort_split caller_a "$out.fp") + $(under qsort_split caller_b "$out.fp") samples under the callers, of $(awk 'index($1, "qsort_split;") == 1 { n += $NF } END { print n + 0 }' "$out.fp")"
+
+# -g is DWARF here: the same whole chains, without a word of perf's spelling.
+run "$out.g" "$err" timeout 120 "$PFMTOP" -b -g --format folded -F 999 -e task-clock -- "$prog" 1
+expect_rc 0 "pfmtop -b -g --format folded -- qsort_split" "$out.g" "$err"
+ga=$(under qsort_split caller_a "$out.g")
+gb=$(under qsort_split caller_b "$out.g")
+check "$ga + $gb >= 300 and abs(100.0 * $ga / ($ga + $gb) - 60) <= 5" \
+	"-g: $ga + $gb samples under the callers, not about 60% under caller_a" "$out.g"
+pass "-g unwinds with DWARF: $ga + $gb samples under the callers, $(py "round(100.0 * float(a[0]) / (float(a[0]) + float(a[1])), 1)" "$ga" "$gb")% under caller_a"
 
 # .debug_frame from a separate debug file: a program built without
 # .eh_frame for its own code, its debug information moved to .debug/ beside

@@ -66,6 +66,37 @@ check "abs($mine - 60) <= 5" "leaf under caller_a: $mine%, the program makes it 
 check "abs($mine - $theirs) <= 5" "leaf under caller_a: pfmtop $mine%, perf $theirs%" "$out"
 pass "caller split of a leaf: $mine% under caller_a (perf: $theirs%, the program: 60%); every line 'frames count'"
 
+# The same split in the call tree of JSON snapshots (-g): the leaf's row
+# has children and self shares and its callers, as perf report --children
+# shows them for the leaf of the same recording's program.
+run "$out" "$err" timeout 60 "$PFMTOP" -b -g --format json -F 2000 -e task-clock -- "$TMP/split"
+expect_rc 0 "pfmtop -b -g --format json -- split" "$out" "$err"
+leaf="next(r for r in final['hotspots']['rows'] if r['symbol'] == 'leaf')"
+json_check "$out" "final['hotspots']['call_chains'] and final['hotspots']['chain_samples'] >= 500" \
+	"the final snapshot has no call chains"
+json_check "$out" "(lambda r: r['children'] >= r['self'] > 50 and r['callers'][0]['frames'][0]['symbol'] == 'leaf')($leaf)" \
+	"the leaf's row has no children/self shares or callers"
+via() { json "$out" "round(sum(p['share'] for p in $leaf['callers'] if len(p['frames']) > 1 and p['frames'][1]['symbol'] == '$1'), 2)"; }
+ja=$(via caller_a) jb=$(via caller_b)
+jmine=$(py "100.0 * float(a[0]) / (float(a[0]) + float(a[1]))" "$ja" "$jb")
+jchildren=$(json "$out" "round($leaf['children'], 2)")
+perf report -i "$TMP/perf.data" --children --stdio --comm split -S leaf -g caller,0.5,callee,function,percent \
+	2>/dev/null >"$TMP/report" || fail "perf report --children failed"
+read -r pa pb pchildren < <(awk '
+	/^ +[0-9.]+% +[0-9.]+% +split/ { entry = $1 }
+	/---leaf/ { inleaf = 1; children = entry; next }
+	inleaf && /--[0-9.]+%--caller_a/ { match($0, /[0-9.]+%/); a = substr($0, RSTART, RLENGTH - 1) }
+	inleaf && /--[0-9.]+%--caller_b/ { match($0, /[0-9.]+%/); b = substr($0, RSTART, RLENGTH - 1); inleaf = 0 }
+	END { sub(/%/, "", children); print a + 0, b + 0, children + 0 }' "$TMP/report")
+[ "$(py "float(a[0]) + float(a[1]) > 0" "$pa" "$pb")" = 1 ] ||
+	fail "perf report --children shows no callers of leaf" "$TMP/report"
+ptheirs=$(py "100.0 * float(a[0]) / (float(a[0]) + float(a[1]))" "$pa" "$pb")
+info "JSON call tree of leaf: children $jchildren%, from caller_a $ja%, from caller_b $jb% ($jmine% via caller_a); perf report --children: children $pchildren%, $pa% / $pb% ($ptheirs%)"
+check "abs($jmine - 60) <= 5" "leaf's callers in JSON: $jmine% via caller_a, the program makes it 60%" "$out"
+check "abs($jmine - $ptheirs) <= 5" "leaf's callers: pfmtop $jmine% via caller_a, perf report --children $ptheirs%" "$out" "$TMP/report"
+check "abs($jchildren - $pchildren) <= 5" "leaf's children: pfmtop $jchildren%, perf report --children $pchildren%" "$out" "$TMP/report"
+pass "JSON call tree: leaf's callers $jmine% via caller_a (perf report --children: $ptheirs%), children $jchildren% (perf: $pchildren%)"
+
 # Kernel frames, when there are any, end in _[k]; user frames never do.
 if grep -q '_\[k\]' "$out"; then
 	awk -F';' '{ k = 0; for (i = 2; i <= NF; i++) { if ($i ~ /_\[k\]( [0-9]+)?$/) k = 1; else if (k) exit 1 } }' "$out" ||

@@ -143,6 +143,9 @@ disown "$spid2"
 cleanup_add "kill -KILL $spid2"
 record pid -n 2 -d 0.3 -p "$spid,$spid2"
 json_check "$rec/pid.json" "lines[0]['mode'] == 'tasks' and len(lines[0]['tasks']) == 2" "-p PID,PID: not 2 task rows"
+record calltree -d 0.2 -g --hot-sort comm,sym -e task-clock -- "$bursts" 400 37 5
+json_check "$rec/calltree.json" "lines[-1]['hotspots'].get('call_chains') and lines[-1]['hotspots']['keys'] == 'comm,sym' and any(r.get('callers') for r in lines[-1]['hotspots']['rows'])" \
+	"-g --hot-sort comm,sym: no call paths or keys in the totals"
 for p in ipc cache scheduler; do
 	record "preset-$p" -n 1 -d 0.2 --no-hotspots --preset "$p"
 done

@@ -200,6 +200,43 @@ static void test_damaged(void **state)
 	free(line);
 }
 
+/* Keys and call paths (-g) come back into the model; a recording from
+ * before they existed has none, and rows per (pid, symbol). */
+static void test_keys_and_paths(void **state)
+{
+	char *line, err[256];
+	struct model m;
+	ssize_t n = first_line("callchains.jsonl", &line);
+
+	assert_int_equal(model_from_json(&m, line, (size_t)n, err, sizeof(err)), 0);
+	assert_string_equal(m.sampling.hot_keys, "dso,sym");
+	assert_true(m.sampling.callchain);
+	assert_true(m.sampling.chain_samples > 0);
+	assert_true(m.nr_hot > 0);
+	assert_true(m.hot[0].children >= m.hot[0].self);
+	assert_true(m.hot[0].processes >= 1);
+	assert_true(m.nr_paths > 0);
+	for (int i = 0; i < m.nr_paths; i++) {
+		const struct model_callpath *p = &m.paths[i];
+		assert_true(p->hot >= 0 && p->hot < m.nr_hot);
+		assert_true(p->nr >= 1 && p->first + p->nr <= m.nr_frames);
+		/* every path starts at its row's own function */
+		assert_string_equal(m.frames[p->first].symbol, m.hot[p->hot].symbol);
+		assert_true(p->share <= m.hot[p->hot].children + 1e-9);
+	}
+	model_fini(&m);
+	free(line);
+
+	n = first_line("command.jsonl", &line);
+	assert_int_equal(model_from_json(&m, line, (size_t)n, err, sizeof(err)), 0);
+	assert_string_equal(m.sampling.hot_keys, "");
+	assert_false(m.sampling.callchain);
+	assert_int_equal(m.nr_paths, 0);
+	assert_true(m.nr_hot > 0 && isnan(m.hot[0].children));
+	model_fini(&m);
+	free(line);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -207,6 +244,7 @@ int main(void)
 	    cmocka_unit_test(test_values),
 	    cmocka_unit_test(test_refused),
 	    cmocka_unit_test(test_damaged),
+	    cmocka_unit_test(test_keys_and_paths),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -127,7 +127,9 @@ static void test_exporter(void **state)
 	assert_int_equal(PARSE(&o, err, "--call-graph", "dwarf,65528"), 0);
 	assert_int_equal(o.session.profile.dwarf_stack, 65528);
 	assert_int_equal(PARSE(&o, err, "--call-graph", "dwarf,16384", "-g"), 0);
-	assert_int_equal(o.session.profile.dwarf_stack, 0); /* the last one wins */
+	assert_int_equal(o.session.profile.dwarf_stack, 8192); /* the last one wins: -g is dwarf */
+	assert_int_equal(PARSE(&o, err, "-g", "--call-graph", "fp"), 0);
+	assert_int_equal(o.session.profile.dwarf_stack, 0);
 	assert_int_equal(PARSE(&o, err, "--call-graph", "dwarf,8"), 0);
 	assert_int_equal(o.session.profile.dwarf_stack, 8);
 }
@@ -194,6 +196,11 @@ static void test_errors(void **state)
 	EXPECT_ERROR("from 8 to 65528", "--call-graph", "dwarf,8k");
 	EXPECT_ERROR("is unknown; use fp or dwarf", "--call-graph", "dwarfs");
 	EXPECT_ERROR("is unknown; use fp or dwarf", "--call-graph", "lbr");
+	/* hotspot grouping keys */
+	EXPECT_ERROR("--hot-sort: 'overhead' is not a grouping key; use sym, dso", "--hot-sort",
+		     "overhead,sym");
+	EXPECT_ERROR("--hot-sort: 'sym' is given twice", "--hot-sort", "sym,symbol");
+	EXPECT_ERROR("--hot-sort: an empty key", "--hot-sort", "dso,,sym");
 	/* the exporter's options */
 	EXPECT_ERROR("is not HOST:PORT", "--listen", "9464");
 	EXPECT_ERROR("is not HOST:PORT", "--listen", "::1:9464");
@@ -275,6 +282,9 @@ static void test_strict_numbers(void **state)
 	assert_int_equal(o.session.profile.freq, 999);
 	assert_int_equal(o.iterations, 10); /* decimal, not octal */
 	assert_int_equal(o.session.profile.mmap_pages, 16);
+	assert_string_equal(o.session.profile.hot_keys, ""); /* the default, dso,sym */
+	assert_int_equal(PARSE(&o, err, "--hot-sort", "symbol,pid,cpu"), 0);
+	assert_string_equal(o.session.profile.hot_keys, "sym,pid,cpu");
 }
 
 /* Lists: duplicates count once, empty items are refused. */

@@ -1,0 +1,667 @@
+/* profile_hot: hotspot rows grouped by perf's keys, and call trees (children, self, paths) for -g.
+ */
+#include "profile_priv.h"
+
+#include "demangle.h"
+#include "records.h"
+#include "stacks.h"
+#include "util.h"
+
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- interned strings: a name as a small number ---- */
+
+struct strtab_slot {
+	uint64_t hash;
+	uint32_t id; /* 0: empty */
+};
+
+/* Distinct strings, each an id from 1, kept in one arena. */
+struct profile_strtab {
+	struct strtab_slot *slots;
+	uint32_t cap, nr;
+	char *arena;
+	size_t used, size;
+	uint32_t *off; /* by id - 1: where its text starts */
+	uint32_t cap_off;
+};
+
+static uint64_t strtab_hash(const char *s, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+	return h ^ h >> 31;
+}
+
+static void strtab_clear(struct profile_strtab *t)
+{
+	if (t->slots)
+		memset(t->slots, 0, t->cap * sizeof(*t->slots));
+	t->nr = 0;
+	t->used = 0;
+}
+
+static void strtab_free(struct profile_strtab *t)
+{
+	if (!t)
+		return;
+	free(t->slots);
+	free(t->arena);
+	free(t->off);
+	free(t);
+}
+
+static const char *strtab_text(const struct profile_strtab *t, uint32_t id)
+{
+	return id && id <= t->nr ? t->arena + t->off[id - 1] : "";
+}
+
+static int strtab_grow(struct profile_strtab *t)
+{
+	const uint32_t cap = t->cap ? t->cap * 2 : 1024;
+	struct strtab_slot *s = calloc(cap, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < t->cap; i++) {
+		uint32_t k;
+
+		if (!t->slots[i].id)
+			continue;
+		for (k = (uint32_t)t->slots[i].hash & (cap - 1); s[k].id; k = (k + 1) & (cap - 1))
+			;
+		s[k] = t->slots[i];
+	}
+	free(t->slots);
+	t->slots = s;
+	t->cap = cap;
+	return 0;
+}
+
+/* The id of s[0..len) (added when new), or 0 when out of memory. */
+static uint32_t strtab_id(struct profile_strtab *t, const char *s, size_t len)
+{
+	const uint64_t h = strtab_hash(s, len);
+	uint32_t k;
+
+	if ((t->nr + 1) * 2 > t->cap && strtab_grow(t))
+		return 0;
+	for (k = (uint32_t)h & (t->cap - 1); t->slots[k].id; k = (k + 1) & (t->cap - 1)) {
+		const char *o = strtab_text(t, t->slots[k].id);
+
+		if (t->slots[k].hash == h && !strncmp(o, s, len) && o[len] == '\0')
+			return t->slots[k].id;
+	}
+	if (t->used + len + 1 > t->size) {
+		size_t size = t->size ? t->size * 2 : 65536;
+		char *a;
+
+		while (size < t->used + len + 1)
+			size *= 2;
+		if (size > UINT32_MAX || !(a = realloc(t->arena, size)))
+			return 0;
+		t->arena = a;
+		t->size = size;
+	}
+	if (t->nr == t->cap_off) {
+		uint32_t cap = t->cap_off ? t->cap_off * 2 : 1024;
+		uint32_t *o = realloc(t->off, cap * sizeof(*o));
+
+		if (!o)
+			return 0;
+		t->off = o;
+		t->cap_off = cap;
+	}
+	memcpy(t->arena + t->used, s, len);
+	t->arena[t->used + len] = '\0';
+	t->off[t->nr] = (uint32_t)t->used;
+	t->used += len + 1;
+	t->slots[k] = (struct strtab_slot){.hash = h, .id = ++t->nr};
+	return t->nr;
+}
+
+static uint32_t strtab_str(struct profile_strtab *t, const char *s)
+{
+	return strtab_id(t, s, strlen(s));
+}
+
+/* ---- grouping ---- */
+
+static struct profile_tree *tree_of(struct profile *p);
+static uint32_t frame_func(struct profile_tree *t, uint32_t pid, uint64_t ip, bool kernel,
+                           bool *unknown);
+static uint32_t module_of_func(const struct profile_tree *t, uint32_t func);
+
+static struct profile_strtab *names_of(struct profile *p)
+{
+	if (!p->names)
+		p->names = calloc(1, sizeof(*p->names));
+	return p->names;
+}
+
+static uint32_t comm_id(struct profile *p, uint32_t pid, bool kernel)
+{
+	char comm[32];
+
+	if (kernel && pid == 0)
+		util_strlcpy(comm, "[idle]", sizeof(comm));
+	else
+		profile_comm_of(p, (pid_t)pid, comm, sizeof(comm));
+	return strtab_str(p->names, comm);
+}
+
+/* Stage one: per (pid, tid, cpu, symbol), or per address without a symbol. */
+static void group_symbol(struct hotspots_row *row, uint64_t *g, void *arg)
+{
+	struct profile *p = arg;
+	const uint64_t key = profile_symbol_key(row, p);
+
+	g[0] = key ? key : row->ip;
+	g[1] = key ? 0 : 1u + (unsigned)row->cpumode;
+	g[2] = row->pid;
+	g[3] = row->tid;
+	g[4] = (uint64_t)(int64_t)row->cpu;
+}
+
+/* The function of a row's address, through the frame cache of the call
+ * trees (names resolved once, not every tick); 0 when out of memory. */
+static uint32_t row_func(struct profile *p, const struct hotspots_row *row)
+{
+	struct profile_tree *t = tree_of(p);
+	bool unknown;
+
+	return t ? frame_func(t, row->pid, row->ip, row->kernel, &unknown) : 0;
+}
+
+/* Stage two: the keys, in their order. */
+static void group_keys(struct hotspots_row *row, uint64_t *g, void *arg)
+{
+	struct profile *p = arg;
+	const bool per_pid =
+	    hotkeys_has(&p->keys, HOTKEYS_PID) || hotkeys_has(&p->keys, HOTKEYS_TID);
+	uint32_t func = UINT32_MAX;
+	uint64_t start;
+	int n = 0;
+
+	row->attr = comm_id(p, row->pid, row->kernel);
+	for (int i = 0; i < p->keys.nr && n + 2 <= HOTSPOTS_GROUP_MAX; i++) {
+		switch (p->keys.key[i]) {
+		case HOTKEYS_SYM:
+			if (per_pid) { /* the start address, unique within a process */
+				const uint64_t key = profile_symbol_key(row, p);
+				g[n++] = key ? key : row->ip;
+				g[n++] = key ? 0 : 1u + (unsigned)row->cpumode;
+			} else if (row->kernel && (start = profile_symbol_key(row, p))) {
+				g[n++] = 1; /* a kernel symbol: one start in every process */
+				g[n++] = start;
+			} else { /* by module and name */
+				if (func == UINT32_MAX)
+					func = row_func(p, row);
+				g[n++] = 2;
+				g[n++] = func;
+			}
+			break;
+		case HOTKEYS_DSO:
+			if (func == UINT32_MAX)
+				func = row_func(p, row);
+			g[n++] = module_of_func(p->tree, func);
+			break;
+		case HOTKEYS_COMM:
+			g[n++] = row->attr;
+			break;
+		case HOTKEYS_PID:
+			g[n++] = row->pid;
+			break;
+		case HOTKEYS_TID:
+			g[n++] = row->tid;
+			break;
+		case HOTKEYS_CPU:
+			g[n++] = (uint64_t)(int64_t)row->cpu;
+			break;
+		case HOTKEYS_NR:
+			break;
+		}
+	}
+}
+
+int profile_group_rows(struct profile *p, struct hotspots_row *rows, int n, bool by_cpu)
+{
+	(void)by_cpu;
+	if (!names_of(p))
+		return n; /* no memory: stay per (pid, address) */
+	strtab_clear(p->names);
+	n = hotspots_group(rows, n, group_symbol, p);
+	return hotspots_group(rows, n, group_keys, p);
+}
+
+void profile_fill_row(struct profile *p, const struct hotspots_row *row, struct model_hotspot *h)
+{
+	const struct hotkeys *k = &p->keys;
+	struct symbols_result r;
+
+	profile_resolve(p, row, &r);
+	h->share = row->share;
+	h->samples = row->samples;
+	h->pid = row->mixed & HOTSPOTS_MIXED_PID ? -1 : (pid_t)row->pid;
+	h->tid = hotkeys_has(k, HOTKEYS_TID) ? (pid_t)row->tid : -1;
+	h->cpu = row->cpu;
+	h->processes = (int)(row->pids ? row->pids : 1);
+	h->kernel = row->kernel;
+	if (!hotkeys_has(k, HOTKEYS_SYM))
+		h->symbol[0] = '\0';
+	else if (p->cfg->raw_names || row->kernel)
+		util_strlcpy(h->symbol, r.name, sizeof(h->symbol));
+	else
+		demangle(r.name, h->symbol, sizeof(h->symbol));
+	if (hotkeys_has(k, HOTKEYS_SYM) || hotkeys_has(k, HOTKEYS_DSO))
+		util_strlcpy(h->module, r.module, sizeof(h->module));
+	if (!(row->mixed & HOTSPOTS_MIXED_ATTR))
+		util_strlcpy(h->comm, strtab_text(p->names, (uint32_t)row->attr), sizeof(h->comm));
+}
+
+/* ---- call trees ---- */
+
+/* A frame's function, cached by (pid, address): kernel addresses under
+ * pid 0. epoch is the pid's symbol epoch of the hotspot table when it was
+ * resolved (exec and new mappings change it). */
+struct frame_slot {
+	uint64_t ip;
+	uint32_t pid; /* + 1; 0: empty */
+	uint32_t epoch;
+	uint32_t func;
+	uint32_t tick; /* when an unknown one was asked */
+	bool kernel, unknown;
+};
+
+#define FRAME_CACHE_MAX (1u << 20) /* frames cached before the cache starts over */
+#define FUNCS_MAX       (1u << 22) /* distinct functions before new ones are one */
+#define CHAIN_RETRIES   3u         /* a chain with unknown frames is resolved again */
+
+struct profile_tree {
+	struct profile_strtab funcs;   /* "k|u" module NUL name: a function's id */
+	struct profile_strtab modules; /* module names */
+	uint32_t *module_of;           /* by function id */
+	bool *kernel_of;
+	uint32_t cap_of;
+	struct frame_slot *frames;
+	uint32_t cap_frames, nr_frames;
+	/* Each chain's functions, leaf first, found once: [nr, id...] at the
+	 * offset its stacks key's word holds. */
+	uint32_t *chains;
+	size_t nr_chains, cap_chains;
+	struct calltree ct;
+	/* this tick */
+	uint32_t *proj; /* scratch: a chain as projected ids */
+	uint32_t cap_proj;
+	bool by_sym, by_dso, by_pid, by_comm;
+	int64_t filter_pid;
+	struct profile *p;
+};
+
+static struct profile_tree *tree_of(struct profile *p)
+{
+	struct profile_tree *t = p->tree;
+
+	if (!t) {
+		t = p->tree = calloc(1, sizeof(*t));
+		if (!t)
+			return NULL;
+		t->p = p;
+		t->proj = malloc(STACKS_MAX_FRAMES * sizeof(*t->proj));
+		t->cap_proj = t->proj ? STACKS_MAX_FRAMES : 0;
+	}
+	return t;
+}
+
+static uint32_t module_of_func(const struct profile_tree *t, uint32_t func)
+{
+	return t && func && func < t->cap_of ? t->module_of[func] : 0;
+}
+
+static uint64_t frame_hash(uint32_t pid, uint64_t ip)
+{
+	uint64_t h = (ip ^ (uint64_t)pid << 40) * 0x9e3779b97f4a7c15ull;
+
+	return h ^ h >> 29;
+}
+
+static int frames_grow(struct profile_tree *t)
+{
+	const uint32_t cap = t->cap_frames ? t->cap_frames * 2 : 4096;
+	struct frame_slot *s = calloc(cap, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < t->cap_frames; i++) {
+		const struct frame_slot *f = &t->frames[i];
+		uint32_t k;
+
+		if (!f->pid)
+			continue;
+		for (k = (uint32_t)frame_hash(f->pid, f->ip) & (cap - 1); s[k].pid;
+		     k = (k + 1) & (cap - 1))
+			;
+		s[k] = *f;
+	}
+	free(t->frames);
+	t->frames = s;
+	t->cap_frames = cap;
+	return 0;
+}
+
+/* The function id of a name (module, name), made when new; 0 when out of
+ * memory or past FUNCS_MAX. */
+static uint32_t func_id(struct profile_tree *t, bool kernel, const char *module, const char *name)
+{
+	char key[SYMBOLS_NAME_MAX + SYMBOLS_MODULE_MAX + 2];
+	const size_t ml = strnlen(module, SYMBOLS_MODULE_MAX - 1),
+	             nl = strnlen(name, SYMBOLS_NAME_MAX - 1);
+	uint32_t id;
+
+	if (t->funcs.nr >= FUNCS_MAX)
+		return 0;
+	key[0] = kernel ? 'k' : 'u';
+	memcpy(key + 1, module, ml);
+	key[1 + ml] = '\0';
+	memcpy(key + 2 + ml, name, nl);
+	id = strtab_id(&t->funcs, key, 2 + ml + nl);
+	if (!id)
+		return 0;
+	if (id >= t->cap_of) {
+		uint32_t cap = t->cap_of ? t->cap_of * 2 : 1024;
+		uint32_t *m;
+		bool *k;
+
+		while (cap <= id)
+			cap *= 2;
+		m = realloc(t->module_of, cap * sizeof(*m));
+		if (m)
+			t->module_of = m;
+		k = m ? realloc(t->kernel_of, cap * sizeof(*k)) : NULL;
+		if (!k)
+			return 0;
+		t->kernel_of = k;
+		t->cap_of = cap;
+	}
+	t->module_of[id] = strtab_id(&t->modules, module, ml);
+	t->kernel_of[id] = kernel;
+	return id;
+}
+
+/* The function of a frame of pid (kernel: of the kernel), cached; *unknown
+ * when its process's mappings did not know the address (asked again later). */
+static uint32_t frame_func(struct profile_tree *t, uint32_t pid, uint64_t ip, bool kernel,
+                           bool *unknown)
+{
+	struct profile *p = t->p;
+	const uint32_t key = (kernel ? 0 : pid) + 1;
+	const uint32_t epoch = kernel ? 0 : p->hot.sym_epochs[pid % HOTSPOTS_SYM_EPOCHS];
+	struct hotspots_row row = {.pid = pid, .ip = ip, .kernel = kernel, .slot = UINT32_MAX};
+	struct symbols_result r;
+	uint32_t k;
+
+	if (t->nr_frames >= FRAME_CACHE_MAX) {
+		memset(t->frames, 0, t->cap_frames * sizeof(*t->frames));
+		t->nr_frames = 0;
+	}
+	if ((t->nr_frames + 1) * 2 > t->cap_frames && frames_grow(t))
+		return 0;
+	for (k = (uint32_t)frame_hash(key, ip) & (t->cap_frames - 1); t->frames[k].pid;
+	     k = (k + 1) & (t->cap_frames - 1)) {
+		struct frame_slot *f = &t->frames[k];
+
+		if (f->pid == key && f->ip == ip && f->kernel == kernel) {
+			/* An unknown one is asked again after a few ticks. */
+			if (f->epoch == epoch &&
+			    (!f->unknown || p->ticks - f->tick < HOTSPOTS_RETRY_INTERVALS)) {
+				*unknown = f->unknown;
+				return f->func;
+			}
+			break; /* stale, or unknown: ask again, in place */
+		}
+	}
+	row.cpumode = kernel ? RECORDS_CPUMODE_KERNEL : RECORDS_CPUMODE_USER;
+	profile_resolve(p, &row, &r);
+	*unknown = r.status == SYMBOLS_UNKNOWN && !kernel;
+	if (!t->frames[k].pid)
+		t->nr_frames++;
+	t->frames[k] = (struct frame_slot){.ip = ip,
+	                                   .pid = key,
+	                                   .epoch = epoch,
+	                                   .func = func_id(t, kernel, r.module, r.name),
+	                                   .tick = p->ticks,
+	                                   .kernel = kernel,
+	                                   .unknown = *unknown};
+	return t->frames[k].func;
+}
+
+/* The functions of a chain, leaf first, context markers left out: stored
+ * once and found again through the stacks key's word (offset + 1 in the
+ * low 40 bits, retries above). NULL when out of memory. */
+static const uint32_t *chain_funcs(struct profile_tree *t, uint32_t pid, const uint64_t *ips,
+                                   uint32_t nr, uint64_t *user)
+{
+	const uint64_t off_mask = (1ull << 40) - 1;
+	const bool had_unknown = *user >> 63;
+	const uint32_t retries = (uint32_t)(*user >> 40 & 0x7f);
+	bool kernel = false, any_unknown = false;
+	size_t off;
+
+	if ((*user & off_mask) && (!had_unknown || retries >= CHAIN_RETRIES))
+		return t->chains + (*user & off_mask) - 1;
+	if (t->nr_chains + nr + 1 > t->cap_chains) {
+		size_t cap = t->cap_chains ? t->cap_chains * 2 : 65536;
+		uint32_t *c;
+
+		while (cap < t->nr_chains + nr + 1)
+			cap *= 2;
+		if (cap >= off_mask || !(c = realloc(t->chains, cap * sizeof(*c))))
+			return NULL;
+		t->chains = c;
+		t->cap_chains = cap;
+	}
+	off = t->nr_chains;
+	t->chains[off] = 0;
+	for (uint32_t i = 0; i < nr; i++) {
+		bool unknown;
+
+		if (ips[i] >= PERF_CONTEXT_MAX) {
+			kernel =
+			    ips[i] == PERF_CONTEXT_KERNEL || ips[i] == PERF_CONTEXT_GUEST_KERNEL;
+			continue;
+		}
+		t->chains[off + 1 + t->chains[off]++] =
+		    frame_func(t, pid, ips[i], kernel, &unknown);
+		any_unknown |= unknown;
+	}
+	t->nr_chains += 1 + t->chains[off];
+	*user = (uint64_t)(off + 1) | (uint64_t)(retries + ((*user & off_mask) != 0)) << 40 |
+	        (uint64_t)any_unknown << 63;
+	return t->chains + off;
+}
+
+/* A function's id as the keys see it: itself with sym, its module with
+ * dso alone, one for all without either. */
+static uint32_t project(const struct profile_tree *t, uint32_t func)
+{
+	if (t->by_sym)
+		return func;
+	if (t->by_dso)
+		return func < t->cap_of ? t->module_of[func] : 0;
+	return 0;
+}
+
+static uint32_t proj_space(const struct profile_tree *t)
+{
+	return t->by_sym ? t->funcs.nr + 1 : t->by_dso ? t->modules.nr + 1 : 1;
+}
+
+/* A chain's class: what of the keys is the chain's process. */
+static uint64_t chain_class(struct profile_tree *t, uint32_t pid)
+{
+	if (t->by_pid)
+		return pid;
+	if (t->by_comm)
+		return comm_id(t->p, pid, false);
+	return 0;
+}
+
+static void add_chain(uint32_t pid, const uint64_t *ips, uint32_t nr, uint64_t samples,
+                      uint64_t *user, void *arg)
+{
+	struct profile_tree *t = arg;
+	const uint32_t *c;
+
+	if (t->filter_pid >= 0 && pid != (uint64_t)t->filter_pid)
+		return;
+	c = chain_funcs(t, pid, ips, nr, user);
+	if (!c || c[0] > t->cap_proj) {
+		t->ct.total += samples; /* counted, not placed */
+		return;
+	}
+	if (t->by_sym) { /* ids as they are */
+		calltree_add(&t->ct, c + 1, c[0], chain_class(t, pid), samples);
+		return;
+	}
+	/* Modules: calls within one module are one step of its paths. */
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < c[0]; i++) {
+		const uint32_t id = project(t, c[1 + i]);
+		if (!n || t->proj[n - 1] != id)
+			t->proj[n++] = id;
+	}
+	calltree_add(&t->ct, t->proj, n, chain_class(t, pid), samples);
+}
+
+/* The names of a path's frame, a projected id (project()). */
+static void frame_names(struct profile *p, uint32_t proj, struct model_frame *f)
+{
+	const struct profile_tree *t = p->tree;
+	const char *key = t->by_sym ? strtab_text(&t->funcs, proj) : "";
+	const char *name;
+
+	if (!t->by_sym) { /* the module stands for the function, or nothing does */
+		f->symbol[0] = '\0';
+		util_strlcpy(f->module, t->by_dso ? strtab_text(&t->modules, proj) : "",
+		             sizeof(f->module));
+		return;
+	}
+	if (!*key) { /* none (out of memory, or too many functions) */
+		util_strlcpy(f->symbol, "[unknown]", sizeof(f->symbol));
+		util_strlcpy(f->module, "[unknown]", sizeof(f->module));
+		return;
+	}
+	f->kernel = key[0] == 'k';
+	name = key + 1 + strlen(key + 1) + 1;
+	util_strlcpy(f->module, key + 1, sizeof(f->module));
+	if (p->cfg->raw_names || f->kernel)
+		util_strlcpy(f->symbol, name, sizeof(f->symbol));
+	else
+		demangle(name, f->symbol, sizeof(f->symbol));
+}
+
+static void add_paths(struct profile *p, struct model *m, int row, bool callee,
+                      const struct calltree_path *paths, int nr, uint64_t total)
+{
+	for (int i = 0; i < nr; i++) {
+		struct model_callpath *mp = model_add_path(m, (int)paths[i].nr);
+
+		if (!mp)
+			return;
+		mp->hot = row;
+		mp->callee = callee;
+		mp->samples = paths[i].samples;
+		mp->share = total ? 100.0 * (double)paths[i].samples / (double)total : 0.0;
+		for (uint32_t k = 0; k < paths[i].nr; k++)
+			frame_names(p, paths[i].func[k], &m->frames[mp->first + (int)k]);
+	}
+}
+
+void profile_call_trees(struct profile *p, const struct hotspots_row *rows, struct model *m,
+                        bool accumulated)
+{
+	struct profile_tree *t;
+	uint32_t func[256];
+	uint64_t cls[256];
+	struct calltree_result *res;
+	const int nr = m->nr_hot < 256 ? m->nr_hot : 256;
+	uint64_t total;
+
+	m->nr_paths = m->nr_frames = 0;
+	m->sampling.callchain = true;
+	m->sampling.chain_samples =
+	    accumulated ? p->stacks.samples : p->stacks.samples - p->stacks.interval_base;
+	if (hotkeys_has(&p->keys, HOTKEYS_TID) || hotkeys_has(&p->keys, HOTKEYS_CPU) ||
+	    (p->cfg->filter && p->cfg->filter_cpu >= 0))
+		return; /* chains are kept per process, not per thread or CPU */
+	if (!(t = tree_of(p)) || !names_of(p))
+		return;
+	t->by_sym = hotkeys_has(&p->keys, HOTKEYS_SYM);
+	t->by_dso = hotkeys_has(&p->keys, HOTKEYS_DSO);
+	t->by_pid = hotkeys_has(&p->keys, HOTKEYS_PID);
+	t->by_comm = hotkeys_has(&p->keys, HOTKEYS_COMM);
+	t->filter_pid = p->cfg->filter ? p->cfg->filter_pid : -1;
+	for (int i = 0; i < nr; i++) {
+		bool unknown;
+		uint32_t f = frame_func(t, rows[i].pid, rows[i].ip, rows[i].kernel, &unknown);
+
+		func[i] = f ? project(t, f) : UINT32_MAX;
+		cls[i] = chain_class(t, rows[i].pid);
+	}
+	/* Functions met while walking get ids above the space: they cannot be
+	 * a row's, and match nothing. */
+	if (calltree_begin(&t->ct, proj_space(t), func, cls, nr))
+		return;
+	stacks_walk(&p->stacks, !accumulated, add_chain, t);
+	/* Chains that found no room in the table count in the whole. */
+	total = accumulated ? p->stacks.samples : p->stacks.samples - p->stacks.interval_base;
+	if (total < t->ct.total)
+		total = t->ct.total;
+	m->sampling.chain_samples = total;
+	res = calloc((size_t)(nr ? nr : 1), sizeof(*res));
+	if (!res)
+		return;
+	calltree_finish(&t->ct, res);
+	for (int i = 0; i < nr; i++) {
+		struct model_hotspot *h = &m->hot[i];
+
+		if (func[i] == UINT32_MAX)
+			continue;
+		h->children = total ? 100.0 * (double)res[i].children / (double)total : 0.0;
+		h->self = total ? 100.0 * (double)res[i].self / (double)total : 0.0;
+		if (!t->by_sym && !t->by_dso)
+			continue; /* no functions to name: only the shares */
+		add_paths(p, m, i, false, res[i].callers, res[i].nr_callers, total);
+		add_paths(p, m, i, true, res[i].callees, res[i].nr_callees, total);
+	}
+	free(res);
+}
+
+void profile_hot_free(struct profile *p)
+{
+	if (p->tree) {
+		free(p->tree->funcs.slots);
+		free(p->tree->funcs.arena);
+		free(p->tree->funcs.off);
+		free(p->tree->modules.slots);
+		free(p->tree->modules.arena);
+		free(p->tree->modules.off);
+		free(p->tree->module_of);
+		free(p->tree->kernel_of);
+		free(p->tree->frames);
+		free(p->tree->chains);
+		free(p->tree->proj);
+		calltree_fini(&p->tree->ct);
+		free(p->tree);
+		p->tree = NULL;
+	}
+	strtab_free(p->names);
+	p->names = NULL;
+}
