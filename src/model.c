@@ -97,6 +97,7 @@ void model_fini(struct model *m)
 	free(m->events);
 	free(m->hot);
 	free(m->sampling.rings);
+	free(m->annot.lines);
 	memset(m, 0, sizeof(*m));
 }
 

@@ -2,6 +2,7 @@
 #ifndef PFMTOP_MODEL_H
 #define PFMTOP_MODEL_H
 
+#include "annotate.h"
 #include "counters.h"
 
 #define MODEL_MAX_METRICS 8
@@ -78,6 +79,21 @@ struct model_hotspot {
 	char comm[32];
 	char symbol[512]; /* "function", "module+0xOFF", "[unknown]", "[kernel]" */
 	char module[64];
+	uint64_t ip; /* an address in it (its heaviest): what annotate asks for */
+};
+
+/* The viewer's annotate screen: one function, its code and samples. */
+struct model_annotation {
+	bool active;     /* asked for (the lines may still be none: why says) */
+	uint64_t id;     /* changes when another function is shown */
+	char title[640]; /* "function [module] pid 123 comm", safe text */
+	char check[ANNOTATE_WHY];
+	char why[ANNOTATE_WHY]; /* no code: why */
+	uint64_t samples;
+	bool partial; /* counted only since the screen opened */
+	int hottest;  /* line index, -1 */
+	int nr_lines, cap_lines;
+	struct annotate_line *lines;
 };
 
 /* Sampling health over a span (the interval, or the run). */
@@ -163,6 +179,7 @@ struct model {
 	int nr_hot, cap_hot;
 	struct model_hotspot *hot; /* heaviest first */
 	int hot_total;             /* distinct rows before the cut */
+	struct model_annotation annot;
 };
 
 /* Set up m for nr_events events; 0 or -ENOMEM. */

@@ -238,7 +238,7 @@ void profile_drain(struct profile *p, int fd)
 /* A process's name: COMM records keep the table current (exec and
  * prctl renames both send one); /proc is read only for a process no record
  * named yet, such as one running before pfmtop started. */
-static void comm_of(struct profile *p, pid_t pid, char *buf, size_t len)
+void profile_comm(struct profile *p, pid_t pid, char *buf, size_t len)
 {
 	const struct profile_comm *c = &p->comms[(uint32_t)pid % ARRAY_SIZE(p->comms)];
 	struct procfs_task t;
@@ -429,6 +429,7 @@ void profile_tick(struct profile *p, struct model *m, bool totals)
 		h->samples = row->samples;
 		h->pid = (pid_t)row->pid;
 		h->kernel = row->kernel;
+		h->ip = row->ip;
 		if (p->cfg->raw_names || row->kernel)
 			util_strlcpy(h->symbol, r.name, sizeof(h->symbol));
 		else
@@ -442,7 +443,7 @@ void profile_tick(struct profile *p, struct model *m, bool totals)
 			if (named[k].row >= 0 && named[k].pid == (pid_t)row->pid) {
 				util_strlcpy(h->comm, m->hot[named[k].row].comm, sizeof(h->comm));
 			} else {
-				comm_of(p, (pid_t)row->pid, h->comm, sizeof(h->comm));
+				profile_comm(p, (pid_t)row->pid, h->comm, sizeof(h->comm));
 				named[k].pid = (pid_t)row->pid;
 				named[k].row = m->nr_hot - 1;
 			}
@@ -457,6 +458,7 @@ void profile_tick(struct profile *p, struct model *m, bool totals)
 		                      all ? 0 : (size_t)p->nr_exited, symbol_of, p);
 		p->nr_exited = 0;
 	}
+	profile_annotate_tick(p, m, n);
 	hotspots_trim(&p->hot, symbol_of, p);
 	hotspots_interval_reset(&p->hot);
 	struct still_named_pids named_pids = {.p = p};
@@ -468,6 +470,7 @@ void profile_close(struct profile *p)
 {
 	if (p->open)
 		sampler_close(&p->samp);
+	profile_annotate_free(p);
 	hotspots_fini(&p->hot);
 	stacks_fini(&p->stacks);
 	unwind_free(p->unwind);
@@ -529,7 +532,7 @@ static void fold_one(uint32_t pid, const uint64_t *ips, uint32_t nr, uint64_t sa
 			    ips[i] == PERF_CONTEXT_KERNEL || ips[i] == PERF_CONTEXT_GUEST_KERNEL;
 		in_kernel[i] = kernel;
 	}
-	comm_of(p, (pid_t)pid, comm, sizeof(comm));
+	profile_comm(p, (pid_t)pid, comm, sizeof(comm));
 	frame_name(f, pid ? comm : "[idle]");
 	/* The kernel writes the leaf first: read from the root. */
 	for (uint32_t i = nr; i-- > 0;) {
