@@ -60,7 +60,7 @@ void view_apply_theme(struct view *v)
 	}
 }
 
-static void use(struct view *v, enum theme_slot s)
+void view_use(struct view *v, enum theme_slot s)
 {
 	attrset(v->attr[s]);
 }
@@ -647,17 +647,23 @@ static void put(struct view *v, int y, int x, int width, const char *text, enum 
 		return;
 	if (x + width > COLS)
 		width = COLS - x;
-	use(v, slot);
+	view_use(v, slot);
 	if (left || n >= width)
 		mvprintw(y, x, "%-*.*s", width, width, s);
 	else
 		mvprintw(y, x, "%*s", width, s);
 }
 
-/* Fill a line with slot's background. */
-static void bar(struct view *v, int y, enum theme_slot slot)
+void view_put(struct view *v, int y, int x, int width, const char *text, enum theme_slot slot,
+              bool left)
 {
-	use(v, slot);
+	put(v, y, x, width, text, slot, left);
+}
+
+/* Fill a line with slot's background. */
+void view_bar(struct view *v, int y, enum theme_slot slot)
+{
+	view_use(v, slot);
 	mvhline(y, 0, ' ', COLS);
 }
 
@@ -670,7 +676,7 @@ static bool add(struct view *v, int y, int *x, const char *text, enum theme_slot
 
 	if (*x >= COLS)
 		return false;
-	use(v, slot);
+	view_use(v, slot);
 	mvaddnstr(y, *x, s, COLS - *x);
 	*x += n;
 	return *x < COLS;
@@ -687,7 +693,7 @@ static void draw_header(struct view *v)
 	char buf[512];
 	int x = 0;
 
-	bar(v, 0, THEME_HEADER);
+	view_bar(v, 0, THEME_HEADER);
 	add(v, 0, &x, " pfmtop ", THEME_HEADER);
 	add(v, 0, &x, PFMTOP_VERSION, THEME_HEADER_VALUE);
 	if (m) {
@@ -731,7 +737,7 @@ static void draw_health(struct view *v)
 	int x = 0, mux = 0, nsup = 0, fallbacks = 0;
 	char buf[256];
 
-	bar(v, 1, THEME_HEADER);
+	view_bar(v, 1, THEME_HEADER);
 	if (!m) {
 		add(v, 1, &x, " waiting for the first interval...", THEME_HEADER);
 		return;
@@ -792,7 +798,7 @@ static void draw_tabs(struct view *v)
 	char buf[160];
 	int x = 0;
 
-	bar(v, 2, THEME_TAB);
+	view_bar(v, 2, THEME_TAB);
 	for (int i = 0; i < VIEW_NR_KINDS; i++) {
 		snprintf(buf, sizeof(buf), " %d %s ", i + 1, view_names[i]);
 		add(v, 2, &x, buf, i == (int)v->kind ? THEME_TAB_ACTIVE : THEME_TAB);
@@ -817,7 +823,7 @@ static void draw_info(struct view *v)
 	char buf[512];
 	int x = 0, n = 0;
 
-	use(v, THEME_ROW);
+	view_use(v, THEME_ROW);
 	move(3, 0);
 	clrtoeol();
 	switch (v->kind) {
@@ -870,7 +876,7 @@ static void draw_titles(struct view *v)
 {
 	const struct col *sc = view_sort_col(v);
 
-	bar(v, 4, THEME_COLUMN_TITLE);
+	view_bar(v, 4, THEME_COLUMN_TITLE);
 	for (int i = 0; i < v->nr_cols; i++) {
 		const struct col *c = &v->cols[i];
 		if (v->x[i] < 0)
@@ -908,7 +914,7 @@ static int wrap(struct view *v, int y, int ymax, const char *text, enum theme_sl
 			if (cut == 0)
 				cut = width;
 		}
-		use(v, slot);
+		view_use(v, slot);
 		mvaddnstr(y++, indent, s, cut);
 		s += cut;
 		while (*s == ' ')
@@ -937,7 +943,7 @@ static void draw_rows(struct view *v, int nlines)
 		*top = 0;
 	for (int line = 0; line < rows; line++) {
 		int i = *top + line, y = BODY_Y + line;
-		use(v, THEME_ROW);
+		view_use(v, THEME_ROW);
 		move(y, 0);
 		clrtoeol();
 		if (i >= v->nr_idx)
@@ -948,7 +954,7 @@ static void draw_rows(struct view *v, int nlines)
 		if (v->kind == VIEW_TASKS && r >= 0 && v->m->tasks[r].exited)
 			base = THEME_ROW_DIM;
 		if (selected)
-			bar(v, y, THEME_ROW_SELECTED);
+			view_bar(v, y, THEME_ROW_SELECTED);
 		for (int c = 0; c < v->nr_cols; c++) {
 			enum theme_slot s;
 			if (v->x[c] < 0)
@@ -960,7 +966,7 @@ static void draw_rows(struct view *v, int nlines)
 				s = base;
 			put(v, y, v->x[c], v->w[c], buf, s, v->cols[c].f.left);
 			if (v->x[c] + v->w[c] < COLS && !selected) {
-				use(v, base);
+				view_use(v, base);
 				mvaddch(y, v->x[c] + v->w[c], ' ');
 			}
 		}
@@ -979,7 +985,7 @@ static void draw_rows(struct view *v, int nlines)
 		int y = BODY_Y + rows + 1, ymax = BODY_Y + nlines;
 		char line[1024];
 		for (int k = BODY_Y + rows; k < ymax; k++) {
-			use(v, THEME_ROW);
+			view_use(v, THEME_ROW);
 			move(k, 0);
 			clrtoeol();
 		}
@@ -1014,16 +1020,16 @@ struct key_help {
 };
 
 static const struct key_help bottom_keys[] = {
-    {"h", "Help"},    {"Tab", "View"},  {"<>", "Sort"}, {"/", "Filter"},
-    {"Enter", "Hot"}, {"Spc", "Pause"}, {"d", "Delay"}, {"p", "Preset"},
-    {"t", "Theme"},   {"s", "Save"},    {"q", "Quit"},
+    {"h", "Help"},    {"Tab", "View"},   {"<>", "Sort"},   {"/", "Filter"},
+    {"Enter", "Hot"}, {"a", "Annotate"}, {"Spc", "Pause"}, {"d", "Delay"},
+    {"p", "Preset"},  {"t", "Theme"},    {"s", "Save"},    {"q", "Quit"},
 };
 
 static void draw_keys(struct view *v)
 {
 	int x = 0, y = LINES - 1;
 
-	bar(v, y, THEME_KEY_LABEL);
+	view_bar(v, y, THEME_KEY_LABEL);
 	for (size_t i = 0; i < ARRAY_SIZE(bottom_keys); i++) {
 		if (x + (int)strlen(bottom_keys[i].key) + (int)strlen(bottom_keys[i].label) + 1 >
 		    COLS)
@@ -1055,62 +1061,8 @@ static void draw_status(struct view *v)
 		snprintf(buf, sizeof(buf), " %s", v->status);
 	else
 		return;
-	bar(v, y, THEME_STATUS);
+	view_bar(v, y, THEME_STATUS);
 	put(v, y, 0, COLS, buf, THEME_STATUS, true);
-}
-
-static const char *const help_lines[] = {
-    "pfmtop keys",
-    "",
-    "  Tab, Shift-Tab  next / previous view",
-    "  1 2 3 4         CPUs, Tasks, Hotspots, Events",
-    "  Up/Down         move the selection",
-    "  PgUp/PgDn       a page up / down",
-    "  Home/End        first / last row",
-    "  < >             sort by the column left / right of the current one",
-    "  r               reverse the sort order",
-    "  /               filter rows as you type (Enter keeps, Esc clears)",
-    "  Esc             clear the filter; from filtered hotspots, go back",
-    "  Enter           on a task or CPU: its hotspots",
-    "  space           pause / resume updates (a replay: play / pause)",
-    "  Left / Right    an interval back / on (the history kept, or a replay)",
-    "  [ ]             ten intervals back / on",
-    "  g               go to a time (HH:MM:SS, or YYYY-MM-DD HH:MM:SS)",
-    "  x               a replay's speed: x1, x2, x10, x60",
-    "  d               set the refresh delay in seconds",
-    "  H               a row per thread / per process",
-    "  K               hide / show kernel hotspots",
-    "  U               hide / show user-space hotspots",
-    "  z               hotspots of this interval / since the start",
-    "  p               choose an event preset (counters are reopened)",
-    "  t               next colour theme",
-    "  s               save a text snapshot to pfmtop-DATE-TIME.txt here",
-    "  Ctrl-L          draw the whole screen again",
-    "  h, ?, F1        this help (any other key closes it)",
-    "  q, F10          quit",
-    "",
-    "Cells: n/s not supported (the Events view says why), n/c not counted",
-    "(did not run), 'N%' after a value: multiplexed, scaled from N% of the",
-    "interval. K, M, G: thousands, millions, billions.",
-};
-
-static void draw_help(struct view *v)
-{
-	int n = (int)ARRAY_SIZE(help_lines), rows = LINES - 1 - BODY_Y + 2;
-
-	if (v->help_top > n - rows)
-		v->help_top = n - rows;
-	if (v->help_top < 0)
-		v->help_top = 0;
-	for (int i = 0; i < rows; i++) {
-		int y = BODY_Y - 2 + i;
-		use(v, THEME_ROW);
-		move(y, 0);
-		clrtoeol();
-		if (v->help_top + i < n)
-			put(v, y, 1, COLS - 1, help_lines[v->help_top + i],
-			    v->help_top + i == 0 ? THEME_COLUMN_TITLE : THEME_ROW, true);
-	}
 }
 
 static void draw_presets(struct view *v)
@@ -1141,7 +1093,7 @@ void view_render(struct view *v)
 	if (COLS < MIN_COLS || LINES < MIN_LINES) {
 		snprintf(buf, sizeof(buf), "pfmtop needs %dx%d, the terminal is %dx%d", MIN_COLS,
 		         MIN_LINES, COLS, LINES);
-		use(v, THEME_MESSAGE);
+		view_use(v, THEME_MESSAGE);
 		mvaddnstr(0, 0, buf, COLS);
 		refresh();
 		return;
@@ -1150,7 +1102,9 @@ void view_render(struct view *v)
 	draw_health(v);
 	draw_tabs(v);
 	if (v->help) {
-		draw_help(v);
+		view_draw_help(v);
+	} else if (v->annot) {
+		view_draw_annotate(v);
 	} else if (v->m) {
 		build_cols(v);
 		build_rows(v);

@@ -244,8 +244,12 @@ static unsigned act_escape(struct view *v, int ch)
 	return VIEW_REDRAW;
 }
 
+static unsigned act_annotate(struct view *v, int ch);
+
 static unsigned act_enter(struct view *v, int ch)
 {
+	if (v->kind == VIEW_HOTSPOTS)
+		return act_annotate(v, 'a');
 	return open_hotspots(v) | VIEW_REDRAW;
 }
 
@@ -295,6 +299,22 @@ static bool replay_refuses(struct view *v, int ch)
 	         "nothing",
 	         ch);
 	return true;
+}
+
+static unsigned act_annotate(struct view *v, int ch)
+{
+	if (replay_refuses(v, ch))
+		return VIEW_REDRAW;
+	if (v->timeline[0]) {
+		snprintf(v->status, sizeof(v->status),
+		         "a annotates the live hotspots: space comes back to them");
+		return VIEW_REDRAW;
+	}
+	if (v->kind != VIEW_HOTSPOTS) {
+		snprintf(v->status, sizeof(v->status), "a annotates a hotspot: go to Hotspots (3)");
+		return VIEW_REDRAW;
+	}
+	return view_open_annotate(v) | VIEW_REDRAW;
 }
 
 static unsigned act_delay(struct view *v, int ch)
@@ -411,7 +431,7 @@ static const struct binding {
     {'z', act_accumulate},     {'p', act_presets},        {'t', act_theme},
     {KEY_RESIZE, act_redraw},  {'L' & 0x1f, act_repaint}, {KEY_LEFT, act_step},
     {KEY_RIGHT, act_step},     {'[', act_step},           {']', act_step},
-    {'g', act_goto},           {'x', act_speed},
+    {'g', act_goto},           {'x', act_speed},          {'a', act_annotate},
 };
 
 /* In the help: arrows and pages scroll it; F10 quits; any other key (q,
@@ -432,6 +452,8 @@ static unsigned key(struct view *v, int ch)
 		return key_prompt(v, ch);
 	if (v->help)
 		return key_help(v, ch);
+	if (v->annot)
+		return view_key_annotate(v, ch);
 	for (size_t i = 0; i < sizeof(bindings) / sizeof(bindings[0]); i++)
 		if (bindings[i].key == ch)
 			return bindings[i].act(v, ch);
