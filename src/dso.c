@@ -1,6 +1,7 @@
 /* dso: binaries and their ELF symbols, separate debug files, the vDSO. */
 #include "symbols_priv.h"
 
+#include <sys/sysmacros.h>
 #include <zlib.h>
 
 /* ---- binaries ---- */
@@ -606,8 +607,12 @@ static void dso_load(struct symbols *s, struct dso *d, pid_t pid, const struct m
 	if (fd >= 0) {
 		/* The mapping named an inode: is the file at its path still that
 		 * one? If not (replaced since it was mapped), the very file the
-		 * process maps, through map_files, when we may open it. */
-		d->replaced = d->ino && (fstat(fd, &st) || st.st_ino != d->ino);
+		 * process maps, through map_files, when we may open it. Only on
+		 * the mapping's device: an overlayfs path stats on another one,
+		 * with inode numbers of its own. */
+		d->replaced = d->ino && (fstat(fd, &st) ||
+		                         (major(st.st_dev) == d->maj &&
+		                          minor(st.st_dev) == d->min && st.st_ino != d->ino));
 		d->replaced_on_disk = false;
 		if (d->replaced &&
 		    !sym_root_path(s, mpath, sizeof(mpath), "/proc/%d/map_files/%llx-%llx",

@@ -242,8 +242,12 @@ unsigned view_key_annotate(struct view *v, int ch)
 	case 'h':
 	case '?':
 	case KEY_F(1):
+		/* the help, from its part about this screen */
 		v->help = true;
 		v->help_top = 0;
+		for (int i = 0; i < (int)ARRAY_SIZE(help_lines); i++)
+			if (!strncmp(help_lines[i], "Annotate screen", 15))
+				v->help_top = i;
 		return VIEW_REDRAW;
 	case ' ':
 		v->paused = !v->paused;

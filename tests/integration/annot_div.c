@@ -14,6 +14,13 @@ static double cpu_seconds(void)
 }
 
 unsigned long divloop(unsigned long n, unsigned long x, unsigned long d);
+unsigned long never_called(unsigned long x);
+
+/* In the binary, never run: --annotate says it was never sampled. */
+__attribute__((noinline)) unsigned long never_called(unsigned long x)
+{
+	return x * 3 + 1;
+}
 
 /* Each division waits for the one before it. */
 __attribute__((noinline)) unsigned long divloop(unsigned long n, unsigned long x, unsigned long d)
@@ -38,5 +45,5 @@ int main(int argc, char **argv)
 	while (cpu_seconds() - start < secs)
 		sink = divloop(1000000, 0x123456789abcdefull, d);
 	(void)sink;
-	return 0;
+	return argc > 5 ? (int)never_called(sink) : 0;
 }
