@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 /* Source files read for their lines: at most this big, this many at once. */
-#define SOURCE_MAX_BYTES (16u << 20)
+#define SOURCE_MAX_BYTES (4u << 20)
 #define SOURCE_FILES     8
 /* DWARF line entries of one function taken, and CUs walked without aranges. */
 #define MAX_LINE_ROWS (1u << 20)
@@ -39,18 +39,33 @@ static void why(struct annotate *a, const char *fmt, ...)
 	untrusted_text(a->why, sizeof(a->why), raw);
 }
 
-/* Open path read-only if it is a regular file: fd, with *st, or -errno. */
-static int open_regular(const char *path, struct stat *st)
+/* Open path read-only if it is a regular file: fd, with *st, or -errno.
+ * It is looked at before it is opened, so that a path naming a device or a
+ * FIFO is never opened (opening some devices does something); with
+ * nofollow, a symbolic link is not followed either (paths from DWARF). */
+static int open_file(const char *path, struct stat *st, bool nofollow)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	struct stat pre;
+	int fd;
 
+	if ((nofollow ? lstat(path, &pre) : stat(path, &pre)))
+		return -errno;
+	if (!S_ISREG(pre.st_mode))
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (nofollow ? O_NOFOLLOW : 0));
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, st) || !S_ISREG(st->st_mode)) {
+	if (fstat(fd, st) || !S_ISREG(st->st_mode) || st->st_dev != pre.st_dev ||
+	    st->st_ino != pre.st_ino) {
 		close(fd);
 		return -EINVAL;
 	}
 	return fd;
+}
+
+static int open_regular(const char *path, struct stat *st)
+{
+	return open_file(path, st, false);
 }
 
 /* Read exactly len bytes at off: 0 or -errno (-EIO when short). */
@@ -287,7 +302,8 @@ static void source_open(struct source *src, const struct annotate_func *f, Elf *
 			off = next;
 		}
 	}
-	qsort(src->rows, src->nr, sizeof(*src->rows), row_cmp);
+	if (src->nr)
+		qsort(src->rows, src->nr, sizeof(*src->rows), row_cmp);
 }
 
 /* Line lineno of file, safe text, or NULL. Files are read once; only
@@ -312,7 +328,7 @@ static const char *source_text(struct source *src, const char *file, int lineno,
 		if (!sf->path)
 			return NULL;
 		src->nr_files++;
-		fd = open_regular(file, &st);
+		fd = file[0] == '/' ? open_file(file, &st, true) : -ENOENT;
 		if (fd < 0)
 			return NULL;
 		if ((st.st_uid == 0 || st.st_uid == src->owner) && st.st_size > 0 &&

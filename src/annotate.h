@@ -15,7 +15,8 @@
  * perf), and each instruction gets its share of the function's samples.
  * Where the binary or its separate debug file has DWARF line tables
  * (libdw), the source lines are put between the instructions, with their
- * text when the source file can be read (a regular file owned by root or
+ * text when the source file can be read (a regular file, named by an
+ * absolute path that is not a symbolic link, owned by root or
  * by the binary's owner). Jumps and calls whose target is inside the
  * function carry the index of the target's line, so that a viewer can
  * follow them.

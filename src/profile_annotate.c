@@ -51,6 +51,9 @@ static int annot_start(struct profile *p, struct profile_annot *an, pid_t pid, u
 	an->kernel = kernel;
 	if (pid > 0)
 		profile_comm(p, pid, an->comm, sizeof(an->comm));
+	/* a failure stays for this address: not asked again each tick */
+	an->lo = ip;
+	an->hi = ip + 1;
 	ret = symbols_code(p->sym, pid, ip, kernel, c);
 	if (ret) {
 		snprintf(an->a.why, sizeof(an->a.why), "%s",
