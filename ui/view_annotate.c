@@ -167,7 +167,7 @@ void view_draw_annotate(struct view *v)
 	snprintf(buf, sizeof(buf), " %s", a->check);
 	view_put(v, y0 + 1, 0, COLS, buf, THEME_ROW_DIM, true);
 	/* addresses as wide as the last one */
-	for (uint64_t last = a->lines[a->nr_lines - 1].addr; last >> (4 * aw) && aw < 16;)
+	for (uint64_t last = a->lines[a->nr_lines - 1].addr; aw < 16 && last >> (4 * aw);)
 		aw++;
 	if (v->annot_sel < v->annot_top)
 		v->annot_top = v->annot_sel;
