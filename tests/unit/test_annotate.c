@@ -7,6 +7,7 @@
 
 #include "annotate.h"
 #include "hotspots.h"
+#include "symbols.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -381,6 +382,65 @@ static void test_kcore(void **state)
 	annotate_free(&a);
 }
 
+/* ---- the symbolizer's answer, end to end, in this very process ---- */
+
+int annotate_probe(int n);
+__attribute__((noinline)) int annotate_probe(int n)
+{
+	int s = 1;
+
+	for (int i = 0; i < n; i++)
+		s = s * 7 + i;
+	return s;
+}
+
+static void test_own_function(void **state)
+{
+	struct symbols *s = symbols_new();
+	struct symbols_code *c = calloc(1, sizeof(*c));
+	const uintptr_t fn = (uintptr_t)annotate_probe;
+	struct annotate_func f = {0};
+	struct annotate a;
+
+	assert_non_null(s);
+	assert_non_null(c);
+	assert_true(annotate_probe(3) != 0);
+	assert_int_equal(symbols_process_scan(s, getpid()), 0);
+	assert_int_equal(symbols_code(s, getpid(), fn + 2, false, c), 0);
+	assert_string_equal(c->sym.name, "annotate_probe");
+	assert_int_equal(c->start + c->bias, fn);
+	assert_true(c->size > 0 && c->build_id_len > 0);
+	assert_false(c->replaced || c->deleted);
+	f.file = c->file;
+	f.debug = c->debug;
+	f.start = c->start;
+	f.size = c->size;
+	f.bias = c->bias;
+	memcpy(f.build_id, c->build_id, c->build_id_len);
+	f.build_id_len = c->build_id_len;
+	assert_int_equal(annotate_load(&a, &f), 0);
+	assert_non_null(strstr(a.check, "matches"));
+	/* the code read from the file is the code that runs here: the same
+	 * first instruction at the same address */
+	assert_int_equal(a.lines[a.insn[0]].addr + a.bias, fn);
+	/* a sample at the function's running address counts on its first line */
+	struct annotate_sample smp = {fn, 1, 1};
+	annotate_count(&a, &smp, 1);
+	assert_int_equal(a.hottest, a.insn[0]);
+	/* this file's lines, when the test is built with -g */
+	if (a.has_source) {
+		bool ours = false;
+		for (int i = 0; i < a.nr; i++)
+			ours |= a.lines[i].kind == ANNOTATE_SOURCE && strstr(a.lines[i].text, "test_annotate.c:");
+		assert_true(ours);
+	}
+	annotate_free(&a);
+	/* no function: said */
+	assert_int_equal(symbols_code(s, getpid(), 8, false, c), -ENOENT);
+	free(c);
+	symbols_free(s);
+}
+
 /* ---- hotspots watches ---- */
 
 #define U RECORDS_CPUMODE_USER
@@ -458,7 +518,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_disassembly), cmocka_unit_test(test_counts),
 	    cmocka_unit_test(test_build_id_mismatch), cmocka_unit_test(test_hostile_files),
-	    cmocka_unit_test(test_kcore), cmocka_unit_test(test_watch),
+	    cmocka_unit_test(test_kcore), cmocka_unit_test(test_own_function),
+	    cmocka_unit_test(test_watch),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
