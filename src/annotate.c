@@ -24,7 +24,11 @@
 #define SOURCE_FILES     8
 /* DWARF line entries of one function taken, and CUs walked without aranges. */
 #define MAX_LINE_ROWS (1u << 20)
-#define MAX_CUS       200000
+/* The DWARF of files up to this size is read (whole, into memory), with
+ * this many zero bytes after it. */
+#define DWARF_MAX_FILE (256ull << 20)
+#define DWARF_PAD      65536
+#define MAX_CUS        200000
 
 static void why(struct annotate *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -224,6 +228,7 @@ struct source {
 	Dwarf *dw;
 	Elf *elf;
 	int fd;
+	char *image; /* the file libdw reads, followed by zeros */
 	struct row *rows;
 	size_t nr, next;
 	const char *file; /* the last (file, line) shown */
@@ -269,19 +274,47 @@ static void add_rows(struct source *src, Dwarf_Die *cu, uint64_t start, uint64_t
 	}
 }
 
-static void source_open(struct source *src, const struct annotate_func *f, Elf *bin, uint64_t start,
+/*
+ * The whole file in memory, followed by DWARF_PAD zero bytes, as an Elf:
+ * libdw (elfutils 0.188) reads some strings of a line table with strlen()
+ * and may run past the end of a section that lacks its NUL; in one buffer
+ * with zeros after it, such a read stays inside memory we own and stops.
+ * (Compressed sections are inflated by libdw into buffers of their own:
+ * that case is libdw's.) NULL when the file is too big or unreadable.
+ */
+static Elf *elf_padded(int fd, char **image)
+{
+	struct stat st;
+	Elf *elf;
+
+	*image = NULL;
+	if (fstat(fd, &st) || st.st_size <= 0 || (uint64_t)st.st_size > DWARF_MAX_FILE)
+		return NULL;
+	*image = calloc(1, (size_t)st.st_size + DWARF_PAD);
+	if (!*image || pread_all(fd, *image, (size_t)st.st_size, 0) ||
+	    !(elf = elf_memory(*image, (size_t)st.st_size))) {
+		free(*image);
+		*image = NULL;
+		return NULL;
+	}
+	return elf;
+}
+
+static void source_open(struct source *src, const struct annotate_func *f, int bin, uint64_t start,
                         uint64_t end)
 {
 	Dwarf_Die cu;
 	struct stat st;
 
 	src->fd = -1;
-	if (f->debug && f->debug[0]) {
+	if (f->debug && f->debug[0])
 		src->fd = open_regular(f->debug, &st);
-		if (src->fd >= 0)
-			src->elf = elf_begin(src->fd, ELF_C_READ, NULL);
-	}
-	src->dw = dwarf_begin_elf(src->elf ? src->elf : bin, DWARF_C_READ, NULL);
+	src->elf = elf_padded(src->fd >= 0 ? src->fd : bin, &src->image);
+	if (!src->elf && src->fd >= 0) /* the binary's own DWARF, then */
+		src->elf = elf_padded(bin, &src->image);
+	if (!src->elf || elf_kind(src->elf) != ELF_K_ELF)
+		return;
+	src->dw = dwarf_begin_elf(src->elf, DWARF_C_READ, NULL);
 	if (!src->dw)
 		return;
 	if (dwarf_addrdie(src->dw, start, &cu)) {
@@ -406,6 +439,7 @@ static void source_close(struct source *src)
 		dwarf_end(src->dw);
 	if (src->elf)
 		elf_end(src->elf);
+	free(src->image);
 	if (src->fd >= 0)
 		close(src->fd);
 }
@@ -743,7 +777,7 @@ int annotate_load(struct annotate *a, const struct annotate_func *f)
 	}
 	have_cs = true;
 	if (!f->kernel && !f->no_source)
-		source_open(&src, f, elf, a->start, a->end);
+		source_open(&src, f, fd, a->start, a->end);
 	ret = disassemble(a, cs, eh.e_machine == EM_AARCH64 ? CS_ARCH_ARM64 : CS_ARCH_X86, code,
 	                  size, f->start, &src);
 	if (ret)
