@@ -2,6 +2,7 @@
 #include "symbols_priv.h"
 
 #include <lzma.h>
+#include <sys/sysmacros.h>
 #include <zlib.h>
 
 /* A MiniDebugInfo ELF larger than this is not read. */
@@ -40,6 +41,8 @@ void sym_dso_destroy(struct dso *d)
 	sym_symtab_free(&d->tab);
 	free(d->path);
 	free(d->file);
+	free(d->opened);
+	free(d->debug_path);
 	free(d);
 }
 
@@ -451,17 +454,16 @@ static int file_crc32(int fd, uint32_t *out)
 
 /* Open a debug file at path as pid sees it (its root first, like the
  * binaries), then as we do. fd or -errno. */
-static int debug_open(const struct symbols *s, pid_t pid, const char *path)
+static int debug_open(const struct symbols *s, pid_t pid, const char *path, char *full)
 {
-	char full[PATH_MAX];
 	int fd = -ENOENT;
 
-	if (!sym_root_path(s, full, sizeof(full), "/proc/%d/root%s", (int)pid, path)) {
+	if (!sym_root_path(s, full, PATH_MAX, "/proc/%d/root%s", (int)pid, path)) {
 		fd = open_regular(full, 0);
 		if (fd >= 0)
 			return fd;
 	}
-	if (!sym_root_path(s, full, sizeof(full), "%s", path))
+	if (!sym_root_path(s, full, PATH_MAX, "%s", path))
 		fd = open_regular(full, 0);
 	return fd;
 }
@@ -489,11 +491,11 @@ static int elf_with_build_id(int fd, const unsigned char *id, size_t n, Elf **el
  * file is taken only if that user owns it or anyone may read it: root's
  * pfmtop shows nothing a link could point it at that the user cannot see.
  */
-static int debug_in_home(const unsigned char *id, size_t n, Elf **elf)
+static int debug_in_home(const unsigned char *id, size_t n, Elf **elf, char *path)
 {
 	static const char *const names[] = {"/debug", "/elf", ""};
 	const char *home = getenv("HOME");
-	char hex[2 * BUILD_ID_MAX + 1], path[PATH_MAX];
+	char hex[2 * BUILD_ID_MAX + 1];
 	struct stat hs, st;
 
 	if (!home || home[0] != '/' || n < 2 || stat(home, &hs))
@@ -501,9 +503,9 @@ static int debug_in_home(const unsigned char *id, size_t n, Elf **elf)
 	for (size_t i = 0; i < n; i++)
 		snprintf(hex + 2 * i, 3, "%02x", id[i]);
 	for (size_t k = 0; k < ARRAY_SIZE(names); k++) {
-		int len = snprintf(path, sizeof(path), "%s/.debug/.build-id/%.2s/%s%s", home, hex,
+		int len = snprintf(path, PATH_MAX, "%s/.debug/.build-id/%.2s/%s%s", home, hex,
 		                   hex + 2, names[k]);
-		int fd = len > 0 && (size_t)len < sizeof(path) ? open_regular(path, 0) : -ENOENT;
+		int fd = len > 0 && (size_t)len < PATH_MAX ? open_regular(path, 0) : -ENOENT;
 		if (fd < 0)
 			continue;
 		if (fstat(fd, &st) || (st.st_uid != hs.st_uid && !(st.st_mode & S_IROTH))) {
@@ -521,24 +523,24 @@ static int debug_in_home(const unsigned char *id, size_t n, Elf **elf)
  * -ENOENT: under DEBUG_DIR, then in the user's perf cache. *elf is set on
  * success; the caller ends it and closes the fd. */
 static int debug_by_build_id(const struct symbols *s, pid_t pid, const unsigned char *id, size_t n,
-                             Elf **elf)
+                             Elf **elf, char *got)
 {
 	char path[PATH_MAX];
 	int fd = -ENOENT;
 
 	if (!build_id_path(path, sizeof(path), id, n))
-		fd = debug_open(s, pid, path);
+		fd = debug_open(s, pid, path, got);
 	if (fd >= 0 && (fd = elf_with_build_id(fd, id, n, elf)) >= 0)
 		return fd;
-	return s->root[0] ? -ENOENT : debug_in_home(id, n, elf);
+	return s->root[0] ? -ENOENT : debug_in_home(id, n, elf, got);
 }
 
 /* A debug file named name (a .gnu_debuglink) whose contents have CRC want,
  * for the binary at file, where gdb looks: beside the binary, in .debug/
  * there, and under DEBUG_DIR with the binary's directory. fd with *elf
- * set, or -ENOENT. */
+ * set and its path in got (PATH_MAX bytes), or -ENOENT. */
 static int debug_by_link_name(const struct symbols *s, const char *file, pid_t pid,
-                              const char *name, uint32_t want, Elf **elf)
+                              const char *name, uint32_t want, Elf **elf, char *got)
 {
 	static const struct {
 		const char *pre, *mid;
@@ -558,7 +560,7 @@ static int debug_by_link_name(const struct symbols *s, const char *file, pid_t p
 		/* the binary itself (a link naming its own file) is no debug file */
 		if (n < 0 || (size_t)n >= sizeof(path) || !strcmp(path, file))
 			continue;
-		fd = debug_open(s, pid, path);
+		fd = debug_open(s, pid, path, got);
 		if (fd < 0)
 			continue;
 		if (!file_crc32(fd, &crc) && crc == want) {
@@ -575,14 +577,14 @@ static int debug_by_link_name(const struct symbols *s, const char *file, pid_t p
 /* The debug file the binary's .gnu_debuglink names: fd with *elf set, or
  * -ENOENT. */
 static int debug_by_link(const struct symbols *s, const struct dso *d, pid_t pid, Elf *bin,
-                         Elf **elf)
+                         Elf **elf, char *got)
 {
 	char name[NAME_MAX + 1];
 	uint32_t want;
 
 	if (elf_debuglink(bin, name, sizeof(name), &want))
 		return -ENOENT;
-	return debug_by_link_name(s, d->file, pid, name, want, elf);
+	return debug_by_link_name(s, d->file, pid, name, want, elf, got);
 }
 
 /*
@@ -596,15 +598,20 @@ static int dso_read_debug(const struct symbols *s, struct dso *d, pid_t pid, Elf
 {
 	unsigned char id[BUILD_ID_MAX];
 	int n = elf_build_id(bin, id, sizeof(id)), fd = -ENOENT, err;
+	char got[PATH_MAX];
 	Elf *elf = NULL;
 
 	if (n > 0)
-		fd = debug_by_build_id(s, pid, id, n, &elf);
+		fd = debug_by_build_id(s, pid, id, n, &elf, got);
 	if (fd < 0)
-		fd = debug_by_link(s, d, pid, bin, &elf);
+		fd = debug_by_link(s, d, pid, bin, &elf, got);
 	if (fd < 0)
 		return -ENOENT;
 	err = dso_read_syms(d, elf, SHT_SYMTAB);
+	if (!err) {
+		free(d->debug_path);
+		d->debug_path = strdup(got);
+	}
 	elf_end(elf);
 	close(fd);
 	return err;
@@ -619,6 +626,8 @@ static int dso_read_image(struct symbols *s, struct dso *d, pid_t pid, Elf *elf)
 
 	if (elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &phnum))
 		return -ENOEXEC;
+	int idlen = elf_build_id(elf, d->build_id, sizeof(d->build_id));
+	d->build_id_len = idlen > 0 ? (uint8_t)idlen : 0;
 	d->segs = calloc(phnum ? phnum : 1, sizeof(*d->segs));
 	if (!d->segs)
 		return -ENOMEM;
@@ -660,14 +669,14 @@ static int dso_read_elf(struct symbols *s, struct dso *d, pid_t pid, int fd)
  * map_files (the very file the process maps) or at its old path if the
  * inode still matches; a live one through the process's root first.
  */
-static int dso_open(struct symbols *s, const struct dso *d, pid_t pid, const struct map *m)
+static int dso_open(struct symbols *s, const struct dso *d, pid_t pid, const struct map *m,
+                    char *path)
 {
-	char path[PATH_MAX];
 	uint64_t ino = d->deleted ? d->ino : 0;
 	int fd = -ENOENT;
 
 	if (d->deleted &&
-	    !sym_root_path(s, path, sizeof(path), "/proc/%d/map_files/%llx-%llx", (int)pid,
+	    !sym_root_path(s, path, PATH_MAX, "/proc/%d/map_files/%llx-%llx", (int)pid,
 	                   (unsigned long long)m->start, (unsigned long long)m->end)) {
 		fd = open_regular(path, 0);
 		if (fd >= 0)
@@ -675,20 +684,49 @@ static int dso_open(struct symbols *s, const struct dso *d, pid_t pid, const str
 	}
 	if (d->file[0] != '/')
 		return -ENOENT;
-	if (!sym_root_path(s, path, sizeof(path), "/proc/%d/root%s", (int)pid, d->file)) {
+	if (!sym_root_path(s, path, PATH_MAX, "/proc/%d/root%s", (int)pid, d->file)) {
 		fd = open_regular(path, ino);
 		if (fd >= 0)
 			return fd;
 	}
-	if (!sym_root_path(s, path, sizeof(path), "%s", d->file))
+	if (!sym_root_path(s, path, PATH_MAX, "%s", d->file))
 		fd = open_regular(path, ino);
 	return fd;
 }
 
 static void dso_load(struct symbols *s, struct dso *d, pid_t pid, const struct map *m)
 {
-	int fd = dso_open(s, d, pid, m), err;
+	char path[PATH_MAX], mpath[PATH_MAX];
+	int fd = dso_open(s, d, pid, m, path), err;
+	struct stat st;
 
+	if (fd >= 0) {
+		/* The mapping named an inode: is the file at its path still that
+		 * one? If not (replaced since it was mapped), the very file the
+		 * process maps, through map_files, when we may open it. Only on
+		 * the mapping's device: an overlayfs path stats on another one,
+		 * with inode numbers of its own. */
+		d->replaced = d->ino && (fstat(fd, &st) ||
+		                         (major(st.st_dev) == d->maj &&
+		                          minor(st.st_dev) == d->min && st.st_ino != d->ino));
+		d->replaced_on_disk = false;
+		if (d->replaced &&
+		    !sym_root_path(s, mpath, sizeof(mpath), "/proc/%d/map_files/%llx-%llx",
+		                   (int)pid, (unsigned long long)m->start,
+		                   (unsigned long long)m->end)) {
+			int mfd = open_regular(mpath, d->ino);
+
+			if (mfd >= 0) {
+				close(fd);
+				fd = mfd;
+				memcpy(path, mpath, sizeof(path));
+				d->replaced = false;
+				d->replaced_on_disk = true;
+			}
+		}
+		free(d->opened);
+		d->opened = strdup(path);
+	}
 	if (fd < 0) {
 		d->state = DSO_FAILED;
 		s->stats.elf_failures++;
@@ -758,19 +796,22 @@ int symbols_map_open(struct symbols *s, pid_t pid, const struct symbols_map *m)
 
 	if (!mp || mp->kind != MAPPING_FILE || mp->start != m->start || mp->dso != m->binary)
 		return -ENOENT;
-	return dso_open(s, mp->dso, pid, mp);
+	char path[PATH_MAX];
+
+	return dso_open(s, mp->dso, pid, mp, path);
 }
 
 int symbols_debug_open(struct symbols *s, pid_t pid, const char *file, const unsigned char *id,
                        size_t n, const char *link, uint32_t crc)
 {
+	char got[PATH_MAX];
 	Elf *elf = NULL;
 	int fd = -ENOENT;
 
 	if (n && n <= BUILD_ID_MAX)
-		fd = debug_by_build_id(s, pid, id, n, &elf);
+		fd = debug_by_build_id(s, pid, id, n, &elf, got);
 	if (fd < 0 && file && link && strlen(link) <= NAME_MAX)
-		fd = debug_by_link_name(s, file, pid, link, crc, &elf);
+		fd = debug_by_link_name(s, file, pid, link, crc, &elf, got);
 	if (fd >= 0)
 		elf_end(elf);
 	return fd;

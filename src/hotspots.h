@@ -84,6 +84,34 @@ struct hotspots_sums {
 
 struct hotspots_acc; /* query scratch: one folded row's sums */
 
+/*
+ * Per-instruction histograms for annotate: a watch counts, beside the
+ * table, every sample whose ip falls in [lo, hi) (user addresses of one
+ * pid, or kernel addresses of any), by exact ip. Only the few functions
+ * being annotated are watched, so a sample costs one test when there is no
+ * watch. A watch keeps HOTSPOTS_WATCH_IPS distinct addresses at most (a
+ * function's instructions); samples past that go to its overflow count.
+ */
+#define HOTSPOTS_MAX_WATCH 8
+#define HOTSPOTS_WATCH_IPS 4096u /* a power of two */
+
+struct hotspots_watch_ip {
+	uint64_t ip, weight, samples; /* samples 0: an empty slot */
+};
+
+struct hotspots_watch {
+	bool used;
+	bool kernel;  /* kernel addresses of every pid; else user addresses of pid */
+	bool partial; /* counted only from its start: the table had folded or dropped
+	               * keys by then, so it could not give the past exactly */
+	uint32_t pid;
+	uint64_t lo, hi;
+	struct hotspots_watch_ip *ips; /* HOTSPOTS_WATCH_IPS slots, open addressing */
+	uint32_t nr;                   /* distinct addresses */
+	uint64_t weight, samples;      /* since the start (or its start) */
+	uint64_t overflow;             /* samples that found no room */
+};
+
 /* The aggregation. Fields are read-only for callers. */
 struct hotspots {
 	struct hotspots_slot *slots;
@@ -107,6 +135,8 @@ struct hotspots {
 	uint32_t sym_epochs[HOTSPOTS_SYM_EPOCHS];
 	/* What hotspots_trim() did, since hotspots_init() (for tests and figures). */
 	uint64_t folded, dropped;
+	struct hotspots_watch watch[HOTSPOTS_MAX_WATCH];
+	int nr_watch; /* watches in use */
 };
 
 enum hotspots_mode {
@@ -311,5 +341,23 @@ uint32_t hotspots_resolve_pids(struct hotspots *h, const uint32_t *pids, size_t 
  * always suffices). Returns how many.
  */
 size_t hotspots_user_pids(const struct hotspots *h, uint32_t *out, size_t max);
+
+/*
+ * Watch [lo, hi): user addresses of pid (kernel false) or kernel addresses
+ * of every pid. The samples the table already holds there are counted in at
+ * once when the table never folded or dropped a key (else the watch is
+ * partial: from now on). The same range asked again is the same watch.
+ * Returns its index, or -ENOSPC (HOTSPOTS_MAX_WATCH in use), -EINVAL,
+ * -ENOMEM.
+ */
+int hotspots_watch(struct hotspots *h, uint32_t pid, bool kernel, uint64_t lo, uint64_t hi);
+
+/* Stop watch i and free its memory. */
+void hotspots_unwatch(struct hotspots *h, int i);
+
+/* The addresses watch i counted, into out (at most max), in no order.
+ * Returns how many. */
+size_t hotspots_watch_ips(const struct hotspots *h, int i, struct hotspots_watch_ip *out,
+                          size_t max);
 
 #endif

@@ -455,3 +455,17 @@ void sym_resolve_kernel(struct symbols *s, uint64_t ip, struct symbols_result *o
 	sym_result_set(out, SYMBOLS_FOUND, s->ktab.pool.buf + k->name, ip - ksym_start(k),
 	               *mod ? mod : "[kernel]");
 }
+
+uint64_t sym_kernel_size(struct symbols *s, uint64_t start)
+{
+	const struct ksym *k;
+	const char *mod;
+	size_t i;
+
+	if (s->kstate != KERNEL_LOADED || sym_ktab_find(&s->ktab, start, &k, &mod) <= 0)
+		return 0;
+	i = (size_t)(k - s->ktab.syms);
+	if (i + 1 < s->ktab.nr && ktab_run(&s->ktab, k + 1)->mod == ktab_run(&s->ktab, k)->mod)
+		return ksym_start(k + 1) - ksym_start(k);
+	return SYM_TAIL;
+}

@@ -495,6 +495,11 @@ static void apply_profile(struct app *a, const struct view_settings *vs)
 	pc->filter = vs->hot_filter;
 	pc->filter_pid = vs->hot_filter ? vs->filter_pid : -1;
 	pc->filter_cpu = vs->hot_filter ? vs->filter_cpu : -1;
+	pc->annotate = vs->annotate;
+	pc->annotate_pid = vs->annotate_pid;
+	pc->annotate_ip = vs->annotate_ip;
+	pc->annotate_kernel = vs->annotate_kernel;
+	session_annotate_now(a->s);
 }
 
 static void watch_session(struct app *a)
@@ -961,6 +966,14 @@ static int run(struct app *a)
 	if (ret < 0) {
 		untrusted_complain("event loop failed: %s\n", strerror(-ret));
 		ret = 1;
+	} else if (a->opt.session.profile.annotate_symbol && a->out.fd >= 0) {
+		/* --annotate: the function's code and samples, after the last snapshot */
+		size_t len = 0;
+		char *buf = session_annotated(a->s, &len);
+
+		if (buf)
+			output_write(&a->out, buf, len); /* a reader gone: nothing more to say */
+		free(buf);
 	}
 out:
 	view_close(a->view);

@@ -100,6 +100,7 @@ void model_fini(struct model *m)
 	free(m->paths);
 	free(m->frames);
 	free(m->sampling.rings);
+	free(m->annot.lines);
 	memset(m, 0, sizeof(*m));
 }
 

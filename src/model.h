@@ -2,6 +2,7 @@
 #ifndef PFMTOP_MODEL_H
 #define PFMTOP_MODEL_H
 
+#include "annotate.h"
 #include "counters.h"
 
 #define MODEL_MAX_METRICS 8
@@ -101,6 +102,7 @@ struct model_hotspot {
 	 * among the keys, or a CPU filter: chains are kept per process) */
 	double children; /* chains that hold the row's function anywhere */
 	double self;     /* chains whose leaf it is */
+	uint64_t ip;     /* an address in it (its heaviest): what annotate asks for */
 };
 
 /* One frame of a call path. */
@@ -118,6 +120,20 @@ struct model_callpath {
 	double share; /* percent of the samples with a chain */
 	uint64_t samples;
 	int first, nr; /* frames[first .. first + nr) of model.frames */
+};
+
+/* The viewer's annotate screen: one function, its code and samples. */
+struct model_annotation {
+	bool active;     /* asked for (the lines may still be none: why says) */
+	uint64_t id;     /* changes when another function is shown */
+	char title[640]; /* "function [module] pid 123 comm", safe text */
+	char check[ANNOTATE_WHY];
+	char why[ANNOTATE_WHY]; /* no code: why */
+	uint64_t samples;
+	bool partial; /* counted only since the screen opened */
+	int hottest;  /* line index, -1 */
+	int nr_lines, cap_lines;
+	struct annotate_line *lines;
 };
 
 /* Sampling health over a span (the interval, or the run). */
@@ -215,6 +231,7 @@ struct model {
 	struct model_callpath *paths; /* -g: by row, callers first, heaviest first */
 	int nr_frames, cap_frames;
 	struct model_frame *frames;
+	struct model_annotation annot;
 };
 
 /* Set up m for nr_events events; 0 or -ENOMEM. */

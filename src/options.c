@@ -81,6 +81,8 @@ static const char usage_text[] =
     "  -K, --hide-kernel        hide kernel hotspots\n"
     "  -U, --hide-user          hide user-space hotspots\n"
     "      --no-hotspots        do not sample at all (counters only)\n"
+    "      --annotate FUNCTION  with -b: at the end, FUNCTION's code with the share\n"
+    "                           of its samples per instruction (like perf annotate)\n"
     "      --no-demangle        C++ and Rust names as the binary has them\n"
     "\n"
     "Output:\n"
@@ -592,6 +594,19 @@ static int opt_no_hotspots(struct options *o, const char *arg, char *err, size_t
 	return 0;
 }
 
+static int opt_annotate(struct options *o, const char *arg, char *err, size_t errlen)
+{
+	char q[QUOTED_MAX];
+
+	if (!arg[0] || strlen(arg) >= 512 || strpbrk(arg, " \t\n"))
+		return refuse(err, errlen,
+		              "--annotate: %s is not a function name (as the HOTSPOTS table shows "
+		              "it, e.g. main or memcpy)",
+		              quoted(q, arg));
+	o->session.profile.annotate_symbol = arg;
+	return 0;
+}
+
 static int opt_hide_kernel(struct options *o, const char *arg, char *err, size_t errlen)
 {
 	o->session.profile.hide_kernel = true;
@@ -773,6 +788,7 @@ const struct options_opt options_table[] = {
     {"hot-total", 0, OPTIONS_NO_ARG, opt_hot_total},
     {"hot-sort", 0, OPTIONS_ARG, opt_hot_sort},
     {"no-hotspots", 0, OPTIONS_NO_ARG, opt_no_hotspots},
+    {"annotate", 0, OPTIONS_ARG, opt_annotate},
     {"call-chains", 'g', OPTIONS_NO_ARG, opt_g},
     {"call-graph", 0, OPTIONS_ARG, opt_call_graph},
     {"no-demangle", 0, OPTIONS_NO_ARG, opt_no_demangle},
@@ -997,6 +1013,14 @@ static int check_conflicts(const struct options *o, const bool *given, char *err
 		return refuse(err, errlen,
 		              "--convert: a recording has no call chains; folded comes from a live "
 		              "run with -g");
+	if (c->profile.annotate_symbol && !c->profile.enabled)
+		return refuse(err, errlen, "--annotate counts samples: drop --no-hotspots");
+	if (c->profile.annotate_symbol && (!o->batch || o->action == OPTIONS_CONVERT))
+		return refuse(err, errlen,
+		              "--annotate prints at the end of a batch run: add -b (in the view, "
+		              "press a on a hotspot)");
+	if (c->profile.annotate_symbol && o->format != SNAPSHOT_TEXT)
+		return refuse(err, errlen, "--annotate writes text: drop --format");
 	if (o->export_cmdline && !o->export_tasks)
 		return refuse(err, errlen,
 		              "--export-cmdline labels task series: add --export-tasks N");

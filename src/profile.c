@@ -455,6 +455,7 @@ void profile_tick(struct profile *p, struct model *m, bool totals)
 		                      all ? 0 : (size_t)p->nr_exited, symbol_of, p);
 		p->nr_exited = 0;
 	}
+	profile_annotate_tick(p, m, n);
 	hotspots_trim(&p->hot, symbol_of, p);
 	hotspots_interval_reset(&p->hot);
 	struct still_named_pids named_pids = {.p = p};
@@ -466,6 +467,7 @@ void profile_close(struct profile *p)
 {
 	if (p->open)
 		sampler_close(&p->samp);
+	profile_annotate_free(p);
 	hotspots_fini(&p->hot);
 	stacks_fini(&p->stacks);
 	unwind_free(p->unwind);

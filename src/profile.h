@@ -43,6 +43,27 @@ struct profile_config {
 	bool filter;
 	pid_t filter_pid;
 	int filter_cpu;
+	/* --annotate NAME: the per-instruction samples of each function of
+	 * that name that is sampled (profile_annotated() writes them). */
+	const char *annotate_symbol;
+	/* The viewer's annotate screen: the function holding annotate_ip
+	 * (kernel, or in process annotate_pid), into model.annot each tick. */
+	bool annotate;
+	pid_t annotate_pid;
+	uint64_t annotate_ip;
+	bool annotate_kernel;
+};
+
+/* One function being annotated: its code and its watch in the hotspot table. */
+struct profile_annot {
+	bool used;
+	pid_t pid; /* 0 for the kernel: every process */
+	bool kernel;
+	int watch;
+	uint64_t lo, hi; /* running addresses */
+	char comm[16];
+	struct symbols_code *code;
+	struct annotate a;
 };
 
 struct profile_comm {
@@ -77,6 +98,9 @@ struct profile {
 	struct hotkeys keys;             /* this tick's grouping */
 	struct profile_strtab *names;    /* this tick's names, as numbers for grouping */
 	struct profile_tree *tree;       /* -g: functions of the chains, for call trees */
+	struct profile_annot annots[HOTSPOTS_MAX_WATCH]; /* --annotate's functions */
+	struct profile_annot view;                       /* the viewer's */
+	uint64_t view_id;
 };
 
 /* Ring pages per CPU with --call-graph dwarf when --mmap-pages is not given:
@@ -134,6 +158,25 @@ void profile_drain(struct profile *p, int fd);
 void profile_tick(struct profile *p, struct model *m, bool totals);
 
 void profile_close(struct profile *p);
+
+/* profile_annotate.c: after a tick's rows (p->rows[0..n), merged by
+ * symbol) are known: watch the functions --annotate names, and fill
+ * m->annot for the viewer. */
+void profile_annotate_tick(struct profile *p, struct model *m, int n);
+
+/* The viewer's request changed: fill m->annot now. */
+void profile_annotate_now(struct profile *p, struct model *m);
+
+/*
+ * --annotate: the annotated text of the function, for the end of the run:
+ * the heaviest instance in full (title, build-id check, samples, the code
+ * with its shares, hottest marked), then one line per other process it was
+ * sampled in; or one line saying why there is none. malloc'd, *len bytes.
+ */
+char *profile_annotated(struct profile *p, size_t *len);
+
+/* Free the annotations (profile_close() does). */
+void profile_annotate_free(struct profile *p);
 
 /*
  * The call chains since the start as collapsed stacks, the input of

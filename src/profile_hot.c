@@ -254,6 +254,7 @@ void profile_fill_row(struct profile *p, const struct hotspots_row *row, struct 
 	h->cpu = row->cpu;
 	h->processes = (int)(row->pids ? row->pids : 1);
 	h->kernel = row->kernel;
+	h->ip = row->ip;
 	if (!hotkeys_has(k, HOTKEYS_SYM))
 		h->symbol[0] = '\0';
 	else if (p->cfg->raw_names || row->kernel)

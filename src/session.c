@@ -535,6 +535,16 @@ char *session_folded(struct session *s, size_t *len)
 	return profile_folded(&s->prof, len);
 }
 
+char *session_annotated(struct session *s, size_t *len)
+{
+	return profile_annotated(&s->prof, len);
+}
+
+void session_annotate_now(struct session *s)
+{
+	profile_annotate_now(&s->prof, &s->model);
+}
+
 const struct model *session_model(const struct session *s)
 {
 	return &s->model;

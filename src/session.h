@@ -67,6 +67,14 @@ const struct model *session_model(const struct session *s);
 char *session_folded(struct session *s, size_t *len);
 const struct model *session_snapshot(const struct session *s);
 
+/* --annotate: the function's annotated text for the end of the run
+ * (profile_annotated()); NULL without --annotate. */
+char *session_annotated(struct session *s, size_t *len);
+
+/* The viewer asked for another annotate screen (profile.annotate*): fill
+ * the model's now instead of at the next tick. */
+void session_annotate_now(struct session *s);
+
 enum model_mode session_mode(const struct session *s);
 const char *session_preset(const struct session *s);
 

@@ -66,6 +66,90 @@ int symbols_resolve(struct symbols *s, pid_t pid, uint64_t ip, bool kernel,
 	return resolve_user(s, pid, ip, out);
 }
 
+/* The segment of d holding file offset off. */
+static const struct seg *seg_of(const struct dso *d, uint64_t off)
+{
+	for (size_t i = 0; i < d->nr_segs; i++)
+		if (off - d->segs[i].off < d->segs[i].filesz)
+			return &d->segs[i];
+	return NULL;
+}
+
+int symbols_code(struct symbols *s, pid_t pid, uint64_t ip, bool kernel, struct symbols_code *out)
+{
+	const struct map *m;
+	const struct seg *seg;
+	const struct dso *d;
+	struct proc *p;
+	uint64_t off, vaddr;
+	ssize_t i;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	out->kernel = kernel;
+	ret = symbols_resolve(s, pid, ip, kernel, &out->sym);
+	if (ret)
+		return ret;
+	if (out->sym.status != SYMBOLS_FOUND)
+		return -ENOENT;
+	if (kernel) {
+		out->start = ip - out->sym.offset;
+		out->size = sym_kernel_size(s, out->start);
+		return out->size ? 0 : -ENOENT;
+	}
+	p = sym_proc_find(s, pid);
+	m = p ? sym_proc_lookup(p, ip) : NULL;
+	if (!m || m->kind != MAPPING_FILE || m->dso->state != DSO_LOADED)
+		return -ENOENT; /* JIT and vDSO code: no file to read */
+	d = m->dso;
+	off = ip - m->start + m->pgoff;
+	seg = seg_of(d, off);
+	if (!seg)
+		return -ENOENT;
+	vaddr = off - seg->off + seg->vaddr;
+	i = sym_symtab_find(&d->tab, vaddr);
+	if (i < 0)
+		return -ENOENT;
+	out->start = d->tab.syms[i].start;
+	out->size = d->tab.syms[i].size;
+	out->bias = ip - vaddr;
+	/* The file read then, if it is still there (a process's root goes
+	 * with it), else the file's path as we see it. */
+	if (d->opened && !access(d->opened, R_OK))
+		util_strlcpy(out->file, d->opened, sizeof(out->file));
+	else if (sym_root_path(s, out->file, sizeof(out->file), "%s", d->file))
+		return -ENAMETOOLONG;
+	if (d->debug_path)
+		util_strlcpy(out->debug, d->debug_path, sizeof(out->debug));
+	memcpy(out->build_id, d->build_id, d->build_id_len);
+	out->build_id_len = d->build_id_len;
+	out->replaced = d->replaced;
+	out->replaced_on_disk = d->replaced_on_disk;
+	if (sym_root_path(s, out->path, sizeof(out->path), "%s", d->file))
+		out->path[0] = '\0';
+	out->deleted = d->deleted && (!d->opened || access(d->opened, R_OK));
+	return 0;
+}
+
+bool symbols_has_name(const struct symbols *s, const char *name, char *module, size_t len)
+{
+	for (size_t b = 0; b < s->dsos_buckets; b++)
+		for (const struct dso *d = s->dsos[b]; d; d = d->hnext)
+			for (size_t i = 0; d->state == DSO_LOADED && i < d->tab.nr; i++)
+				if (!strcmp(d->tab.pool + d->tab.syms[i].name, name)) {
+					util_strlcpy(module, d->base, len);
+					return true;
+				}
+	if (s->kstate == KERNEL_LOADED)
+		for (size_t i = 0; i < s->ktab.nr; i++)
+			if (s->ktab.syms[i].name < s->ktab.pool.len &&
+			    !strcmp(s->ktab.pool.buf + s->ktab.syms[i].name, name)) {
+				util_strlcpy(module, "[kernel]", len);
+				return true;
+			}
+	return false;
+}
+
 int symbols_format(const struct symbols_result *r, char *buf, size_t len)
 {
 	int n;

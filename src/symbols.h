@@ -2,6 +2,7 @@
 #ifndef PFMTOP_SYMBOLS_H
 #define PFMTOP_SYMBOLS_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -246,6 +247,35 @@ int symbols_debug_open(struct symbols *s, pid_t pid, const char *file, const uns
 /* Write r as one label into buf: "name+0xOFF" ("name" at offset 0) for
  * found symbols, else r->name. 0, or -ENOSPC (truncated, NUL-terminated). */
 int symbols_format(const struct symbols_result *r, char *buf, size_t len);
+
+/* Where the code of the function holding an address is (for annotate). */
+struct symbols_code {
+	struct symbols_result sym; /* the function, as symbols_resolve() names it */
+	bool kernel;
+	char file[PATH_MAX];  /* the binary to read now ("" for the kernel) */
+	char debug[PATH_MAX]; /* its separate debug file when its symbols came from one */
+	uint64_t start, size; /* the function in the file's addresses (kernel: running ones) */
+	uint64_t bias;        /* a running address is a file address plus bias */
+	unsigned char build_id[64];
+	size_t build_id_len;   /* of the file when the symbols were read (0: none) */
+	bool replaced;         /* the file read then was another inode than the one mapped */
+	bool replaced_on_disk; /* file is the mapped file (map_files): the one at its path
+	                        * was replaced since it was mapped */
+	char path[PATH_MAX];   /* the file's path as the process named it, as we see it */
+	bool deleted;          /* the mapped file was deleted */
+};
+
+/*
+ * The function holding ip (kernel or in process pid) and where its code
+ * is, as the symbolizer found it: the binary it read, the load bias of the
+ * mapping, the build id of that binary when it was read. 0, -ENOENT (no
+ * function there: out->sym says what is), -ENOMEM.
+ */
+int symbols_code(struct symbols *s, pid_t pid, uint64_t ip, bool kernel, struct symbols_code *out);
+
+/* Is there a function named name (exactly) in a binary read so far or in
+ * the kernel's table? Its module's label into module (len bytes) if so. */
+bool symbols_has_name(const struct symbols *s, const char *name, char *module, size_t len);
 
 /* Counters for tests, benchmarks and the health view. */
 void symbols_stats(const struct symbols *s, struct symbols_stats *out);

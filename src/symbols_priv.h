@@ -143,9 +143,17 @@ struct dso {
 	struct seg *segs;
 	size_t nr_segs;
 	struct symtab tab;
-	char *path;       /* as reported: the key when ino is 0 */
-	char *file;       /* path without " (deleted)" */
-	const char *base; /* basename, inside file */
+	/* What was read when it was loaded (for annotate): the path opened,
+	 * the debug file its symbols came from (NULL: none), its build id,
+	 * and whether that file was another inode than the one mapped. */
+	char *opened, *debug_path;
+	unsigned char build_id[64];
+	uint8_t build_id_len;
+	bool replaced;         /* the file read is not the one mapped */
+	bool replaced_on_disk; /* read through map_files: the one at its path is another */
+	char *path;            /* as reported: the key when ino is 0 */
+	char *file;            /* path without " (deleted)" */
+	const char *base;      /* basename, inside file */
 };
 
 enum map_kind {
@@ -268,6 +276,8 @@ int sym_ktab_find(const struct ktab *t, uint64_t addr, const struct ksym **found
 int sym_kallsyms_load(struct symbols *s, struct ktab *t, struct khead *head);
 void sym_kernel_refresh(struct symbols *s);
 void sym_resolve_kernel(struct symbols *s, uint64_t ip, struct symbols_result *out);
+/* The size of the kernel function starting at start (to the next symbol), 0 if none. */
+uint64_t sym_kernel_size(struct symbols *s, uint64_t start);
 
 /* ksym_cache.c: the kernel table kept between runs */
 void sym_kenv_get(const struct symbols *s, struct kenv *e);

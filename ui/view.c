@@ -60,7 +60,7 @@ void view_apply_theme(struct view *v)
 	}
 }
 
-static void use(struct view *v, enum theme_slot s)
+void view_use(struct view *v, enum theme_slot s)
 {
 	attrset(v->attr[s]);
 }
@@ -695,17 +695,23 @@ static void put(struct view *v, int y, int x, int width, const char *text, enum 
 		return;
 	if (x + width > COLS)
 		width = COLS - x;
-	use(v, slot);
+	view_use(v, slot);
 	if (left || n >= width)
 		mvprintw(y, x, "%-*.*s", width, width, s);
 	else
 		mvprintw(y, x, "%*s", width, s);
 }
 
-/* Fill a line with slot's background. */
-static void bar(struct view *v, int y, enum theme_slot slot)
+void view_put(struct view *v, int y, int x, int width, const char *text, enum theme_slot slot,
+              bool left)
 {
-	use(v, slot);
+	put(v, y, x, width, text, slot, left);
+}
+
+/* Fill a line with slot's background. */
+void view_bar(struct view *v, int y, enum theme_slot slot)
+{
+	view_use(v, slot);
 	mvhline(y, 0, ' ', COLS);
 }
 
@@ -718,7 +724,7 @@ static bool add(struct view *v, int y, int *x, const char *text, enum theme_slot
 
 	if (*x >= COLS)
 		return false;
-	use(v, slot);
+	view_use(v, slot);
 	mvaddnstr(y, *x, s, COLS - *x);
 	*x += n;
 	return *x < COLS;
@@ -735,7 +741,7 @@ static void draw_header(struct view *v)
 	char buf[512];
 	int x = 0;
 
-	bar(v, 0, THEME_HEADER);
+	view_bar(v, 0, THEME_HEADER);
 	add(v, 0, &x, " pfmtop ", THEME_HEADER);
 	add(v, 0, &x, PFMTOP_VERSION, THEME_HEADER_VALUE);
 	if (m) {
@@ -779,7 +785,7 @@ static void draw_health(struct view *v)
 	int x = 0, mux = 0, nsup = 0, fallbacks = 0;
 	char buf[256];
 
-	bar(v, 1, THEME_HEADER);
+	view_bar(v, 1, THEME_HEADER);
 	if (!m) {
 		add(v, 1, &x, " waiting for the first interval...", THEME_HEADER);
 		return;
@@ -840,7 +846,7 @@ static void draw_tabs(struct view *v)
 	char buf[160];
 	int x = 0;
 
-	bar(v, 2, THEME_TAB);
+	view_bar(v, 2, THEME_TAB);
 	for (int i = 0; i < VIEW_NR_KINDS; i++) {
 		snprintf(buf, sizeof(buf), " %d %s ", i + 1, view_names[i]);
 		add(v, 2, &x, buf, i == (int)v->kind ? THEME_TAB_ACTIVE : THEME_TAB);
@@ -865,7 +871,7 @@ static void draw_info(struct view *v)
 	char buf[512];
 	int x = 0, n = 0;
 
-	use(v, THEME_ROW);
+	view_use(v, THEME_ROW);
 	move(3, 0);
 	clrtoeol();
 	switch (v->kind) {
@@ -923,7 +929,7 @@ static void draw_titles(struct view *v)
 {
 	const struct col *sc = view_sort_col(v);
 
-	bar(v, 4, THEME_COLUMN_TITLE);
+	view_bar(v, 4, THEME_COLUMN_TITLE);
 	for (int i = 0; i < v->nr_cols; i++) {
 		const struct col *c = &v->cols[i];
 		if (v->x[i] < 0)
@@ -961,7 +967,7 @@ static int wrap(struct view *v, int y, int ymax, const char *text, enum theme_sl
 			if (cut == 0)
 				cut = width;
 		}
-		use(v, slot);
+		view_use(v, slot);
 		mvaddnstr(y++, indent, s, cut);
 		s += cut;
 		while (*s == ' ')
@@ -990,7 +996,7 @@ static void draw_rows(struct view *v, int nlines)
 		*top = 0;
 	for (int line = 0; line < rows; line++) {
 		int i = *top + line, y = BODY_Y + line;
-		use(v, THEME_ROW);
+		view_use(v, THEME_ROW);
 		move(y, 0);
 		clrtoeol();
 		if (i >= v->nr_idx)
@@ -1001,7 +1007,7 @@ static void draw_rows(struct view *v, int nlines)
 		if (v->kind == VIEW_TASKS && r >= 0 && v->m->tasks[r].exited)
 			base = THEME_ROW_DIM;
 		if (selected)
-			bar(v, y, THEME_ROW_SELECTED);
+			view_bar(v, y, THEME_ROW_SELECTED);
 		if (r <= ROW_TREE) {
 			view_tree_text(v, ROW_TREE - r, COLS - 1, buf, sizeof(buf));
 			put(v, y, 1, COLS - 1, buf, selected ? THEME_ROW_SELECTED : THEME_ROW_DIM,
@@ -1019,7 +1025,7 @@ static void draw_rows(struct view *v, int nlines)
 				s = base;
 			put(v, y, v->x[c], v->w[c], buf, s, v->cols[c].f.left);
 			if (v->x[c] + v->w[c] < COLS && !selected) {
-				use(v, base);
+				view_use(v, base);
 				mvaddch(y, v->x[c] + v->w[c], ' ');
 			}
 		}
@@ -1038,7 +1044,7 @@ static void draw_rows(struct view *v, int nlines)
 		int y = BODY_Y + rows + 1, ymax = BODY_Y + nlines;
 		char line[1024];
 		for (int k = BODY_Y + rows; k < ymax; k++) {
-			use(v, THEME_ROW);
+			view_use(v, THEME_ROW);
 			move(k, 0);
 			clrtoeol();
 		}
@@ -1073,16 +1079,16 @@ struct key_help {
 };
 
 static const struct key_help bottom_keys[] = {
-    {"h", "Help"},    {"Tab", "View"},  {"<>", "Sort"}, {"/", "Filter"},
-    {"Enter", "Hot"}, {"Spc", "Pause"}, {"d", "Delay"}, {"p", "Preset"},
-    {"t", "Theme"},   {"s", "Save"},    {"q", "Quit"},
+    {"h", "Help"},    {"Tab", "View"},   {"<>", "Sort"},   {"/", "Filter"},
+    {"Enter", "Hot"}, {"a", "Annotate"}, {"Spc", "Pause"}, {"d", "Delay"},
+    {"p", "Preset"},  {"t", "Theme"},    {"s", "Save"},    {"q", "Quit"},
 };
 
 static void draw_keys(struct view *v)
 {
 	int x = 0, y = LINES - 1;
 
-	bar(v, y, THEME_KEY_LABEL);
+	view_bar(v, y, THEME_KEY_LABEL);
 	for (size_t i = 0; i < ARRAY_SIZE(bottom_keys); i++) {
 		if (x + (int)strlen(bottom_keys[i].key) + (int)strlen(bottom_keys[i].label) + 1 >
 		    COLS)
@@ -1114,47 +1120,8 @@ static void draw_status(struct view *v)
 		snprintf(buf, sizeof(buf), " %s", v->status);
 	else
 		return;
-	bar(v, y, THEME_STATUS);
+	view_bar(v, y, THEME_STATUS);
 	put(v, y, 0, COLS, buf, THEME_STATUS, true);
-}
-
-static void draw_help(struct view *v)
-{
-	int n = view_help_nr, rows = LINES - 1 - BODY_Y + 2;
-
-	if (v->help_top > n - rows)
-		v->help_top = n - rows;
-	if (v->help_top < 0)
-		v->help_top = 0;
-	for (int i = 0; i < rows; i++) {
-		int y = BODY_Y - 2 + i;
-		use(v, THEME_ROW);
-		move(y, 0);
-		clrtoeol();
-		if (v->help_top + i < n)
-			put(v, y, 1, COLS - 1, view_help_lines[v->help_top + i],
-			    v->help_top + i == 0 ? THEME_COLUMN_TITLE : THEME_ROW, true);
-	}
-}
-
-static void draw_presets(struct view *v)
-{
-	int n = v->cfg.nr_presets, w = 30, h = n + 2, y0, x0;
-
-	if (h > LINES - BODY_Y - 1)
-		h = LINES - BODY_Y - 1;
-	y0 = BODY_Y;
-	x0 = (COLS - w) / 2;
-	for (int i = 0; i < h; i++)
-		put(v, y0 + i, x0, w, "", THEME_HEADER, true);
-	put(v, y0, x0, w, " Preset (Enter, Esc)", THEME_HEADER, true);
-	for (int i = 0; i < n && i < h - 2; i++) {
-		char buf[64];
-		snprintf(buf, sizeof(buf), " %s%s", v->cfg.presets[i],
-		         !strcmp(v->cfg.presets[i], v->m ? v->m->preset : "") ? " *" : "");
-		put(v, y0 + 1 + i, x0 + 1, w - 2, buf,
-		    i == v->preset_sel ? THEME_ROW_SELECTED : THEME_ROW, true);
-	}
 }
 
 void view_render(struct view *v)
@@ -1165,7 +1132,7 @@ void view_render(struct view *v)
 	if (COLS < MIN_COLS || LINES < MIN_LINES) {
 		snprintf(buf, sizeof(buf), "pfmtop needs %dx%d, the terminal is %dx%d", MIN_COLS,
 		         MIN_LINES, COLS, LINES);
-		use(v, THEME_MESSAGE);
+		view_use(v, THEME_MESSAGE);
 		mvaddnstr(0, 0, buf, COLS);
 		refresh();
 		return;
@@ -1174,7 +1141,9 @@ void view_render(struct view *v)
 	draw_health(v);
 	draw_tabs(v);
 	if (v->help) {
-		draw_help(v);
+		view_draw_help(v);
+	} else if (v->annot) {
+		view_draw_annotate(v);
 	} else if (v->m) {
 		build_cols(v);
 		build_rows(v);
@@ -1182,7 +1151,7 @@ void view_render(struct view *v)
 		draw_titles(v);
 		draw_rows(v, view_body_lines(v));
 		if (v->prompt == PROMPT_PRESET)
-			draw_presets(v);
+			view_draw_presets(v);
 	}
 	draw_status(v);
 	draw_keys(v);

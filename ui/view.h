@@ -46,6 +46,11 @@ struct view_settings {
 	int step;          /* VIEW_STEP */
 	char when[40];     /* VIEW_GOTO */
 	unsigned speed;    /* replay: times real time */
+	/* a on a hotspot: its function's annotate screen */
+	bool annotate;
+	pid_t annotate_pid;
+	uint64_t annotate_ip;
+	bool annotate_kernel;
 };
 
 struct view_config {

@@ -245,8 +245,12 @@ static unsigned act_escape(struct view *v, int ch)
 	return VIEW_REDRAW;
 }
 
+static unsigned act_annotate(struct view *v, int ch);
+
 static unsigned act_enter(struct view *v, int ch)
 {
+	if (v->kind == VIEW_HOTSPOTS)
+		return act_annotate(v, 'a');
 	return open_hotspots(v) | VIEW_REDRAW;
 }
 
@@ -296,6 +300,22 @@ static bool replay_refuses(struct view *v, int ch)
 	         "nothing",
 	         ch);
 	return true;
+}
+
+static unsigned act_annotate(struct view *v, int ch)
+{
+	if (replay_refuses(v, ch))
+		return VIEW_REDRAW;
+	if (v->timeline[0]) {
+		snprintf(v->status, sizeof(v->status),
+		         "a annotates the live hotspots: space comes back to them");
+		return VIEW_REDRAW;
+	}
+	if (v->kind != VIEW_HOTSPOTS) {
+		snprintf(v->status, sizeof(v->status), "a annotates a hotspot: go to Hotspots (3)");
+		return VIEW_REDRAW;
+	}
+	return view_open_annotate(v) | VIEW_REDRAW;
 }
 
 static unsigned act_delay(struct view *v, int ch)
@@ -472,7 +492,7 @@ static const struct binding {
     {KEY_RIGHT, act_step},     {'[', act_step},           {']', act_step},
     {'g', act_goto},           {'x', act_speed},          {'G', act_group},
     {'+', act_expand},         {'=', act_expand},         {'-', act_expand},
-    {'c', act_callees},
+    {'c', act_callees},        {'a', act_annotate},
 };
 
 /* In the help: arrows and pages scroll it; F10 quits; any other key (q,
@@ -493,6 +513,8 @@ static unsigned key(struct view *v, int ch)
 		return key_prompt(v, ch);
 	if (v->help)
 		return key_help(v, ch);
+	if (v->annot)
+		return view_key_annotate(v, ch);
 	for (size_t i = 0; i < sizeof(bindings) / sizeof(bindings[0]); i++)
 		if (bindings[i].key == ch)
 			return bindings[i].act(v, ch);
@@ -531,6 +553,27 @@ bool view_paused(const struct view *v)
 	return v->paused;
 }
 
+/* The preset chooser (p), over the rows. */
+void view_draw_presets(struct view *v)
+{
+	int n = v->cfg.nr_presets, w = 30, h = n + 2, y0, x0;
+
+	if (h > LINES - BODY_Y - 1)
+		h = LINES - BODY_Y - 1;
+	y0 = BODY_Y;
+	x0 = (COLS - w) / 2;
+	for (int i = 0; i < h; i++)
+		view_put(v, y0 + i, x0, w, "", THEME_HEADER, true);
+	view_put(v, y0, x0, w, " Preset (Enter, Esc)", THEME_HEADER, true);
+	for (int i = 0; i < n && i < h - 2; i++) {
+		char buf[64];
+		snprintf(buf, sizeof(buf), " %s%s", v->cfg.presets[i],
+		         !strcmp(v->cfg.presets[i], v->m ? v->m->preset : "") ? " *" : "");
+		view_put(v, y0 + 1 + i, x0 + 1, w - 2, buf,
+		         i == v->preset_sel ? THEME_ROW_SELECTED : THEME_ROW, true);
+	}
+}
+
 /* The help screen (h): one line each. */
 const char *const view_help_lines[] = {
     "pfmtop keys",
@@ -544,7 +587,8 @@ const char *const view_help_lines[] = {
     "  r               reverse the sort order",
     "  /               filter rows as you type (Enter keeps, Esc clears)",
     "  Esc             clear the filter; from filtered hotspots, go back",
-    "  Enter           on a task or CPU: its hotspots",
+    "  Enter           on a task or CPU: its hotspots; on a hotspot: annotate",
+    "  a               on a hotspot: annotate its function (code, % per instruction)",
     "  space           pause / resume updates (a replay: play / pause)",
     "  Left / Right    an interval back / on (the history kept, or a replay)",
     "  [ ]             ten intervals back / on",
@@ -564,6 +608,15 @@ const char *const view_help_lines[] = {
     "  Ctrl-L          draw the whole screen again",
     "  h, ?, F1        this help (any other key closes it)",
     "  q, F10          quit",
+    "",
+    "Annotate screen: the function's instructions with the share of its samples",
+    "(since it opened, or since the start), the hottest one selected; source",
+    "lines where the binary has line tables.",
+    "  Up/Down, PgUp/PgDn, Home/End  move",
+    "  Enter           on a jump or call inside the function (-> ADDR): go there",
+    "  Backspace, Left back to where the last jump was followed from",
+    "  n               the next hottest instruction after the selected one",
+    "  q, Esc, a       back to the hotspots",
     "",
     "Cells: n/s not supported (the Events view says why), n/c not counted",
     "(did not run), 'N%' after a value: multiplexed, scaled from N% of the",

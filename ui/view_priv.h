@@ -90,6 +90,11 @@ struct view {
 	int preset_sel;
 	bool paused, help;
 	int help_top;
+	/* the annotate screen (a, or Enter, on a hotspot) */
+	bool annot, annot_fresh;
+	uint64_t annot_id; /* model.annot.id shown */
+	int annot_sel, annot_top;
+	int annot_back[32], nr_annot_back; /* where jumps were followed from */
 	char status[320];
 	char timeline[96];
 	/* rows of the current view, after filter and sort */
@@ -114,6 +119,17 @@ const struct col *view_sort_col(const struct view *v);
 void view_apply_theme(struct view *v);
 int view_body_lines(const struct view *v);
 void view_render(struct view *v);
+void view_use(struct view *v, enum theme_slot s);
+void view_bar(struct view *v, int y, enum theme_slot slot);
+void view_draw_presets(struct view *v);
+void view_put(struct view *v, int y, int x, int width, const char *text, enum theme_slot slot,
+              bool left);
+
+/* view_annotate.c: the help, and the annotate screen: draw, keys, open */
+void view_draw_help(struct view *v);
+void view_draw_annotate(struct view *v);
+unsigned view_key_annotate(struct view *v, int ch);
+unsigned view_open_annotate(struct view *v);
 
 /* view_keys.c: the lines of the help screen. */
 extern const char *const view_help_lines[];
