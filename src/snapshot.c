@@ -111,11 +111,13 @@ static void iso_time(uint64_t wall_ns, char *buf, size_t len)
 	time_t t = (time_t)(wall_ns / 1000000000ull);
 	unsigned ms = (unsigned)(wall_ns / 1000000ull % 1000);
 	struct tm tm;
-	char sec[32];
+	char when[48];
+	size_t n;
 
 	gmtime_r(&t, &tm);
-	strftime(sec, sizeof(sec), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf, len, "%s.%03uZ", sec, ms);
+	n = strftime(when, sizeof(when) - 6, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(when + n, sizeof(when) - n, ".%03uZ", ms % 1000u);
+	util_strlcpy(buf, when, len);
 }
 
 /* ---- text ---- */

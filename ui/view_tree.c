@@ -58,7 +58,7 @@ static void emit(struct view *v, const int *set, int n, int d)
 int view_tree_build(struct view *v, int r)
 {
 	const struct model *m = v->m;
-	int set[TREE_MAX_PATHS], n = 0;
+	int set[TREE_MAX_PATHS] = {0}, n = 0;
 
 	v->nr_tree = 0;
 	if (!v->tree) {
