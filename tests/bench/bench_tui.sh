@@ -6,7 +6,9 @@
 #
 #   tests/bench/bench_tui.sh [PFMTOP] [SECONDS] [FREQ]
 #
-# defaults: build/pfmtop, 20 s, 4000 Hz. COLD=1 gives pfmtop an empty cache
+# defaults: build/pfmtop, 20 s, 4000 Hz. CALLGRAPH=fp or dwarf samples call
+# chains, both tools the same way (--call-graph; pfmtop's -g is dwarf,
+# perf top's -g is fp). COLD=1 gives pfmtop an empty cache
 # directory, as on its first run after a boot (it then reads /proc/kallsyms
 # and writes its kernel symbol cache); otherwise it uses the user's cache. Needs tmux and perf; run as root
 # (or with perf_event_paranoid low enough for system-wide sampling).
@@ -66,6 +68,12 @@ for ((i = 0; i < $(nproc); i++)); do
 	workload_pid="$workload_pid $!"
 done
 
+cg_pfm= cg_perf= frame_re='^ *[0-9.]+% +[0-9]+ +[0-9]+ +[^ ]+ +[A-Za-z_]'
+if [ -n "${CALLGRAPH:-}" ]; then
+	cg_pfm="--call-graph $CALLGRAPH"
+	cg_perf="--call-graph $CALLGRAPH"
+	frame_re='^ *[0-9.]+% +[0-9.]+% .*[A-Za-z_]' # CHILDREN SELF ... SYMBOL
+fi
 cache_env=
 if [ "${COLD:-0}" = 1 ]; then
 	mkdir "$TMP/cache"
@@ -75,10 +83,10 @@ fi
 # pfmtop: its pane execs it from a wrapper that stamps the launch time. It
 # shows the Hotspots view, perf top's job; a full frame has symbolized rows.
 tm new-session -d -s b -x 120 -y 40 \
-	"date +%s%N >'$TMP/t0'; exec env TERM=xterm-256color $cache_env '$PFMTOP' -F $FREQ --sample-event cpu-clock --view hotspots"
+	"date +%s%N >'$TMP/t0'; exec env TERM=xterm-256color $cache_env '$PFMTOP' -F $FREQ --sample-event cpu-clock --view hotspots $cg_pfm"
 start=$(now_ms)
 while :; do
-	if tm capture-pane -p -t b | grep -Eq '^ *[0-9.]+% +[0-9]+ +[0-9]+ +[^ ]+ +[A-Za-z_]'; then
+	if tm capture-pane -p -t b | grep -Eq "$frame_re"; then
 		t1=$(date +%s%N)
 		break
 	fi
@@ -93,7 +101,7 @@ first_ms=$(((t1 - $(cat "$TMP/t0")) / 1000000))
 pfm_pid=$(child_of b)
 
 # perf top beside it, same event and frequency, in its own window.
-tm new-window -d -t b: -n perf "exec env TERM=xterm-256color perf top -e cpu-clock -F $FREQ"
+tm new-window -d -t b: -n perf "exec env TERM=xterm-256color perf top -e cpu-clock -F $FREQ $cg_perf"
 sleep 1
 perf_pid=$(child_of b:perf)
 
@@ -106,7 +114,8 @@ tm send-keys -t b:0 q
 tm send-keys -t b:perf q
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
-printf 'bench_tui: %d s, %s Hz cpu-clock, %d CPUs busy%s\n' "$SECS" "$FREQ" "$(nproc)" \
+printf 'bench_tui: %d s, %s Hz cpu-clock%s, %d CPUs busy%s\n' "$SECS" "$FREQ" \
+	"${CALLGRAPH:+, --call-graph $CALLGRAPH}" "$(nproc)" \
 	"$([ "${COLD:-0}" = 1 ] && echo ', pfmtop cold (no kernel symbol cache)')"
 printf '%-10s %12s %14s\n' "" "CPU time (s)" "peak RSS (KiB)"
 printf '%-10s %12s %14s\n' pfmtop "$pfm_cpu" "$pfm_rss"
