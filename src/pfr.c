@@ -82,7 +82,7 @@ int pfr_writer_init(struct pfr_writer *w, unsigned key_every)
 void pfr_writer_fini(struct pfr_writer *w)
 {
 	ZSTD_freeCCtx(w->cctx);
-	free(w->key);
+	free(w->prev);
 	memset(w, 0, sizeof(*w));
 }
 
@@ -91,7 +91,7 @@ unsigned char *pfr_encode(struct pfr_writer *w, const struct model *m, bool file
 {
 	size_t jlen = 0, n, head = file_header ? PFR_MAGIC_LEN : 0;
 	char *json = snapshot_render(m, SNAPSHOT_JSON, false, &jlen);
-	const bool key = !w->key_len || w->since_key >= w->key_every;
+	const bool key = !w->prev_len || w->since_key >= w->key_every;
 	unsigned char *out, *h;
 
 	if (!json)
@@ -109,7 +109,7 @@ unsigned char *pfr_encode(struct pfr_writer *w, const struct model *m, bool file
 	ZSTD_CCtx_reset(w->cctx, ZSTD_reset_session_only);
 	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, w->level);
 	if (!key)
-		ZSTD_CCtx_refPrefix(w->cctx, w->key, w->key_len);
+		ZSTD_CCtx_refPrefix(w->cctx, w->prev, w->prev_len);
 	h = out + head;
 	n = ZSTD_compress2(w->cctx, h + PFR_HEADER_LEN, ZSTD_compressBound(jlen), json, jlen);
 	if (ZSTD_isError(n)) {
@@ -125,18 +125,13 @@ unsigned char *pfr_encode(struct pfr_writer *w, const struct model *m, bool file
 	h[5] = h[6] = h[7] = 0;
 	put32(h + 8, (uint32_t)n);
 	put64(h + 16, m->wall_ns);
-	put32(h + 24, key ? 0 : w->key_crc);
+	put32(h + 24, key ? 0 : w->prev_crc);
 	put32(h + 12, frame_crc(h, h + PFR_HEADER_LEN, n));
-	if (key) {
-		w->key_crc = get32(h + 12);
-		free(w->key);
-		w->key = json;
-		w->key_len = jlen;
-		w->since_key = 0;
-	} else {
-		free(json);
-	}
-	w->since_key++;
+	w->prev_crc = get32(h + 12);
+	free(w->prev);
+	w->prev = json;
+	w->prev_len = jlen;
+	w->since_key = key ? 1 : w->since_key + 1;
 	w->frames++;
 	w->bytes += head + PFR_HEADER_LEN + n;
 	w->raw += jlen;
@@ -184,8 +179,11 @@ static int add_frame(struct pfr_reader *r, const unsigned char *h, uint64_t off,
 {
 	struct pfr_frame *f;
 
-	/* a delta whose key frame is lost (damaged, cut) cannot be decoded */
-	if (h[4] == TYPE_DELTA && (r->last_key < 0 || r->frames[r->last_key].crc != get32(h + 24)))
+	/* a delta whose frame before is lost (damaged, cut, or itself without
+	 * its own) cannot be decoded */
+	if (h[4] == TYPE_DELTA &&
+	    (r->last_key < 0 || !r->nr || r->frames[r->nr - 1].crc != get32(h + 24) ||
+	     r->frames[r->nr - 1].key != (uint32_t)r->last_key))
 		return 1;
 	if (r->nr == r->cap) {
 		size_t ncap = r->cap ? r->cap * 2 : 256;
@@ -292,7 +290,7 @@ static int reader_init(struct pfr_reader *r, int fd)
 {
 	memset(r, 0, sizeof(*r));
 	r->fd = fd;
-	r->key_idx = -1;
+	r->cur_idx = -1;
 	r->last_key = -1;
 	r->dctx = ZSTD_createDCtx();
 	return r->dctx ? 0 : -ENOMEM;
@@ -373,7 +371,7 @@ void pfr_forget_before(struct pfr_reader *r, uint64_t wall_ns)
 	for (size_t i = 0; i < r->nr; i++)
 		r->frames[i].key -= (uint32_t)k;
 	r->last_key -= (long)k;
-	r->key_idx = r->key_idx >= (long)k ? r->key_idx - (long)k : -1;
+	r->cur_idx = r->cur_idx >= (long)k ? r->cur_idx - (long)k : -1;
 }
 
 /* Frame i's payload: in memory, or read into r->buf. NULL with errno. */
@@ -393,7 +391,7 @@ static const unsigned char *payload(struct pfr_reader *r, const struct pfr_frame
 	return r->buf;
 }
 
-/* Decompress frame f (against the decoded key frame for a delta) into *dst.
+/* Decompress frame f (a delta: against the frame before it, in r->cur) into *dst.
  * Its length, or 0 with the reason in err. */
 static size_t decompress(struct pfr_reader *r, const struct pfr_frame *f, char **dst, size_t *cap,
                          char *err, size_t errlen)
@@ -418,7 +416,7 @@ static size_t decompress(struct pfr_reader *r, const struct pfr_frame *f, char *
 	}
 	ZSTD_DCtx_reset(r->dctx, ZSTD_reset_session_only);
 	if (!f->is_key)
-		ZSTD_DCtx_refPrefix(r->dctx, r->key, r->key_len);
+		ZSTD_DCtx_refPrefix(r->dctx, r->cur, r->cur_len);
 	n = ZSTD_decompressDCtx(r->dctx, *dst, (size_t)size, src, f->len);
 	if (ZSTD_isError(n) || n != size) {
 		snprintf(err, errlen, "a damaged frame (%s)",
@@ -440,19 +438,27 @@ int pfr_read(struct pfr_reader *r, size_t i, struct model *m, char *err, size_t 
 		return -EINVAL;
 	}
 	f = &r->frames[i];
-	if (r->key_idx != (long)f->key) {
-		r->key_idx = -1;
-		r->key_len = decompress(r, &r->frames[f->key], &r->key, &r->key_cap, err, errlen);
-		if (!r->key_len)
+	/* from the frame decoded last when i follows it in its run, else from
+	 * the key frame: each frame's JSON is the next one's prefix */
+	size_t j = r->cur_idx >= 0 && (size_t)r->cur_idx <= i && !f->is_key &&
+	                   r->frames[r->cur_idx].key == f->key
+	               ? (size_t)r->cur_idx + 1
+	               : f->key;
+	for (; j <= i; j++) {
+		char *t;
+		size_t tc;
+
+		n = decompress(r, &r->frames[j], &r->json, &r->json_cap, err, errlen);
+		if (!n) {
+			r->cur_idx = -1;
 			return -EIO;
-		r->key_idx = (long)f->key;
+		}
+		t = r->cur, r->cur = r->json, r->json = t;
+		tc = r->cur_cap, r->cur_cap = r->json_cap, r->json_cap = tc;
+		r->cur_len = n;
+		r->cur_idx = (long)j;
 	}
-	if (f->is_key)
-		return model_from_json(m, r->key, r->key_len, err, errlen);
-	n = decompress(r, f, &r->json, &r->json_cap, err, errlen);
-	if (!n)
-		return -EIO;
-	return model_from_json(m, r->json, n, err, errlen);
+	return model_from_json(m, r->cur, r->cur_len, err, errlen);
 }
 
 size_t pfr_find(const struct pfr_reader *r, uint64_t wall_ns)
@@ -478,11 +484,11 @@ void pfr_close(struct pfr_reader *r)
 			free((void *)r->frames[i].data);
 	free(r->frames);
 	ZSTD_freeDCtx(r->dctx);
-	free(r->key);
+	free(r->cur);
 	free(r->buf);
 	free(r->json);
 	memset(r, 0, sizeof(*r));
 	r->fd = -1;
-	r->key_idx = -1;
+	r->cur_idx = -1;
 	r->last_key = -1;
 }

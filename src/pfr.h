@@ -12,27 +12,28 @@
  * A recording is the file header PFR_MAGIC, then frames. A frame is a
  * 28-byte header (little-endian: "PFRF", 'K' or 'D', three zero bytes, the
  * payload's length, a CRC-32 of the header's other 24 bytes and the payload,
- * the snapshot's wall time in ns, the CRC of the key frame it needs) and a
- * payload: one zstd frame holding the
- * snapshot as --format json writes it (the model, whole). A key frame ('K')
- * is compressed alone; a delta frame ('D') is compressed against the JSON of
- * the key frame before it (a zstd prefix), so that what did not change since
- * costs next to nothing. A frame is written with one write() and read only
- * when its CRC holds: a torn or damaged frame costs itself (and, for a key
- * frame, the deltas that need it), never what comes before or after.
+ * the snapshot's wall time in ns, the CRC of the frame before it, for a
+ * delta) and a payload: one zstd frame (decodable alone but for its prefix)
+ * holding the snapshot as --format json writes it (the model, whole). A key
+ * frame ('K') is compressed alone; a delta frame ('D') is compressed against
+ * the JSON of the frame before it (a zstd prefix), so that what did not
+ * change since costs next to nothing. A frame is written with one write()
+ * and read only when its CRC holds: a torn frame at the end costs itself;
+ * a damaged one costs itself and the deltas after it up to the next key
+ * frame (PFR_KEY_EVERY), never what comes before.
  */
 #define PFR_MAGIC        "pfmtop record 1\n"
 #define PFR_MAGIC_LEN    16
 #define PFR_HEADER_LEN   28
 #define PFR_KEY_EVERY    100         /* frames from one key frame to the next */
-#define PFR_LEVEL        9           /* zstd's level (tests/bench/bench_record.c) */
+#define PFR_LEVEL        12          /* zstd's level (tests/bench/bench_record.c) */
 #define PFR_MAX_SNAPSHOT (64u << 20) /* a longer snapshot is not pfmtop's */
 
 struct pfr_writer {
-	void *cctx;       /* ZSTD_CCtx */
-	char *key;        /* the key frame's JSON: what deltas are compressed against */
-	size_t key_len;   /* 0: the next frame is a key frame */
-	uint32_t key_crc; /* its frame's CRC, in the deltas' headers */
+	void *cctx;        /* ZSTD_CCtx */
+	char *prev;        /* the last frame's JSON: what the next delta is compressed against */
+	size_t prev_len;   /* 0: the next frame is a key frame */
+	uint32_t prev_crc; /* its frame's CRC, in the next delta's header */
 	unsigned since_key, key_every;
 	int level;
 	uint64_t frames, bytes, raw; /* written so far: frames, their bytes, JSON bytes */
@@ -45,7 +46,7 @@ void pfr_writer_fini(struct pfr_writer *w);
 /* The next frame is a key frame (after a frame that was not written). */
 static inline void pfr_writer_rekey(struct pfr_writer *w)
 {
-	w->key_len = 0;
+	w->prev_len = 0;
 }
 
 /* The frame of m in a malloc'd buffer of *len bytes, after the file header
@@ -68,8 +69,8 @@ struct pfr_frame {
  * The frames of a recording file (read with pread(), never mapped: the file
  * may be cut while it is read) or of frames handed over in memory (the live
  * viewer's history). Frames whose CRC fails are skipped (the next frame
- * header is searched for), and so are delta frames whose key frame is
- * missing.
+ * header is searched for), and so are delta frames whose frame before is
+ * missing (up to the next key frame).
  */
 struct pfr_reader {
 	int fd;       /* -1: frames in memory */
@@ -77,9 +78,9 @@ struct pfr_reader {
 	struct pfr_frame *frames;
 	size_t nr, cap;
 	void *dctx; /* ZSTD_DCtx */
-	char *key;  /* JSON of the key frame key_idx, decoded */
-	size_t key_len, key_cap;
-	long key_idx;       /* -1: none */
+	char *cur;  /* JSON of frame cur_idx, decoded: the prefix of the next */
+	size_t cur_len, cur_cap;
+	long cur_idx;       /* -1: none */
 	unsigned char *buf; /* a frame's payload */
 	size_t buf_cap;
 	char *json; /* a delta frame's JSON */

@@ -31,6 +31,7 @@ int timeline_open_history(struct timeline *t, uint64_t keep_ns)
 		pfr_close(&t->r);
 		return -ENOMEM;
 	}
+	t->w.level = TIMELINE_LEVEL;
 	return 0;
 }
 

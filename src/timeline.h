@@ -10,6 +10,9 @@
 #include <stdint.h>
 
 #define TIMELINE_HISTORY_MIN 10 /* --history: minutes the viewer keeps */
+/* zstd's level for the history: a frame an interval of the view's larger
+ * snapshots (every hotspot row it can scroll), cheaply. */
+#define TIMELINE_LEVEL 3
 
 struct timeline {
 	struct pfr_reader r;

@@ -3,6 +3,7 @@
 #include "model.h"
 #include "model_json.h"
 #include "pfr.h"
+#include "timeline.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,9 +25,14 @@ int main(int argc, char **argv)
 	static const struct {
 		int level;
 		unsigned key_every;
-	} runs[] = {{3, PFR_KEY_EVERY},  {6, PFR_KEY_EVERY},  {PFR_LEVEL, PFR_KEY_EVERY},
-	            {12, PFR_KEY_EVERY}, {15, PFR_KEY_EVERY}, {PFR_LEVEL, 10},
-	            {PFR_LEVEL, 30},     {PFR_LEVEL, 300}};
+	} runs[] = {{TIMELINE_LEVEL, PFR_KEY_EVERY},
+	            {6, PFR_KEY_EVERY},
+	            {9, PFR_KEY_EVERY},
+	            {PFR_LEVEL, PFR_KEY_EVERY},
+	            {15, PFR_KEY_EVERY},
+	            {PFR_LEVEL, 10},
+	            {PFR_LEVEL, 30},
+	            {PFR_LEVEL, 300}};
 	static struct model models[MAX_SNAPS];
 	char *line = NULL, err[256];
 	size_t cap = 0;
@@ -35,7 +41,8 @@ int main(int argc, char **argv)
 	FILE *f;
 
 	if (argc != 2) {
-		fprintf(stderr, "usage: bench_record RUN.jsonl (pfmtop -b --format json -o RUN.jsonl)\n");
+		fprintf(stderr,
+		        "usage: bench_record RUN.jsonl (pfmtop -b --format json -o RUN.jsonl)\n");
 		return 2;
 	}
 	f = fopen(argv[1], "r");
@@ -71,7 +78,10 @@ int main(int argc, char **argv)
 		printf("%6d %6u %12.0f %12.0f %14.1f %14.3f%s\n", w.level, w.key_every,
 		       (double)w.bytes / nr, (double)w.raw / nr, (double)w.bytes / nr * 86400 / 1e6,
 		       per * 1e3,
-		       w.level == PFR_LEVEL && w.key_every == PFR_KEY_EVERY ? "  <- pfmtop's" : "");
+		       w.key_every != PFR_KEY_EVERY ? ""
+		       : w.level == PFR_LEVEL       ? "  <- recordings"
+		       : w.level == TIMELINE_LEVEL  ? "  <- the view's history"
+		                                    : "");
 		pfr_writer_fini(&w);
 	}
 	for (int i = 0; i < nr; i++)
