@@ -657,6 +657,16 @@ static void history_move(struct app *a, const struct view_settings *vs, unsigned
 static void on_key(struct loop *l, int fd, uint32_t events, void *arg)
 {
 	struct app *a = arg;
+
+	/* The terminal is gone (its other end closed, with no SIGHUP for a
+	 * terminal that is not ours to control): as a hangup, never a loop
+	 * spinning on it. */
+	if (events & (EPOLLHUP | EPOLLERR)) {
+		loop_del_fd(l, fd);
+		session_signal_command(a->s, SIGHUP);
+		finish(a, 128 + SIGHUP);
+		return;
+	}
 	unsigned act = view_input(a->view);
 	const struct view_settings *vs = view_settings(a->view);
 

@@ -136,6 +136,12 @@ static void go_to(struct replay *r, const char *when)
 static void on_key(struct loop *l, int fd, uint32_t events, void *arg)
 {
 	struct replay *r = arg;
+
+	if (events & (EPOLLHUP | EPOLLERR)) { /* the terminal is gone */
+		loop_del_fd(l, fd);
+		loop_stop(l, 128 + SIGHUP);
+		return;
+	}
 	unsigned act = view_input(r->view);
 	const struct view_settings *vs = view_settings(r->view);
 

@@ -83,14 +83,15 @@ grep -qE '^default +built-in ' "$out" || fail "build-tree pfmtop does not list t
 pass "the installed binary finds its presets under any prefix; the build tree still works"
 
 # --- the spec's %files is exactly what was installed ---
-# ...plus the exporter's files, which cmake --install leaves out and the
+# ...plus the services' files, which cmake --install leaves out and the
 # packages install from packaging/systemd (the spec's %install, debian/rules).
 [ -f "$spec" ] || fail "$spec is missing"
-for f in pfmtop-exporter.service pfmtop.sysusers pfmtop-exporter.default; do
+for f in pfmtop-exporter.service pfmtop-record.service pfmtop.sysusers pfmtop-exporter.default; do
 	[ -f "$src/packaging/systemd/$f" ] || fail "packaging/systemd/$f is missing"
 	grep -q "^install .*packaging/systemd/$f " "$spec" || fail "the %install of pfmtop.spec does not install packaging/systemd/$f" "$spec"
 done
-printf '%s\n' /usr/lib/systemd/system/pfmtop-exporter.service /usr/lib/sysusers.d/pfmtop.conf \
+printf '%s\n' /usr/lib/systemd/system/pfmtop-exporter.service \
+	/usr/lib/systemd/system/pfmtop-record.service /usr/lib/sysusers.d/pfmtop.conf \
 	/etc/default/pfmtop-exporter >>"$TMP/installed"
 run "$out" "$err" "$src/packaging/rpm/check-files.sh" "$spec" <"$TMP/installed"
 expect_rc 0 "packaging/rpm/check-files.sh: %files of pfmtop.spec against cmake --install" "$out" "$err"
