@@ -2,6 +2,7 @@
  * lines (libdw). */
 #include "annotate.h"
 
+#include "symbols.h"
 #include "untrusted.h"
 #include "util.h"
 
@@ -75,22 +76,12 @@ static int open_regular(const char *path, struct stat *st)
 /* Read exactly len bytes at off: 0 or -errno (-EIO when short). */
 static int pread_all(int fd, void *buf, size_t len, uint64_t off)
 {
-	size_t done = 0;
+	ssize_t n;
 
 	if (off > (uint64_t)INT64_MAX - len)
 		return -EINVAL;
-	while (done < len) {
-		ssize_t n = pread(fd, (char *)buf + done, len - done, (off_t)(off + done));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -EIO;
-		done += (size_t)n;
-	}
-	return 0;
+	n = util_pread_full(fd, buf, len, off);
+	return n < 0 ? (int)n : (size_t)n == len ? 0 : -EIO;
 }
 
 static int add_line(struct annotate *a, enum annotate_kind kind, uint64_t addr, const char *text)
@@ -111,36 +102,6 @@ static int add_line(struct annotate *a, enum annotate_kind kind, uint64_t addr, 
 }
 
 /* ---- the build id ---- */
-
-static int elf_build_id(Elf *elf, unsigned char *id, size_t len)
-{
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-
-	while ((scn = elf_nextscn(elf, scn))) {
-		Elf_Data *data;
-		GElf_Nhdr nh;
-		size_t off = 0, name, desc;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		data = elf_getdata(scn, NULL);
-		if (!data || !data->d_buf)
-			continue;
-		while (off < data->d_size && (off = gelf_getnote(data, off, &nh, &name, &desc))) {
-			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != sizeof(ELF_NOTE_GNU) ||
-			    !nh.n_descsz || nh.n_descsz > len ||
-			    name + nh.n_namesz > data->d_size ||
-			    desc + nh.n_descsz > data->d_size ||
-			    memcmp((const char *)data->d_buf + name, ELF_NOTE_GNU,
-			           sizeof(ELF_NOTE_GNU)))
-				continue;
-			memcpy(id, (const char *)data->d_buf + desc, nh.n_descsz);
-			return (int)nh.n_descsz;
-		}
-	}
-	return -ENOENT;
-}
 
 static void hex(char *out, size_t len, const unsigned char *id, size_t n)
 {
@@ -635,7 +596,7 @@ static int check_build_id(struct annotate *a, const struct annotate_func *f, Elf
 {
 	unsigned char id[ANNOTATE_BUILD_ID];
 	char want[2 * ANNOTATE_BUILD_ID + 1], got[2 * ANNOTATE_BUILD_ID + 1];
-	int n = elf_build_id(elf, id, sizeof(id));
+	int n = symbols_elf_build_id(elf, id, sizeof(id));
 
 	hex(want, sizeof(want), f->build_id, f->build_id_len);
 	if (n > 0)
@@ -677,7 +638,7 @@ int annotate_file_build_id(const char *path, unsigned char *id, size_t len)
 	if (fd < 0)
 		return fd;
 	elf = elf_begin(fd, ELF_C_READ, NULL);
-	n = elf && elf_kind(elf) == ELF_K_ELF ? elf_build_id(elf, id, len) : 0;
+	n = elf && elf_kind(elf) == ELF_K_ELF ? symbols_elf_build_id(elf, id, len) : 0;
 	if (n < 0)
 		n = 0; /* none */
 	if (elf)

@@ -325,8 +325,7 @@ static int open_regular(const char *path, uint64_t ino)
 /* Longest build id taken; GNU ld writes 20 bytes (SHA-1), some use 16 or 32. */
 #define BUILD_ID_MAX 64
 
-/* The build id in elf's NT_GNU_BUILD_ID note: its length, or -ENOENT. */
-static int elf_build_id(Elf *elf, unsigned char *id, size_t len)
+int symbols_elf_build_id(Elf *elf, unsigned char *id, size_t len)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
@@ -341,14 +340,16 @@ static int elf_build_id(Elf *elf, unsigned char *id, size_t len)
 		data = elf_getdata(scn, NULL);
 		if (!data || !data->d_buf)
 			continue;
-		while ((off = gelf_getnote(data, off, &nh, &name, &desc))) {
+		while (off < data->d_size && (off = gelf_getnote(data, off, &nh, &name, &desc))) {
 			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != sizeof(ELF_NOTE_GNU) ||
+			    !nh.n_descsz || nh.n_descsz > len ||
+			    name + nh.n_namesz > data->d_size ||
+			    desc + nh.n_descsz > data->d_size ||
 			    memcmp((const char *)data->d_buf + name, ELF_NOTE_GNU,
-			           sizeof(ELF_NOTE_GNU)) ||
-			    !nh.n_descsz || nh.n_descsz > len)
+			           sizeof(ELF_NOTE_GNU)))
 				continue;
 			memcpy(id, (const char *)data->d_buf + desc, nh.n_descsz);
-			return nh.n_descsz;
+			return (int)nh.n_descsz;
 		}
 	}
 	return -ENOENT;
@@ -476,8 +477,8 @@ static int elf_with_build_id(int fd, const unsigned char *id, size_t n, Elf **el
 	unsigned char got[BUILD_ID_MAX];
 
 	*elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (*elf && elf_kind(*elf) == ELF_K_ELF && elf_build_id(*elf, got, sizeof(got)) == (int)n &&
-	    !memcmp(got, id, n))
+	if (*elf && elf_kind(*elf) == ELF_K_ELF &&
+	    symbols_elf_build_id(*elf, got, sizeof(got)) == (int)n && !memcmp(got, id, n))
 		return fd;
 	elf_end(*elf);
 	close(fd);
@@ -597,7 +598,7 @@ static int debug_by_link(const struct symbols *s, const struct dso *d, pid_t pid
 static int dso_read_debug(const struct symbols *s, struct dso *d, pid_t pid, Elf *bin)
 {
 	unsigned char id[BUILD_ID_MAX];
-	int n = elf_build_id(bin, id, sizeof(id)), fd = -ENOENT, err;
+	int n = symbols_elf_build_id(bin, id, sizeof(id)), fd = -ENOENT, err;
 	char got[PATH_MAX];
 	Elf *elf = NULL;
 
@@ -626,7 +627,7 @@ static int dso_read_image(struct symbols *s, struct dso *d, pid_t pid, Elf *elf)
 
 	if (elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &phnum))
 		return -ENOEXEC;
-	int idlen = elf_build_id(elf, d->build_id, sizeof(d->build_id));
+	int idlen = symbols_elf_build_id(elf, d->build_id, sizeof(d->build_id));
 	d->build_id_len = idlen > 0 ? (uint8_t)idlen : 0;
 	d->segs = calloc(phnum ? phnum : 1, sizeof(*d->segs));
 	if (!d->segs)

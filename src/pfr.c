@@ -3,6 +3,7 @@
 
 #include "model_json.h"
 #include "snapshot.h"
+#include "util.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -155,25 +156,6 @@ static int grow(void **buf, size_t *cap, size_t need)
 	return 0;
 }
 
-/* pread() all of len bytes unless the file ends first: the bytes read, or -errno. */
-static ssize_t pread_full(int fd, void *buf, size_t len, uint64_t off)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = pread(fd, (char *)buf + done, len - done, (off_t)(off + done));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (!n)
-			break;
-		done += (size_t)n;
-	}
-	return (ssize_t)done;
-}
-
 static int add_frame(struct pfr_reader *r, const unsigned char *h, uint64_t off,
                      const unsigned char *data)
 {
@@ -217,7 +199,7 @@ static int resync(struct pfr_reader *r)
 	uint64_t at = r->end + 1;
 
 	for (;;) {
-		ssize_t n = pread_full(r->fd, chunk, sizeof(chunk), at);
+		ssize_t n = util_pread_full(r->fd, chunk, sizeof(chunk), at);
 		const unsigned char *p;
 
 		if (n < 0)
@@ -245,7 +227,7 @@ long pfr_update(struct pfr_reader *r)
 	if (r->fd < 0)
 		return 0; /* frames in memory come through pfr_append() */
 	for (;;) {
-		ssize_t n = pread_full(r->fd, h, sizeof(h), r->end);
+		ssize_t n = util_pread_full(r->fd, h, sizeof(h), r->end);
 		uint32_t len;
 		int ret;
 
@@ -259,7 +241,7 @@ long pfr_update(struct pfr_reader *r)
 		len = get32(h + 8);
 		if (grow((void **)&r->buf, &r->buf_cap, len))
 			return -ENOMEM;
-		n = pread_full(r->fd, r->buf, len, r->end + PFR_HEADER_LEN);
+		n = util_pread_full(r->fd, r->buf, len, r->end + PFR_HEADER_LEN);
 		if (n < 0)
 			return (long)n;
 		if ((size_t)n < len) {
@@ -299,7 +281,7 @@ static int reader_init(struct pfr_reader *r, int fd)
 int pfr_is_recording(int fd)
 {
 	char magic[PFR_MAGIC_LEN];
-	ssize_t n = pread_full(fd, magic, sizeof(magic), 0);
+	ssize_t n = util_pread_full(fd, magic, sizeof(magic), 0);
 
 	if (n < 0)
 		return (int)n;
@@ -383,7 +365,7 @@ static const unsigned char *payload(struct pfr_reader *r, const struct pfr_frame
 		return f->data + PFR_HEADER_LEN;
 	if (grow((void **)&r->buf, &r->buf_cap, f->len))
 		return NULL;
-	n = pread_full(r->fd, r->buf, f->len, f->off);
+	n = util_pread_full(r->fd, r->buf, f->len, f->off);
 	if (n < 0 || (size_t)n != f->len) {
 		errno = n < 0 ? (int)-n : EIO; /* the file was cut since it was indexed */
 		return NULL;

@@ -8,6 +8,12 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+struct Elf;
+
+/* The build id in elf's NT_GNU_BUILD_ID note (bounds-checked): its length,
+ * or -ENOENT. */
+int symbols_elf_build_id(struct Elf *elf, unsigned char *id, size_t len);
+
 /*
  * Where names come from:
  * - kernel: <root>/proc/kallsyms, text symbols only, sorted where kallsyms

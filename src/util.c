@@ -124,6 +124,24 @@ char *util_strlcpy(char *dst, const char *src, size_t len)
 	return dst;
 }
 
+ssize_t util_pread_full(int fd, void *buf, size_t len, uint64_t off)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = pread(fd, (char *)buf + done, len - done, (off_t)(off + done));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (!n)
+			break;
+		done += (size_t)n;
+	}
+	return (ssize_t)done;
+}
+
 int util_read_file(const char *path, char *buf, size_t len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);

@@ -37,6 +37,10 @@ char *util_strlcpy(char *dst, const char *src, size_t len);
  * stripped); 0 or -errno. */
 int util_read_file(const char *path, char *buf, size_t len);
 
+/* pread() all of len bytes at off unless the file ends first (EINTR
+ * retried): the bytes read, or -errno. */
+ssize_t util_pread_full(int fd, void *buf, size_t len, uint64_t off);
+
 /* Read a file holding one integer; 0 or -errno. */
 int util_read_int(const char *path, long long *out);
 
