@@ -114,6 +114,17 @@ struct view {
 	attr_t attr[THEME_NR_SLOTS];
 };
 
+/* view_table.c: columns, cells, rows (filter, sort, selection). Rows below
+ * 0 are the summary rows under a table: ROW_TOTAL, and in the Tasks view
+ * ROW_UNATTRIBUTED (what no task row holds). */
+#define ROW_TOTAL        (-1)
+#define ROW_UNATTRIBUTED (-2)
+bool view_thread_rows(const struct model *m);
+void view_build_cols(struct view *v);
+enum theme_slot view_cell(const struct view *v, int r, const struct col *c, int width, char *buf,
+                          size_t len);
+void view_task_sort_from_model(struct view *v);
+void view_build_rows(struct view *v);
 void view_remember_selection(struct view *v);
 const struct col *view_sort_col(const struct view *v);
 void view_apply_theme(struct view *v);
