@@ -338,7 +338,8 @@ static int numeric_entries(int fd, struct procfs_ids *l)
 	closedir(dir);
 	if (ret)
 		return ret;
-	qsort(l->id, (size_t)l->nr, sizeof(*l->id), cmp_pid);
+	if (l->nr > 1) /* qsort wants a non-null base, even for no elements */
+		qsort(l->id, (size_t)l->nr, sizeof(*l->id), cmp_pid);
 	return l->nr;
 }
 
