@@ -105,13 +105,28 @@ for ev, v in zip(names, perf):
     print(ev, mine[ev]['value'], v)
 PY
 }
+# perf stat prints 0 as "0.0" with -x: compared as a number. A breakpoint
+# that perf stat counts 0 times on a workload that writes its address 12345
+# times does not fire on this machine (a VM without debug registers): pfmtop
+# must count 0 too, and the test says the comparison could not be made.
+nobp=
 check_counts() {
 	local ev got want
 	while read -r ev got want; do
 		[ "$got" != None ] || fail "'$ev': pfmtop has no count where perf stat has $want" "$out"
+		if awk -v w="$want" 'BEGIN { exit !(w + 0 == 0) }'; then
+			case $ev in
+			mem:*)
+				[ "$got" = 0 ] || fail "'$ev': pfmtop $got, perf stat 0" "$out"
+				info "$ev: perf stat and pfmtop count 0: hardware breakpoints do not fire on this machine"
+				nobp=" (breakpoints do not fire here: 0 for both)"
+				continue
+				;;
+			*) fail "'$ev': perf stat counted 0: the workload did not run" "$out" ;;
+			esac
+		fi
 		within "$got" "$want" 0.1 || fail "'$ev': pfmtop $got, perf stat $want: more than 0.1% apart" "$out"
 		info "$ev: pfmtop $got, perf stat $want"
-		[ "$want" != 0 ] || fail "'$ev': perf stat counted 0: the workload did not run" "$out"
 	done
 }
 compare "syscalls:sys_enter_getppid,syscalls:sys_enter_getpp*,mem:$addr:w,mem:$addr/8:rw" "$sc" 12345 >"$TMP/c1"
@@ -119,4 +134,4 @@ compare "syscalls:sys_enter_getppid,syscalls:sys_enter_getpp*,mem:$addr:w,mem:$a
 check_counts <"$TMP/c1"
 compare "page-faults,faults:u,minor-faults,{page-faults,minor-faults}:u" "$tp" 20000 >"$TMP/c2"
 check_counts <"$TMP/c2"
-pass "counts agree with perf stat within 0.1%: $(cat "$TMP/c1" "$TMP/c2" | awk '{printf "%s %s/%s; ", $1, $2, $3}')"
+pass "counts agree with perf stat within 0.1%$nobp: $(cat "$TMP/c1" "$TMP/c2" | awk '{printf "%s %s/%s; ", $1, $2, $3}')"

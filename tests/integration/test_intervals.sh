@@ -88,4 +88,10 @@ json_check "$out" "all(x['interval_s'] >= 0.19 for x in lines)" \
 	"an interval after the stall is a sliver of less than half the 0.4 s interval: $(json "$out" "[x['interval_s'] for x in lines]")"
 json_check "$out" "any('skipped' in n for x in lines for n in x['notes'])" \
 	"no snapshot says that refresh ticks were skipped"
+# and the grid is kept: every interval but the stalled one (read when pfmtop
+# woke, up to half an interval late) and the partial last ends within 50 ms
+# of a multiple of 0.4 s from the start (mono_s), so the one after the stall
+# ends on the grid, not 0.4 s after a late read
+json_check "$out" "all(abs(x['mono_s'] / 0.4 - round(x['mono_s'] / 0.4)) * 0.4 <= 0.05 for x in lines if not x['final'] and not x['partial'] and not any('skipped' in n for n in x['notes']))" \
+	"an interval off the 0.4 s grid: ends $(json "$out" "[x['mono_s'] for x in lines]")"
 pass "grid kept across a 1.1 s stall: intervals $(json "$out" "[round(x['interval_s'], 3) for x in lines]")"
