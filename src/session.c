@@ -350,6 +350,11 @@ int session_tick(struct session *s, bool final)
 		if (!s->cpu_cur || !s->cpu_prev || !s->cpu_base)
 			return -ENOMEM;
 	}
+	/* Tasks forked before this tick get their counters before the /proc
+	 * scan sees them: the timer may have won the race with the watch
+	 * ring's wake-up, and each tick of waiting loses their counts. */
+	if (!final)
+		session_watch_drain(s, -1);
 	if (!final)
 		session_drop_exited(s); /* the totals keep every task shown */
 	interval_s = (double)(now - (final ? s->start_ns : s->last_ns)) / 1e9;
