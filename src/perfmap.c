@@ -51,11 +51,16 @@ static bool jit_owner_ok(const struct symbols *s, pid_t pid, const struct stat *
 
 /* Open pid's perf map: inside its mount namespace under its namespace pid
  * first, then in ours. FILE or NULL; *st filled. */
-static FILE *jit_open(const struct symbols *s, pid_t pid, struct stat *st)
+static FILE *jit_open(const struct symbols *s, struct proc *p, struct stat *st)
 {
 	char path[PATH_MAX];
-	pid_t ns = ns_pid(s, pid);
+	const pid_t pid = p->pid;
+	pid_t ns;
 	int k;
+
+	if (!p->jit.ns_pid) /* it stays the same for the life of the process */
+		p->jit.ns_pid = ns_pid(s, pid);
+	ns = p->jit.ns_pid;
 
 	for (k = 0; k < 2; k++) {
 		FILE *f;
@@ -116,7 +121,8 @@ static void jit_refresh(struct symbols *s, struct proc *p)
 	int err = 0;
 
 	p->jit.tried = true;
-	f = jit_open(s, p->pid, &st);
+	p->jit.next_ns = sym_now_ns() + SYM_JIT_RECHECK_NS;
+	f = jit_open(s, p, &st);
 	if (!f)
 		return;
 	if (p->jit.loaded && st.st_dev == p->jit.dev && st.st_ino == p->jit.ino &&
@@ -149,8 +155,10 @@ bool sym_resolve_jit(struct symbols *s, struct proc *p, uint64_t ip, struct symb
 
 	if (p->jit.tried)
 		i = sym_symtab_find(&p->jit.tab, ip);
-	if (i < 0) {
-		/* first use, or a miss: the JIT may have written more since */
+	if (i < 0 && (!p->jit.tried || sym_now_ns() >= p->jit.next_ns)) {
+		/* first use, or a miss: the JIT may have written more since (looked
+		 * at again every SYM_JIT_RECHECK_NS at most: a process without a
+		 * map, or with garbage frames, misses often) */
 		jit_refresh(s, p);
 		i = sym_symtab_find(&p->jit.tab, ip);
 	}

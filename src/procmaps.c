@@ -44,10 +44,37 @@ int sym_procs_grow(struct symbols *s)
 	return 0;
 }
 
+uint64_t sym_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+bool sym_proc_gone(const struct symbols *s, pid_t pid)
+{
+	const unsigned k = (unsigned)pid % SYM_GONE_SLOTS;
+
+	return s->gone[k].pid == pid && pid > 0 && sym_now_ns() < s->gone[k].until_ns;
+}
+
+void sym_proc_set_gone(struct symbols *s, pid_t pid)
+{
+	const unsigned k = (unsigned)pid % SYM_GONE_SLOTS;
+
+	s->gone[k].pid = pid;
+	s->gone[k].until_ns = sym_now_ns() + SYM_GONE_NS;
+}
+
 struct proc *sym_proc_add(struct symbols *s, pid_t pid)
 {
 	struct proc *p;
 	size_t h;
+	const unsigned k = (unsigned)pid % SYM_GONE_SLOTS;
+
+	if (s->gone[k].pid == pid) /* news of it: read it again when asked */
+		s->gone[k].pid = 0;
 
 	if (s->nr_procs >= s->procs_buckets && sym_procs_grow(s))
 		return NULL;
@@ -480,11 +507,14 @@ struct proc *sym_proc_get_scanned(struct symbols *s, pid_t pid)
 		return NULL;
 	p = sym_proc_find(s, pid);
 	if (!p) {
+		if (sym_proc_gone(s, pid))
+			return NULL;
 		p = sym_proc_add(s, pid);
 		if (!p)
 			return NULL;
 		if (sym_proc_scan(s, p) && !p->nr) {
 			sym_proc_remove(s, p);
+			sym_proc_set_gone(s, pid);
 			return NULL;
 		}
 	} else if (!p->scanned && !p->exited) {

@@ -23,12 +23,15 @@ static int resolve_user(struct symbols *s, pid_t pid, uint64_t ip, struct symbol
 		return 0;
 	p = sym_proc_find(s, pid);
 	if (!p) {
+		if (sym_proc_gone(s, pid))
+			return 0;
 		p = sym_proc_add(s, pid);
 		if (!p)
 			return -ENOMEM;
 		if (sym_proc_scan(s, p) && !p->nr) {
 			/* gone or unreadable: nothing to remember, try again later */
 			sym_proc_remove(s, p);
+			sym_proc_set_gone(s, pid);
 			return 0;
 		}
 	} else if (!p->scanned && !p->exited) {

@@ -172,6 +172,8 @@ struct map {
 /* A process's perf-PID.map and the file it came from. */
 struct jit {
 	bool tried, loaded;
+	pid_t ns_pid;     /* the process's pid in its own namespace, 0 not read yet */
+	uint64_t next_ns; /* a miss re-checks the file from then on (sym_now_ns()) */
 	dev_t dev;
 	ino_t ino;
 	off_t size;
@@ -198,6 +200,10 @@ enum kernel_state {
 	KERNEL_FAILED, /* unreadable */
 };
 
+#define SYM_GONE_SLOTS     64
+#define SYM_GONE_NS        1000000000ull /* 1 s */
+#define SYM_JIT_RECHECK_NS 200000000ull  /* a perf map re-checked on a miss at most this often */
+
 struct symbols {
 	char root[PATH_MAX]; /* "" stands for "/" */
 
@@ -218,6 +224,14 @@ struct symbols {
 	size_t nr_unused;
 
 	struct symbols_stats stats;
+
+	/* Processes whose /proc/PID/maps could not be read (gone, mostly:
+	 * their samples outlive them): not read again for SYM_GONE_NS, unless
+	 * the side band tells of the pid meanwhile (sym_proc_add()). */
+	struct {
+		pid_t pid;
+		uint64_t until_ns;
+	} gone[SYM_GONE_SLOTS];
 
 	/* The vDSO the kernel maps into every (native) process: read once,
 	 * from pfmtop's own memory, never from a process's. */
@@ -308,6 +322,11 @@ void sym_proc_remove(struct symbols *s, struct proc *p);
 const struct map *sym_proc_lookup(const struct proc *p, uint64_t ip);
 int sym_proc_scan(struct symbols *s, struct proc *p);
 struct proc *sym_proc_get_scanned(struct symbols *s, pid_t pid);
+/* CLOCK_MONOTONIC_COARSE in ns. */
+uint64_t sym_now_ns(void);
+/* pid's maps were unreadable less than SYM_GONE_NS ago (sym_proc_set_gone()). */
+bool sym_proc_gone(const struct symbols *s, pid_t pid);
+void sym_proc_set_gone(struct symbols *s, pid_t pid);
 
 static inline void sym_proc_changed(struct symbols *s, struct proc *p)
 {
