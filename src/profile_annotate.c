@@ -95,18 +95,24 @@ static int annot_start(struct profile *p, struct profile_annot *an, pid_t pid, u
 /* Count the watch's samples into the code. */
 static void annot_count(struct profile *p, struct profile_annot *an)
 {
-	static struct hotspots_watch_ip ips[HOTSPOTS_WATCH_IPS];
+	struct hotspots_watch_ip *ips;
 	struct annotate_sample *all;
 	size_t n;
 
 	if (!an->used)
 		return;
-	n = hotspots_watch_ips(&p->hot, an->watch, ips, ARRAY_SIZE(ips));
-	all = malloc((n ? n : 1) * sizeof(*all));
-	if (!all)
+	/* The watch's addresses, copied out: on the heap, not a static
+	 * scratch array (4096 of them, 96 KiB). */
+	ips = malloc(HOTSPOTS_WATCH_IPS * sizeof(*ips));
+	n = ips ? hotspots_watch_ips(&p->hot, an->watch, ips, HOTSPOTS_WATCH_IPS) : 0;
+	all = ips ? malloc((n ? n : 1) * sizeof(*all)) : NULL;
+	if (!all) {
+		free(ips);
 		return; /* the last counts stay */
+	}
 	for (size_t i = 0; i < n; i++)
 		all[i] = (struct annotate_sample){ips[i].ip, ips[i].weight, ips[i].samples};
+	free(ips);
 	annotate_count(&an->a, all, n);
 	free(all);
 }
