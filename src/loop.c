@@ -29,8 +29,6 @@ struct loop {
 	uint64_t tick_skipped;       /* grid points passed without a call */
 	loop_signal_fn sig_fn;
 	void *sig_arg;
-	loop_idle_fn idle_fn;
-	void *idle_arg;
 	sigset_t watched, saved;
 	bool stopping;
 	int code;
@@ -209,22 +207,12 @@ int loop_watch_signals(struct loop *l, const int *sigs, int nr, loop_signal_fn f
 	return loop_add_fd(l, l->sfd, EPOLLIN, on_signal, NULL);
 }
 
-void loop_set_idle(struct loop *l, loop_idle_fn fn, void *arg)
-{
-	l->idle_fn = fn;
-	l->idle_arg = arg;
-}
-
 int loop_run(struct loop *l)
 {
 	struct epoll_event evs[64];
 
 	l->stopping = false;
 	while (!l->stopping) {
-		if (l->idle_fn)
-			l->idle_fn(l, l->idle_arg);
-		if (l->stopping)
-			break;
 		int n = epoll_wait(l->epfd, evs, 64, -1);
 		if (n < 0) {
 			if (errno == EINTR)

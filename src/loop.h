@@ -11,7 +11,6 @@ struct loop;
 typedef void (*loop_fd_fn)(struct loop *l, int fd, uint32_t events, void *arg);
 typedef void (*loop_tick_fn)(struct loop *l, uint64_t expirations, void *arg);
 typedef void (*loop_signal_fn)(struct loop *l, int sig, pid_t sender, void *arg);
-typedef void (*loop_idle_fn)(struct loop *l, void *arg);
 
 /* A new loop, or NULL with errno set. */
 struct loop *loop_new(void);
@@ -33,9 +32,6 @@ int loop_set_tick(struct loop *l, uint64_t interval_ns, loop_tick_fn fn, void *a
 
 /* Block sigs and deliver them through a signalfd to fn. 0 or -errno. */
 int loop_watch_signals(struct loop *l, const int *sigs, int nr, loop_signal_fn fn, void *arg);
-
-/* Called once per pass before the loop sleeps (redraw here). */
-void loop_set_idle(struct loop *l, loop_idle_fn fn, void *arg);
 
 /* Run until loop_stop(); returns its code, or -errno if epoll fails. */
 int loop_run(struct loop *l);
