@@ -80,6 +80,29 @@ char *cells_counter(const struct model_event *e, const struct counter_value *v,
 	return buf;
 }
 
+char *cells_pct(double v, char *buf, size_t len)
+{
+	if (isnan(v))
+		util_strlcpy(buf, "-", len);
+	else
+		snprintf(buf, len, "%.1f", v);
+	return buf;
+}
+
+/* The preset parser admits exactly one floating-point conversion in a
+ * metric's format, so the one double argument always matches. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+char *cells_metric(const struct model_metric *mm, double v, char *buf, size_t len)
+{
+	if (isnan(v) || isinf(v))
+		util_strlcpy(buf, "-", len);
+	else
+		snprintf(buf, len, mm->format[0] ? mm->format : "%.2f", v);
+	return buf;
+}
+#pragma GCC diagnostic pop
+
 int cells_cmp_names(const char *a, const char *b)
 {
 	int d = strcasecmp(a, b);

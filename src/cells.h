@@ -38,6 +38,14 @@ struct cells_style {
 char *cells_counter(const struct model_event *e, const struct counter_value *v,
                     const struct cells_style *st, char *buf, size_t len);
 
+/* A percentage (CPU%): one decimal; NaN gives "-". Returns buf. */
+char *cells_pct(double v, char *buf, size_t len);
+
+/* Metric value v in its preset's format (one floating-point conversion,
+ * "%.2f" when the preset gives none); NaN and infinities give "-".
+ * Returns buf. */
+char *cells_metric(const struct model_metric *mm, double v, char *buf, size_t len);
+
 /*
  * s in at most width characters: as it is when it fits, else its start and
  * its end around "..." (a long C++ name keeps its namespace and its

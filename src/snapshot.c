@@ -78,32 +78,6 @@ const char *snapshot_cell(const struct model_event *e, const struct counter_valu
 	return cells_counter(e, v, &text, buf, len);
 }
 
-/* A preset's format: the preset parser admits exactly one floating-point
- * conversion, so the one double argument always matches. */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-static void snprintf_double(char *buf, size_t len, const char *fmt, double v)
-{
-	snprintf(buf, len, fmt, v);
-}
-#pragma GCC diagnostic pop
-
-static void format_metric(const struct model_metric *mm, double v, char *buf, size_t len)
-{
-	if (isnan(v) || isinf(v))
-		util_strlcpy(buf, "-", len);
-	else
-		snprintf_double(buf, len, mm->format[0] ? mm->format : "%.2f", v);
-}
-
-static void format_pct(double v, char *buf, size_t len)
-{
-	if (isnan(v))
-		util_strlcpy(buf, "-", len);
-	else
-		snprintf(buf, len, "%.1f", v);
-}
-
 /* RFC 3339 in UTC to the millisecond (cut, not rounded: a snapshot is never
  * dated after it was made): "2026-11-26T08:35:12.345Z". */
 static void iso_time(uint64_t wall_ns, char *buf, size_t len)
@@ -198,8 +172,8 @@ static void counter_cells(struct table *t, int row, int col, const struct model 
 	for (int i = 0; i < m->nr_events; i++)
 		snapshot_cell(&m->events[i], &r->cells[i], cell_at(t, row, col + i), CELL_MAX);
 	for (int k = 0; k < m->nr_metrics; k++)
-		format_metric(&m->metrics[k], r->metrics[k],
-		              cell_at(t, row, col + m->nr_events + k), CELL_MAX);
+		cells_metric(&m->metrics[k], r->metrics[k], cell_at(t, row, col + m->nr_events + k),
+		             CELL_MAX);
 }
 
 static void counter_titles(struct table *t, int col, const struct model *m)
@@ -258,12 +232,12 @@ static void text_cpus(FILE *out, const struct model *m)
 	for (int i = 0; i < m->nr_cpus; i++) {
 		const struct model_row *r = &m->cpus[i];
 		snprintf(cell_at(&t, i + 1, 0), CELL_MAX, "%d", r->cpu);
-		format_pct(r->cpu_pct, cell_at(&t, i + 1, 1), CELL_MAX);
+		cells_pct(r->cpu_pct, cell_at(&t, i + 1, 1), CELL_MAX);
 		if (counters)
 			counter_cells(&t, i + 1, 2, m, r);
 	}
 	util_strlcpy(cell_at(&t, rows - 1, 0), "all", CELL_MAX);
-	format_pct(m->total.cpu_pct, cell_at(&t, rows - 1, 1), CELL_MAX);
+	cells_pct(m->total.cpu_pct, cell_at(&t, rows - 1, 1), CELL_MAX);
 	if (counters)
 		counter_cells(&t, rows - 1, 2, m, &m->total);
 	table_print(out, &t);
@@ -311,7 +285,7 @@ static void text_tasks(FILE *out, const struct model *m)
 		const struct model_row *r = &m->tasks[i];
 		snprintf(cell_at(&t, i + 1, 0), CELL_MAX, "%d", (int)(threads ? r->tid : r->pid));
 		untrusted_text(cell_at(&t, i + 1, 1), CELL_MAX, r->user);
-		format_pct(r->cpu_pct, cell_at(&t, i + 1, 2), CELL_MAX);
+		cells_pct(r->cpu_pct, cell_at(&t, i + 1, 2), CELL_MAX);
 		snprintf(cell_at(&t, i + 1, 3), CELL_MAX, "%d",
 		         threads ? (int)r->pid : r->nr_threads);
 		untrusted_text(cell_at(&t, i + 1, 4), CELL_MAX,
@@ -325,13 +299,13 @@ static void text_tasks(FILE *out, const struct model *m)
 	if (m->has_unattributed) {
 		/* after the rows shown: with -N it holds the rows cut off too */
 		util_strlcpy(cell_at(&t, rows - 2, 0), "-", CELL_MAX);
-		format_pct(NAN, cell_at(&t, rows - 2, 2), CELL_MAX);
+		cells_pct(NAN, cell_at(&t, rows - 2, 2), CELL_MAX);
 		util_strlcpy(cell_at(&t, rows - 2, cols - 1), m->unattributed.comm, CELL_MAX);
 		counter_cells(&t, rows - 2, fixed, m, &m->unattributed);
 	}
 	if (m->tasks_counted) {
 		util_strlcpy(cell_at(&t, rows - 1, 0), "total", CELL_MAX);
-		format_pct(NAN, cell_at(&t, rows - 1, 2), CELL_MAX);
+		cells_pct(NAN, cell_at(&t, rows - 1, 2), CELL_MAX);
 		counter_cells(&t, rows - 1, fixed, m, &m->total);
 	}
 	table_print(out, &t);

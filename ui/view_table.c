@@ -136,15 +136,6 @@ static const struct model_row *row_of(const struct view *v, int r)
 	return &v->m->tasks[r];
 }
 
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-/* A preset's metric format: validated to hold one floating-point conversion. */
-static void metric_text(const struct model_metric *mm, double x, char *buf, size_t len)
-{
-	snprintf(buf, len, mm->format[0] ? mm->format : "%.2f", x);
-}
-#pragma GCC diagnostic pop
-
 static enum theme_slot counter_cell(const struct model_event *e, const struct counter_value *c,
                                     int width, char *buf, size_t len)
 {
@@ -165,14 +156,6 @@ static enum theme_slot counter_cell(const struct model_event *e, const struct co
 	return THEME_ROW;
 }
 
-static void pct_text(double p, char *buf, size_t len)
-{
-	if (isnan(p))
-		util_strlcpy(buf, "-", len);
-	else
-		snprintf(buf, len, "%.1f", p);
-}
-
 /* Text of one cell and its slot (THEME_ROW for plain). */
 enum theme_slot view_cell(const struct view *v, int r, const struct col *c, int width, char *buf,
                           size_t len)
@@ -188,7 +171,7 @@ enum theme_slot view_cell(const struct view *v, int r, const struct col *c, int 
 			snprintf(buf, len, "%d", m->cpus[r].cpu);
 		return r < 0 ? THEME_ROW_TOTAL : THEME_ROW;
 	case C_CPUPCT:
-		pct_text(row_of(v, r)->cpu_pct, buf, len);
+		cells_pct(row_of(v, r)->cpu_pct, buf, len);
 		return THEME_ROW;
 	case C_EVENT:
 		return counter_cell(&m->events[c->index], &row_of(v, r)->cells[c->index], width,
@@ -199,7 +182,7 @@ enum theme_slot view_cell(const struct view *v, int r, const struct col *c, int 
 			util_strlcpy(buf, "-", len);
 			return THEME_VALUE_NOT_COUNTED;
 		}
-		metric_text(&m->metrics[c->index], x, buf, len);
+		cells_metric(&m->metrics[c->index], x, buf, len);
 		return THEME_ROW;
 	}
 	case C_PID:

@@ -58,6 +58,20 @@ static void test_width_holds(void **state)
 		}
 }
 
+/* CPU% and metric cells: the one formatter the text renderer and the view share. */
+static void test_pct_and_metric(void **state)
+{
+	struct model_metric ipc = {.name = "ipc"}, pct = {.name = "miss", .format = "%.1f%%"};
+	char buf[32];
+
+	assert_string_equal(cells_pct(12.345, buf, sizeof(buf)), "12.3");
+	assert_string_equal(cells_pct(NAN, buf, sizeof(buf)), "-");
+	assert_string_equal(cells_metric(&ipc, 1.2345, buf, sizeof(buf)), "1.23");
+	assert_string_equal(cells_metric(&pct, 4.56, buf, sizeof(buf)), "4.6%");
+	assert_string_equal(cells_metric(&ipc, NAN, buf, sizeof(buf)), "-");
+	assert_string_equal(cells_metric(&ipc, INFINITY, buf, sizeof(buf)), "-");
+}
+
 static const struct format_column cols[] = {
     {"PID", 7, 0, false, false},     {"USER", 9, 5, true, false},    {"CPU%", 6, 0, false, false},
     {"cycles", 10, 2, false, false}, {"instr", 10, 3, false, false}, {"STATE", 10, 6, true, false},
@@ -123,9 +137,13 @@ static void test_layout_fixed_widths(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_plain),         cmocka_unit_test(test_scaled),
-	    cmocka_unit_test(test_width_holds),   cmocka_unit_test(test_layout_wide),
-	    cmocka_unit_test(test_layout_narrow), cmocka_unit_test(test_layout_fixed_widths),
+	    cmocka_unit_test(test_plain),
+	    cmocka_unit_test(test_scaled),
+	    cmocka_unit_test(test_width_holds),
+	    cmocka_unit_test(test_pct_and_metric),
+	    cmocka_unit_test(test_layout_wide),
+	    cmocka_unit_test(test_layout_narrow),
+	    cmocka_unit_test(test_layout_fixed_widths),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
