@@ -19,6 +19,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 static char fixture_root[PATH_MAX];
@@ -108,6 +109,41 @@ static void test_threads_and_pids(void **state)
 	assert_int_equal(l.id[1], 77);
 	assert_int_equal(l.id[2], 4242);
 	procfs_ids_free(&l);
+}
+
+/* A listing is never cut: 5000 threads (more than the 4096 a fixed array
+ * once held) and as many processes, all listed, in order. */
+static void test_long_listings(void **state)
+{
+	char root[] = "/tmp/pfmtop-procfs-long.XXXXXX", path[PATH_MAX];
+	struct procfs big = {0};
+	struct procfs_ids l = {0};
+	const int n = 5000;
+
+	assert_non_null(mkdtemp(root));
+	snprintf(path, sizeof(path), "%s/proc", root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/proc/1", root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/proc/1/task", root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	for (int i = n; i >= 1; i--) {
+		snprintf(path, sizeof(path), "%s/proc/1/task/%d", root, i);
+		assert_int_equal(mkdir(path, 0755), 0);
+		snprintf(path, sizeof(path), "%s/proc/%d", root, 100000 + i);
+		assert_int_equal(mkdir(path, 0755), 0);
+	}
+	procfs_init(&big, root);
+	assert_int_equal(procfs_threads(&big, 1, &l), n);
+	for (int i = 0; i < n; i++)
+		assert_int_equal(l.id[i], i + 1);
+	assert_int_equal(procfs_pids(&big, &l), n + 1);
+	assert_int_equal(l.id[0], 1);
+	assert_int_equal(l.id[n], 100000 + n);
+	procfs_ids_free(&l);
+	procfs_close(&big);
+	snprintf(path, sizeof(path), "rm -rf '%s'", root);
+	assert_int_equal(system(path), 0);
 }
 
 static void test_cpu_times(void **state)
@@ -246,8 +282,9 @@ static void test_kept_stat_recycled_pid(void **state)
 			if (ns >= 0)
 				close(ns);
 			close(fd);
-			print_message("SKIP(host): cannot write ns_last_pid (needs root in this PID "
-				      "namespace)\n");
+			print_message(
+			    "SKIP(host): cannot write ns_last_pid (needs root in this PID "
+			    "namespace)\n");
 			skip();
 		}
 		close(ns);
@@ -265,7 +302,7 @@ static void test_kept_stat_recycled_pid(void **state)
 	if (pid != old) {
 		close(fd);
 		print_message("SKIP(host): other forks on the machine took PID %d 20 times\n",
-			      (int)old);
+		              (int)old);
 		skip();
 	}
 	/* The new task holds the PID (a zombie at worst): the old fd does
@@ -365,6 +402,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_stat_with_odd_comm, use_fixture),
 	    cmocka_unit_test_setup(test_thread, use_fixture),
 	    cmocka_unit_test_setup(test_gone_and_broken, use_fixture),
+	    cmocka_unit_test(test_long_listings),
 	    cmocka_unit_test_setup(test_threads_and_pids, use_fixture),
 	    cmocka_unit_test_setup(test_cpu_times, use_fixture),
 	    cmocka_unit_test_setup(test_cmdline, use_fixture),
