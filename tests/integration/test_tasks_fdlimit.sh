@@ -56,10 +56,12 @@ json_check "$out" "sum(1 for t in lines[-1]['tasks'] if t['pid'] in $sp and t['n
 	"in the last snapshot no busy spin process is marked 'not counted: fd limit' (64 fds cannot hold $NSPIN tasks' counters)"
 json_check "$out" "all(c['value'] is None for t in lines[-1]['tasks'] if t['note'] == 'not counted: fd limit' for c in t['counters'].values())" \
 	"a row marked 'not counted: fd limit' has counter values"
-# New processes get counters at once, so other work forking on the machine
-# may hold the budget for an interval; a spin must get its turn by snapshot 4.
-json_check "$out" "sum(1 for x in lines[1:] for t in x['tasks'] if t['pid'] in $sp and t['counted']) >= 1" \
-	"no spin process is counted in snapshots 2-4: what fits in the budget should be"
+# What fits in the budget is counted. Which tasks those are depends on the
+# machine: new processes get counters at once and the busiest take the rest,
+# so on a busy machine other work may hold the whole budget (the spins are
+# then marked, as checked above).
+json_check "$out" "all(sum(1 for t in x['tasks'] if t['counted'] and not t['exited']) >= 1 for x in lines[1:])" \
+	"a snapshot of 2-4 counts no task at all: what fits in the budget should be"
 json_check "$out" "all(type(c['value']) in (int, float) and c['state'] in ('ok', 'multiplexed') for x in lines for t in x['tasks'] if t['counted'] and not t['exited'] for c in t['counters'].values())" \
 	"a counted row has a counter without a number"
 json_check "$out" "all(0 < ctr(t, 'task-clock') <= x['interval_s'] * 1000 * 1.05 + 5 for x in lines for t in x['tasks'] if t['pid'] in $sp and t['counted'])" \
