@@ -352,6 +352,13 @@ static void list_dir(const char *dir, char *buf, size_t len)
 
 static int sysfs_terms(struct sysfs_ctx *c, const char *terms, bool in_alias);
 
+/* The part of d->name that a refusal is about (see struct event_desc). */
+static void set_err_at(struct event_desc *d, size_t at, size_t len)
+{
+	d->err_at = (unsigned short)at;
+	d->err_len = (unsigned short)(len ? len : 1);
+}
+
 /* Expand an alias from <pmu>/events/, with its optional .scale and .unit. */
 static int sysfs_alias(struct sysfs_ctx *c, const char *path)
 {
@@ -439,9 +446,16 @@ static int sysfs_terms(struct sysfs_ctx *c, const char *terms, bool in_alias)
 	if (!*next)
 		return 0;
 	while ((term = strsep(&next, ","))) {
+		/* where it was written (an alias's own terms: the alias's) */
+		size_t at = in_alias ? 0 : (size_t)(terms - c->pmu) + (size_t)(term - buf);
+		size_t n = strlen(term);
+
 		ret = sysfs_term(c, term, in_alias);
-		if (ret < 0)
+		if (ret < 0) {
+			if (!in_alias)
+				set_err_at(c->d, at, n);
 			return ret;
+		}
 	}
 	return 0;
 }
@@ -500,6 +514,7 @@ static int resolve_sysfs(const struct event_roots *r, char *spec, struct mods *m
 			snprintf(err, errlen,
 			         "unknown modifier '%s' after '%s/.../': " EVENTS_MODS_HINT,
 			         close + 1, spec);
+			set_err_at(d, (size_t)(close + 1 - spec), strlen(close + 1));
 			return -EINVAL;
 		}
 		mods_merge(mods, &tail);
@@ -514,6 +529,7 @@ static int resolve_sysfs(const struct event_roots *r, char *spec, struct mods *m
 	    events_read_text(path, buf, sizeof(buf)) < 0 || parse_u64(buf, &type) < 0) {
 		snprintf(err, errlen, "no PMU '%s' on this machine (see %s)", spec,
 		         events_pmu_root(r));
+		set_err_at(d, 0, strlen(spec));
 		return -ENODEV;
 	}
 	d->attr.type = (uint32_t)type;
@@ -841,7 +857,7 @@ static int resolve_libpfm(const char *base, int mod, struct event_desc *d, char 
 
 static int resolve_breakpoint(const char *spec, struct event_desc *d, char *err, size_t errlen)
 {
-	const char *p = spec + 4;
+	const char *p = spec + 4, *rwx = NULL;
 	char *end;
 	uint64_t addr, len = 0;
 	unsigned type = 0;
@@ -850,6 +866,7 @@ static int resolve_breakpoint(const char *spec, struct event_desc *d, char *err,
 	addr = strtoull(p, &end, 0);
 	if (end == p || errno) {
 		snprintf(err, errlen, "'%s': mem: needs an address, e.g. mem:0x404020:w", spec);
+		set_err_at(d, 4, strcspn(p, "/:"));
 		return -EINVAL;
 	}
 	if (*end == '/') {
@@ -857,10 +874,12 @@ static int resolve_breakpoint(const char *spec, struct event_desc *d, char *err,
 		len = strtoull(p, &end, 0);
 		if (end == p || errno || !(len == 1 || len == 2 || len == 4 || len == 8)) {
 			snprintf(err, errlen, "'%s': a breakpoint covers 1, 2, 4 or 8 bytes", spec);
+			set_err_at(d, (size_t)(p - spec), strcspn(p, ":"));
 			return -EINVAL;
 		}
 	}
 	if (*end == ':') {
+		rwx = end + 1;
 		for (p = end + 1; *p && *p != ':'; p++) {
 			unsigned bit = *p == 'r'   ? HW_BREAKPOINT_R
 			               : *p == 'w' ? HW_BREAKPOINT_W
@@ -869,6 +888,7 @@ static int resolve_breakpoint(const char *spec, struct event_desc *d, char *err,
 			if (!bit || (type & bit)) {
 				snprintf(err, errlen, "'%s': the access is r, w, x or rw, at %zu",
 				         spec, (size_t)(p - spec) + 1);
+				set_err_at(d, (size_t)(p - spec), 1);
 				return -EINVAL;
 			}
 			type |= bit;
@@ -877,12 +897,14 @@ static int resolve_breakpoint(const char *spec, struct event_desc *d, char *err,
 	}
 	if (*end) {
 		snprintf(err, errlen, "'%s': unexpected '%s' after the breakpoint", spec, end);
+		set_err_at(d, (size_t)(end - spec), strlen(end));
 		return -EINVAL;
 	}
 	if (!type)
 		type = HW_BREAKPOINT_R | HW_BREAKPOINT_W; /* perf's default */
 	if ((type & HW_BREAKPOINT_X) && type != HW_BREAKPOINT_X) {
 		snprintf(err, errlen, "'%s': an execute breakpoint cannot also be r or w", spec);
+		set_err_at(d, (size_t)(rwx - spec), strlen(rwx));
 		return -EINVAL;
 	}
 	d->attr.type = PERF_TYPE_BREAKPOINT;
@@ -940,11 +962,12 @@ static int resolve_sw_extra(const char *base, int mod, struct event_desc *d)
  * counting, taken so that a perf command line works). Anything else is
  * refused with the terms that are known.
  */
-static int named_terms(char *terms, struct event_desc *d, char *err, size_t errlen)
+static int named_terms(char *terms, size_t off, struct event_desc *d, char *err, size_t errlen)
 {
 	char *term, *next = terms;
 
 	while ((term = strsep(&next, ","))) {
+		size_t at = off + (size_t)(term - terms), n = strlen(term);
 		char *eq = strchr(term, '='), *val = eq ? trim(eq + 1) : NULL;
 		uint64_t v;
 
@@ -962,6 +985,7 @@ static int named_terms(char *terms, struct event_desc *d, char *err, size_t errl
 			         "unknown term '%s%s%s' on '%s': an event that is not a PMU takes "
 			         "name=LABEL, period=N and freq=N",
 			         term, val ? "=" : "", val ? val : "", d->name);
+			set_err_at(d, at, n);
 			return -EINVAL;
 		}
 	}
@@ -1001,7 +1025,7 @@ static int resolve_named(const struct event_roots *r, char *base, const struct m
 		return 1;
 	}
 	snprintf(d->name, sizeof(d->name), "%s", label);
-	return named_terms(terms, d, err, errlen);
+	return named_terms(terms, (size_t)(open + 1 - base), d, err, errlen);
 }
 
 /* base without its modifiers: every form but mem: and named events. */
@@ -1025,7 +1049,7 @@ static int resolve_base(const struct event_roots *r, char *base, const struct mo
 /* Why base, which did not resolve, does not: a bad modifier after a name
  * that is an event, or an unknown tracepoint (and why tracefs cannot say). */
 static int explain_unknown(const struct event_roots *r, const char *spec, const char *base, int ret,
-                           char *err, size_t errlen)
+                           struct event_desc *d, char *err, size_t errlen)
 {
 	const char *colon = strrchr(base, ':');
 	struct event_desc probe;
@@ -1042,6 +1066,7 @@ static int explain_unknown(const struct event_roots *r, const char *spec, const 
 			snprintf(err, errlen,
 			         "unknown modifier '%s' in '%s' (column %zu): " EVENTS_MODS_HINT,
 			         colon + 1, spec, (size_t)(colon - base) + 2);
+			set_err_at(d, (size_t)(colon - base) + 1, strlen(colon + 1));
 			return -EINVAL;
 		}
 	}
@@ -1092,7 +1117,7 @@ int events_resolve(const struct event_roots *r, const char *spec, struct event_d
 	} else {
 		ret = resolve_base(r, base, &m, out, err, errlen);
 		if (ret)
-			ret = explain_unknown(r, spec, base, ret, err, errlen);
+			ret = explain_unknown(r, spec, base, ret, out, err, errlen);
 	}
 	if (!ret)
 		mods_apply_rest(out, &m);

@@ -32,6 +32,9 @@ struct event_desc {
 	char unit[16];     /* sysfs EVENT.unit, else "" */
 	char cpumask[128]; /* sysfs PMU cpumask ("0", "0,18"), "" when the PMU has none */
 	bool hardware;     /* counts on a hardware PMU (needs a core/uncore PMU to open) */
+	/* When events_resolve() refuses name: the part of it refused, from
+	 * offset err_at for err_len characters (err_len 0: the whole name). */
+	unsigned short err_at, err_len;
 };
 
 /* Open and initialise libpfm4 now; 0 or -EIO (message in err). Safe to call
@@ -106,13 +109,21 @@ int events_entry_result(const struct events_entry *e, struct event_desc *out, ch
 void events_table_free(struct events_table *t);
 
 /* A parsed -e list: names in order, each with the index of its group.
- * "{a,b},c" gives a:0 b:0 c:1. Events outside braces are groups of one. */
+ * "{a,b},c" gives a:0 b:0 c:1. Events outside braces are groups of one.
+ * Each name remembers where it was written, for errors that point at it:
+ * the string parsed (src, NULL for a list built otherwise; the caller keeps
+ * it alive), the offset and length of the name in it (at, len), and of the
+ * modifiers of its group (mods_at, mods_len; len 0: none). A tracepoint
+ * glob's tracepoints all point at the glob. */
 #define EVENTS_LIST_MAX 64
 struct events_list {
 	int nr;
 	char name[EVENTS_LIST_MAX][EVENTS_NAME_MAX];
 	int group[EVENTS_LIST_MAX];
 	int nr_groups;
+	const char *src[EVENTS_LIST_MAX];
+	unsigned short at[EVENTS_LIST_MAX], len[EVENTS_LIST_MAX];
+	unsigned short mods_at[EVENTS_LIST_MAX], mods_len[EVENTS_LIST_MAX];
 };
 
 /* Parse a comma list with {} groups (no nesting). 0 or -EINVAL with a
@@ -120,10 +131,30 @@ struct events_list {
  * several -e options accumulate; zero *out before the first call. */
 int events_parse_list(const char *list, struct events_list *out, char *err, size_t errlen);
 
+/* Append to buf (holding a message) the string list on a line of its own
+ * and a caret under list[at, at + span): "\n  LIST\n  ^~~~". 0, or -1 with
+ * buf unchanged when it does not fit, or the list is too long for a line
+ * or holds bytes other than plain text. */
+int events_caret(char *buf, size_t len, const char *list, size_t at, size_t span);
+
+/* Append to buf where event i of l was written, as events_caret() draws
+ * it: under the part of its name from offset part_at for part_len
+ * characters (part_len 0: the whole name), as events_resolve() reports
+ * them in err_at and err_len. 0, or -1 with buf unchanged when l does not
+ * know where the event came from or the caret cannot be drawn. */
+int events_list_caret(const struct events_list *l, int i, size_t part_at, size_t part_len,
+                      char *buf, size_t len);
+
+/* Where event i of l was written, as a 1-based column of l->src[i], or 0
+ * when l does not know. */
+int events_list_column(const struct events_list *l, int i, size_t part_at);
+
 /* Replace each tracepoint glob of l (sched:sched_*, *:sched_switch, with
  * optional modifiers) by the tracepoints it matches, in order, each an
  * event of its own (or of the glob's group). 0, or -errno with a sentence
- * in err (tracefs not mounted, nothing matches, more than EVENTS_LIST_MAX). */
+ * in err (tracefs not mounted, nothing matches, more than EVENTS_LIST_MAX),
+ * followed by the list and a caret under the glob when l knows where it
+ * was written. */
 int events_expand_globs(const struct event_roots *r, struct events_list *l, char *err,
                         size_t errlen);
 

@@ -54,6 +54,10 @@ static int list_add(struct list_state *s, const char *list, size_t start, size_t
 		return list_error(s, start + 1, "event name too long");
 	memcpy(s->l.name[s->l.nr], list + start, end - start);
 	s->l.name[s->l.nr][end - start] = '\0';
+	s->l.src[s->l.nr] = list;
+	s->l.at[s->l.nr] = (unsigned short)start;
+	s->l.len[s->l.nr] = (unsigned short)(end - start);
+	s->l.mods_at[s->l.nr] = s->l.mods_len[s->l.nr] = 0;
 	s->l.group[s->l.nr++] = s->group >= 0 ? s->group : s->l.nr_groups++;
 	return 0;
 }
@@ -81,6 +85,8 @@ static int group_mods(struct list_state *s, const char *list, size_t start, size
 			return list_error(s, start + 1,
 			                  "event name too long with the group's modifiers");
 		snprintf(name + n, EVENTS_NAME_MAX - n, "%s%s", has ? "" : ":", mods);
+		s->l.mods_at[k] = (unsigned short)start;
+		s->l.mods_len[k] = (unsigned short)(end - start);
 	}
 	return 0;
 }
@@ -100,6 +106,9 @@ int events_parse_list(const char *list, struct events_list *out, char *err, size
 	size_t i, start = 0, brace_col = 0, slash_col = 0, mods_at = 0;
 	bool closed = false; /* just after '}': only blanks, ':MODS', ',' or the end may follow */
 	int slashes = 0, ret = 0, first = 0;
+
+	if (strlen(list) > USHRT_MAX)
+		return list_error(s, USHRT_MAX, "event list too long");
 
 	for (i = 0;; i++) {
 		char c = list[i];
@@ -155,6 +164,82 @@ int events_parse_list(const char *list, struct events_list *out, char *err, size
 	if (!ret)
 		*out = s->l;
 	return ret;
+}
+
+/* ---- where an event was written ---- */
+
+/* Longest list drawn with a caret under it: one line of a terminal. */
+#define CARET_LIST_MAX 160
+
+int events_caret(char *buf, size_t len, const char *list, size_t at, size_t span)
+{
+	size_t n = strlen(buf), w = strlen(list);
+	int k;
+
+	if (w > CARET_LIST_MAX)
+		return -1;
+	for (const char *p = list; *p; p++)
+		if (*p < 0x20 || *p >= 0x7f)
+			return -1;
+	if (at > w)
+		at = w;
+	if (at + span > w)
+		span = w - at;
+	if (!span)
+		span = 1;
+	/* "\n  LIST\n  " then at blanks, '^' and span - 1 '~' */
+	if (n + 6 + w + at + span >= len)
+		return -1;
+	k = snprintf(buf + n, len - n, "\n  %s\n  %*s^", list, (int)at, "");
+	n += (size_t)k;
+	memset(buf + n, '~', span - 1);
+	buf[n + span - 1] = '\0';
+	return 0;
+}
+
+/* Where the part [part_at, part_at + part_len) of event i's name was
+ * written, in l->src[i]: *at and *span. */
+static void list_place(const struct events_list *l, int i, size_t part_at, size_t part_len,
+                       size_t *at, size_t *span)
+{
+	const char *name = l->name[i];
+	size_t n = l->len[i];
+	/* the name as written, or with its group's modifiers after it (not a
+	 * glob's tracepoint, which is named differently) */
+	bool as_written = !strncmp(name, l->src[i] + l->at[i], n) && (!name[n] || l->mods_len[i]);
+
+	*at = l->at[i];
+	*span = n;
+	if (!part_len || !as_written)
+		return;
+	if (part_at < n) {
+		*at += part_at;
+		*span = part_len < n - part_at ? part_len : n - part_at;
+	} else if (l->mods_len[i]) {
+		*at = l->mods_at[i];
+		*span = l->mods_len[i];
+	}
+}
+
+int events_list_caret(const struct events_list *l, int i, size_t part_at, size_t part_len,
+                      char *buf, size_t len)
+{
+	size_t at, span;
+
+	if (i < 0 || i >= l->nr || !l->src[i])
+		return -1;
+	list_place(l, i, part_at, part_len, &at, &span);
+	return events_caret(buf, len, l->src[i], at, span);
+}
+
+int events_list_column(const struct events_list *l, int i, size_t part_at)
+{
+	size_t at, span;
+
+	if (i < 0 || i >= l->nr || !l->src[i])
+		return 0;
+	list_place(l, i, part_at, 1, &at, &span);
+	return (int)at + 1;
 }
 
 /* ---- listing ---- */
@@ -322,7 +407,20 @@ int events_list(const struct event_roots *r, const char *glob, events_list_cb cb
 
 /* ---- tracepoint globs ---- */
 
+/* Event j of to was written where event i of from was. */
+static void events_list_copy_place(struct events_list *to, int j, const struct events_list *from,
+                                   int i)
+{
+	to->src[j] = from->src[i];
+	to->at[j] = from->at[i];
+	to->len[j] = from->len[i];
+	to->mods_at[j] = from->mods_at[i];
+	to->mods_len[j] = from->mods_len[i];
+}
+
 struct glob_ctx {
+	const struct events_list *in;
+	int i; /* the glob's index in in */
 	struct events_list *out;
 	int group;        /* of the braces it stands in, -1 outside */
 	const char *mods; /* ":u" or "" */
@@ -341,6 +439,7 @@ static int glob_add(const char *name, const char *desc, enum events_source src, 
 		return 0; /* go on counting them, for the message */
 	}
 	snprintf(l->name[l->nr], EVENTS_NAME_MAX, "%s%s", name, g->mods);
+	events_list_copy_place(l, l->nr, g->in, g->i);
 	l->group[l->nr++] = g->group >= 0 ? g->group : l->nr_groups++;
 	return 0;
 }
@@ -364,9 +463,14 @@ int events_expand_globs(const struct event_roots *r, struct events_list *l, char
 		snprintf(base, sizeof(base), "%s", l->name[i]);
 		events_mods_strip(base, &m);
 		if (!is_glob(base) || !strchr(base, ':') || strchr(base, '/')) {
-			if (out.nr == EVENTS_LIST_MAX)
-				goto full;
+			if (out.nr == EVENTS_LIST_MAX) {
+				snprintf(err, errlen, "too many events (at most %d)",
+				         EVENTS_LIST_MAX);
+				events_list_caret(l, i, 0, 0, err, errlen);
+				return -E2BIG;
+			}
 			snprintf(out.name[out.nr], EVENTS_NAME_MAX, "%s", l->name[i]);
+			events_list_copy_place(&out, out.nr, l, i);
 			out.group[out.nr++] = l->group[i];
 			continue;
 		}
@@ -375,19 +479,21 @@ int events_expand_globs(const struct event_roots *r, struct events_list *l, char
 			         "'%s' names tracepoints, and tracefs is not mounted: run "
 			         "'mount -t tracefs nodev /sys/kernel/tracing' as root",
 			         l->name[i]);
+			events_list_caret(l, i, 0, 0, err, errlen);
 			return -ENODEV;
 		}
 		if (strlen(base) < strlen(l->name[i]))
 			snprintf(mods, sizeof(mods), "%s", l->name[i] + strlen(base));
 		for (int k = 0; k < l->nr; k++)
 			alone &= k == i || l->group[k] != l->group[i];
-		struct glob_ctx g = {&out, alone ? -1 : l->group[i], mods, 0, false};
+		struct glob_ctx g = {l, i, &out, alone ? -1 : l->group[i], mods, 0, false};
 		struct lister ls = {.roots = r, .glob = base, .cb = glob_add, .arg = &g};
 		list_tracepoints(&ls, tfs);
 		if (!g.count) {
 			snprintf(err, errlen,
 			         "no tracepoint matches '%s' (see pfmtop --list-events '%s')", base,
 			         base);
+			events_list_caret(l, i, 0, 0, err, errlen);
 			return -ENOENT;
 		}
 		if (g.full) {
@@ -396,12 +502,10 @@ int events_expand_globs(const struct event_roots *r, struct events_list *l, char
 			    "'%s' matches %d tracepoints, more than the %d events pfmtop counts "
 			    "at once: narrow the pattern",
 			    base, g.count, EVENTS_LIST_MAX);
+			events_list_caret(l, i, 0, 0, err, errlen);
 			return -E2BIG;
 		}
 	}
 	*l = out;
 	return 0;
-full:
-	snprintf(err, errlen, "too many events (at most %d)", EVENTS_LIST_MAX);
-	return -E2BIG;
 }

@@ -442,37 +442,6 @@ __attribute__((format(printf, 4, 5))) static int verr(struct parse *ps, const st
 	return perr(ps, line, col, "%s", msg);
 }
 
-/* Offsets of the names of a list that events_parse_list() accepted, in
- * order: the same split (braces, commas, nothing inside pmu/.../). */
-static int list_offsets(const char *v, size_t *offs, int max)
-{
-	size_t i, start = 0;
-	int n = 0, slashes = 0;
-
-	for (i = 0;; i++) {
-		char c = v[i];
-
-		if (slashes % 2 && c != '/' && c)
-			continue;
-		if (c == '/') {
-			slashes++;
-			continue;
-		}
-		if (c == '{' || c == '}' || c == ',' || !c) {
-			size_t s = start;
-
-			while (s < i && isspace((unsigned char)v[s]))
-				s++;
-			if (s < i && n < max)
-				offs[n++] = s;
-			start = i + 1;
-			slashes = 0;
-			if (!c)
-				return n;
-		}
-	}
-}
-
 /* events_parse_list() on the value of e, errors mapped to the file. */
 static int parse_list(struct parse *ps, const struct entry *e, struct events_list *l, size_t *offs)
 {
@@ -488,7 +457,12 @@ static int parse_list(struct parse *ps, const struct entry *e, struct events_lis
 			return verr(ps, e, (size_t)col - 1, "%s", err + used);
 		return verr(ps, e, 0, "%s", err);
 	}
-	list_offsets(v, offs, EVENTS_LIST_MAX);
+	/* where each name is in the value; the value is the file's text, not
+	 * kept with the list */
+	for (int i = 0; i < l->nr; i++) {
+		offs[i] = l->at[i];
+		l->src[i] = NULL;
+	}
 	for (int i = 0; i < l->nr; i++) {
 		if (strchr(l->name[i], '`'))
 			return verr(ps, e, offs[i], "event names cannot contain '`'");

@@ -627,6 +627,117 @@ static void test_parse_list_errors(void **state)
 	assert_string_equal(l.name[63], "e63");
 }
 
+/* ---- where a refusal points ---- */
+
+/* "\n  LIST\n  " then a caret under list[at, at + span): what events_caret()
+ * appends, computed here from the part's place in the list. */
+static void expect_caret(char *want, size_t len, const char *msg, const char *list, size_t at,
+                         size_t span)
+{
+	size_t n = (size_t)snprintf(want, len, "%s\n  %s\n  %*s^", msg, list, (int)at, "");
+
+	for (size_t k = 1; k < span && n + 1 < len; k++)
+		want[n++] = '~';
+	want[n] = '\0';
+}
+
+/* list, parsed, globs expanded and each event resolved as a session does,
+ * is refused; the message (unchanged) is followed by the list and a caret
+ * under part, the first place part is written in the list. */
+static void refused_at(const char *list, const char *part)
+{
+	struct events_list l;
+	struct event_desc d;
+	char msg[512], want[1024];
+	const char *where = strstr(list, part);
+	int ret = 0, i;
+
+	assert_non_null(where);
+	memset(&l, 0, sizeof(l));
+	assert_int_equal(events_parse_list(list, &l, err, sizeof(err)), 0);
+	err[0] = '\0';
+	if (events_expand_globs(&roots, &l, err, sizeof(err))) {
+		/* its own message, with the caret already */
+		snprintf(msg, sizeof(msg), "%.*s", (int)strcspn(err, "\n"), err);
+		expect_caret(want, sizeof(want), msg, list, (size_t)(where - list), strlen(part));
+		assert_string_equal(err, want);
+		return;
+	}
+	for (i = 0; i < l.nr && !ret; i++)
+		ret = resolve(l.name[i], &d);
+	if (!ret)
+		print_error("'%s' was not refused\n", list);
+	assert_int_not_equal(ret, 0);
+	snprintf(msg, sizeof(msg), "%s", err);
+	assert_int_equal(events_list_caret(&l, i - 1, d.err_at, d.err_len, err, sizeof(err)), 0);
+	expect_caret(want, sizeof(want), msg, list, (size_t)(where - list), strlen(part));
+	assert_string_equal(err, want);
+	assert_int_equal(events_list_column(&l, i - 1, d.err_len ? d.err_at : 0),
+	                 (int)(where - list) + 1);
+}
+
+static void test_refusal_positions(void **state)
+{
+	struct events_list l;
+	char buf[64], longer[256];
+
+	/* an event's modifier, breakpoint access, address, length, terms */
+	refused_at("cpu-clock:x", "x");
+	refused_at("page-faults,cpu-clock:x", "x");
+	refused_at("cs, mem:0x10:q", "q");
+	refused_at("cs,mem:zz", "zz");
+	refused_at("cs,mem:0x10/3:w", "3");
+	refused_at("cs,mem:0x10:rx", "rx");
+	refused_at("cs,msr/tsc/x", "x");
+	refused_at("cs,cpu-clock/period=1,bogus=1/", "bogus=1");
+	refused_at("cs,cpu/event=1,bogus=1/", "bogus=1");
+	/* whole events: unknown names, tracepoints and PMUs */
+	refused_at("cs,sched:nosuch", "sched:nosuch");
+	refused_at("page-faults,nosuch:foo", "nosuch:foo");
+	refused_at("cs,nosuchpmu/event=1/", "nosuchpmu");
+	refused_at("{cpu-clock,bogus}", "bogus");
+	refused_at("cs, { bogus ,cs}:u", "bogus");
+	refused_at("{cs,cpu-clock}:u,{task-clock:x,cs}", "x");
+	/* a tracepoint glob that matches nothing */
+	refused_at("cs, sched:nothing_*", "sched:nothing_*");
+	/* a part of a name that its group's modifiers gave it: the modifiers
+	 * (no name is refused for them yet: the list parser checks them) */
+	memset(&l, 0, sizeof(l));
+	assert_int_equal(events_parse_list("{cs,cpu-clock}:u", &l, err, sizeof(err)), 0);
+	snprintf(buf, sizeof(buf), "reason");
+	assert_int_equal(events_list_caret(&l, 1, strlen("cpu-clock:"), 1, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "reason\n  {cs,cpu-clock}:u\n                 ^");
+	/* a list not parsed from a string has no place to show */
+	l.src[1] = NULL;
+	assert_int_equal(events_list_caret(&l, 1, 0, 0, buf, sizeof(buf)), -1);
+	assert_int_equal(events_list_column(&l, 1, 0), 0);
+
+	/* where each name was written, and its group's modifiers */
+	memset(&l, 0, sizeof(l));
+	assert_int_equal(events_parse_list("cs, {a,b:u}:k", &l, err, sizeof(err)), 0);
+	assert_int_equal(l.at[0], 0);
+	assert_int_equal(l.len[0], 2);
+	assert_int_equal(l.mods_len[0], 0);
+	assert_int_equal(l.at[1], 5);
+	assert_int_equal(l.len[1], 1);
+	assert_int_equal(l.at[2], 7);
+	assert_int_equal(l.len[2], 3);
+	assert_int_equal(l.mods_at[2], 12);
+	assert_int_equal(l.mods_len[2], 1);
+
+	/* no caret: a list too long for a line, bytes that are not text, or
+	 * no room; the message stays as it was */
+	memset(longer, 'a', 200);
+	longer[200] = '\0';
+	snprintf(buf, sizeof(buf), "reason");
+	assert_int_equal(events_caret(buf, sizeof(buf), longer, 3, 1), -1);
+	assert_int_equal(events_caret(buf, sizeof(buf), "a\tb", 2, 1), -1);
+	assert_int_equal(events_caret(buf, 20, "cycles,instructions", 7, 12), -1);
+	assert_string_equal(buf, "reason");
+	assert_int_equal(events_caret(buf, sizeof(buf), "a,", 2, 1), 0);
+	assert_string_equal(buf, "reason\n  a,\n    ^");
+}
+
 /* ---- listing ---- */
 
 struct seen {
@@ -747,6 +858,7 @@ int main(void)
 		cmocka_unit_test(test_parse_list),
 		cmocka_unit_test(test_parse_list_sysfs),
 		cmocka_unit_test(test_parse_list_errors),
+		cmocka_unit_test(test_refusal_positions),
 		cmocka_unit_test(test_list),
 		cmocka_unit_test(test_table),
 	};
