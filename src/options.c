@@ -246,15 +246,13 @@ static void events_error(const char *arg, const char *perr, char *err, size_t er
 {
 	char q[QUOTED_MAX + 32];
 	int col = 0, used = 0;
-	bool plain = strlen(arg) <= 160;
 
-	for (const char *p = arg; *p && plain; p++)
-		plain = *p >= 0x20 && *p < 0x7f;
 	util_quote_elided(q, sizeof(q), arg, ARG_SHOWN, "events");
-	if (sscanf(perr, "column %d: %n", &col, &used) >= 1 && used > 0 && plain && col > 0)
-		snprintf(err, errlen, "-e: %s (column %d)\n  %s\n  %*s^", perr + used, col, arg,
-		         col - 1, "");
-	else if (used > 0)
+	if (sscanf(perr, "column %d: %n", &col, &used) >= 1 && used > 0 && col > 0 &&
+	    snprintf(err, errlen, "-e: %s (column %d)", perr + used, col) < (int)errlen &&
+	    !events_caret(err, errlen, arg, (size_t)col - 1, 1))
+		return;
+	if (used > 0)
 		snprintf(err, errlen, "-e: %s (column %d of %s)", perr + used, col, q);
 	else
 		snprintf(err, errlen, "-e: %s (in %s)", perr, q);

@@ -83,6 +83,22 @@ static int unique_labels(struct session *s)
 	return 0;
 }
 
+/* After the reason in err, where event i of l was written: the list with
+ * a caret under the part refused, or its column when no caret can be drawn
+ * (a long list). */
+static void where_refused(const struct events_list *l, int i, const struct event_desc *d, char *err,
+                          size_t errlen)
+{
+	size_t n = strlen(err);
+	int col;
+
+	if (!events_list_caret(l, i, d->err_at, d->err_len, err, errlen))
+		return;
+	col = events_list_column(l, i, d->err_len ? d->err_at : 0);
+	if (col > 0)
+		snprintf(err + n, errlen - n, " (column %d)", col);
+}
+
 int session_resolve_events(struct session *s, char *err, size_t errlen)
 {
 	const struct events_list *l = &s->cfg->events;
@@ -96,8 +112,11 @@ int session_resolve_events(struct session *s, char *err, size_t errlen)
 		const struct events_entry *k = events_table_find(s->cfg->known, l->name[i]);
 		int ret = k ? events_entry_result(k, &s->ev[i].desc, err, errlen)
 		            : events_resolve(NULL, l->name[i], &s->ev[i].desc, err, errlen);
-		if (ret && !s->cfg->resolved)
-			return ret; /* typed with -e: the user wants to know at once */
+		if (ret && !s->cfg->resolved) {
+			/* typed with -e: the user wants to know at once, and where */
+			where_refused(l, i, &s->ev[i].desc, err, errlen);
+			return ret;
+		}
 		if (ret) {
 			/* A preset's event this machine cannot even name (another
 			 * CPU's, a tracepoint without tracefs): a column that

@@ -16,8 +16,9 @@ usage_error() {
 	[ "$RC" -ne 124 ] || fail "$what: still running after 10 s instead of rejecting the arguments" "$out" "$err"
 	[ "$RC" -lt 128 ] || fail "$what: died by signal $((RC - 128))" "$out" "$err"
 	expect_rc 2 "$what" "$out" "$err"
-	# one line, or for an event list one line, the list and a caret under the column
-	[ "$(wc -l <"$err")" -eq 1 ] || { [ "$(wc -l <"$err")" -eq 3 ] && sed -n 3p "$err" | grep -qE '^ +\^$'; } ||
+	# one line, or for an event list one line, the list and a caret under the
+	# part refused (^, or ^~~~ under a longer part)
+	[ "$(wc -l <"$err")" -eq 1 ] || { [ "$(wc -l <"$err")" -eq 3 ] && sed -n 3p "$err" | grep -qE '^ +\^~*$'; } ||
 		fail "$what: stderr should be one line (or a line, the list and a caret)" "$err"
 	grep -q '^pfmtop: ' "$err" || fail "$what: stderr does not start with 'pfmtop: '" "$err"
 	grep -qF -- "$word" "$err" || fail "$what: the message does not mention '$word'" "$err"
@@ -41,6 +42,18 @@ usage_error "xml" -b --format xml
 usage_error "bogus_event" -b -e bogus_event
 usage_error "{" -b -e '{cycles'
 usage_error "}" -b -e 'cycles}'
+# an event refused inside a list: the caret under it, the whole name
+list='page-faults,{cpu-clock,nosuch:foo}' before='page-faults,{cpu-clock,' part='nosuch:foo'
+usage_error "unknown event 'nosuch:foo'" -b -e "$list"
+tildes=${part//?/\~}
+printf -v caret '  %*s^%s' "${#before}" '' "${tildes:1}"
+[ "$(sed -n 2p "$err")" = "  $list" ] && [ "$(sed -n 3p "$err")" = "$caret" ] ||
+	fail "-e '$list': no caret under '$part' (column $((${#before} + 1)))" "$err"
+# and a modifier refused within an event: the caret under the modifier
+list='task-clock,cpu-clock:uq' before='task-clock,cpu-clock:' part='uq'
+usage_error "unknown modifier 'uq'" -b -e "$list"
+printf -v caret '  %*s^~' "${#before}" ''
+[ "$(sed -n 3p "$err")" = "$caret" ] || fail "-e '$list': no caret under '$part'" "$err"
 usage_error "stray" -b stray
 usage_error "-p" -b -p 1 -- true
 usage_error "-C" -b -C 0 -p 1

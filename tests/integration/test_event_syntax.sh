@@ -57,6 +57,26 @@ accepted=(
 refused=(
 	cpu-clock:x nosuchevent 'cycles,,instructions' 'mem:0x10:q' 'mem:zz'
 	nosuchpmu/event=1/ sched:nosuch cpu-clock/bogus=1/ '{cycles,instructions}}'
+	'page-faults,nosuch:foo' '{cpu-clock,bogus}' 'page-faults,cpu-clock:x'
+	'task-clock,cpu-clock/period=1,bogus=1/' 'page-faults,mem:0x10:q'
+)
+# Where each refusal points: EVENT|WHAT IS WRITTEN BEFORE THE CARET|THE PART
+# UNDER IT (^ under its first character, ~ under the others).
+where=(
+	'cpu-clock:x|cpu-clock:|x'
+	'nosuchevent||nosuchevent'
+	'cycles,,instructions|cycles,|,'
+	'mem:0x10:q|mem:0x10:|q'
+	'mem:zz|mem:|zz'
+	'nosuchpmu/event=1/||nosuchpmu'
+	'sched:nosuch||sched:nosuch'
+	'cpu-clock/bogus=1/|cpu-clock/|bogus=1'
+	'{cycles,instructions}}|{cycles,instructions}|}'
+	'page-faults,nosuch:foo|page-faults,|nosuch:foo'
+	'{cpu-clock,bogus}|{cpu-clock,|bogus'
+	'page-faults,cpu-clock:x|page-faults,cpu-clock:|x'
+	'task-clock,cpu-clock/period=1,bogus=1/|task-clock,cpu-clock/period=1,|bogus=1'
+	'page-faults,mem:0x10:q|page-faults,mem:0x10:|q'
 )
 # Beyond perf 6.1's parser: a glob on the subsystem.
 extended=('*:sched_switch' '*:sys_enter_getppid')
@@ -73,15 +93,26 @@ for e in "${accepted[@]}"; do
 done
 for e in "${refused[@]}"; do
 	pfmtop_accepts "$e" && fail "'$e' should be refused"
-	# one line; a list's syntax error adds the list and a caret under its column
-	[ "$(wc -l <"$err")" -eq 1 ] || { [ "$(wc -l <"$err")" -eq 3 ] && sed -n 3p "$err" | grep -qE '^ +\^$'; } ||
-		fail "'$e': the refusal is not one line (or a line, the list and a caret)" "$err"
+	# the reason on one line, then the list and a caret under the part refused
+	[ "$(wc -l <"$err")" -eq 3 ] && sed -n 3p "$err" | grep -qE '^ +\^~*$' ||
+		fail "'$e': the refusal is not a line, the list and a caret" "$err"
+done
+tilde='~'
+for w in "${where[@]}"; do
+	IFS='|' read -r e before part <<<"$w"
+	[ "${e#"$before$part"}" != "$e" ] || fail "the table's '$w' does not match its event"
+	pfmtop_accepts "$e" && fail "'$e' should be refused"
+	tildes=${part//?/$tilde}
+	printf -v caret '  %*s^%s' "${#before}" '' "${tildes:1}"
+	[ "$(sed -n 2p "$err")" = "  $e" ] || fail "'$e': the second line of the refusal is not the list" "$err"
+	[ "$(sed -n 3p "$err")" = "$caret" ] ||
+		fail "'$e': the caret is not under '$part' (column $((${#before} + 1)))" "$err"
 done
 for e in "${extended[@]}"; do
 	pfmtop_accepts "$e" || fail "pfmtop refuses '$e'" "$err"
 	grep -qE '^(sched:sched_switch|syscalls:sys_enter_getppid) +ok' "$out" || fail "'$e' did not expand to its tracepoint" "$out"
 done
-pass "$n event strings: pfmtop and perf stat accept and refuse the same (and pfmtop takes ${extended[*]})"
+pass "$n event strings: pfmtop and perf stat accept and refuse the same (and pfmtop takes ${extended[*]}); ${#where[@]} refusals point at the part refused"
 
 # --- counts, where this machine counts them ---
 # compare EVENTS CMD...: the final totals of pfmtop and perf stat, one
