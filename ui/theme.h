@@ -31,6 +31,7 @@
 	X(VALUE_MULTIPLEXED, "value.multiplexed", "cyan", "color117")                              \
 	X(VALUE_UNSUPPORTED, "value.unsupported", "magenta", "color176")                           \
 	X(VALUE_NOT_COUNTED, "value.not_counted", "default, dim", "color242")                      \
+	X(VALUE_CHANGED, "value.changed", "yellow, bold", "color229, bold")                        \
 	X(BADGE_LOST, "badge.lost", "white on red, bold", "color231 on color160, bold")            \
 	X(BADGE_THROTTLE, "badge.throttle", "black on yellow", "color16 on color214")              \
 	X(BADGE_MULTIPLEXED, "badge.multiplexed", "black on cyan", "color16 on color117")          \

@@ -7,6 +7,7 @@
 #include "theme.h"
 #include "untrusted.h"
 #include "util.h"
+#include "view_hist.h"
 
 #include <ctype.h>
 #include <curses.h>
@@ -152,6 +153,7 @@ void view_close(struct view *v)
 	if (!v)
 		return;
 	endwin();
+	view_hist_free(v);
 	free(v->idx);
 	free(v->tree);
 	free(v);
@@ -500,7 +502,15 @@ static void draw_rows(struct view *v, int nlines)
 			enum theme_slot s;
 			if (v->x[c] < 0)
 				continue;
+			if (v->cols[c].kind == C_HIST) {
+				view_hist_cell(v, y, v->x[c], v->w[c], r,
+				               selected ? THEME_ROW_SELECTED : base);
+				continue;
+			}
 			s = view_cell(v, r, &v->cols[c], v->w[c], buf, sizeof(buf));
+			if (!selected && s == THEME_ROW && base == THEME_ROW &&
+			    view_hist_changed(v, r, &v->cols[c], v->w[c], buf))
+				s = THEME_VALUE_CHANGED;
 			if (selected)
 				s = THEME_ROW_SELECTED;
 			else if (s == THEME_ROW)
@@ -626,6 +636,8 @@ void view_render(struct view *v)
 		view_draw_help(v);
 	} else if (v->annot) {
 		view_draw_annotate(v);
+	} else if (v->m && view_detail_shown(v)) {
+		view_draw_detail(v);
 	} else if (v->m) {
 		view_build_cols(v);
 		view_build_rows(v);
@@ -644,6 +656,7 @@ void view_draw(struct view *v, const struct model *m)
 {
 	if (m) {
 		v->m = m;
+		view_hist_feed(v, m); /* a newer model only */
 		if (v->task_sort_from_model)
 			view_task_sort_from_model(v);
 	}

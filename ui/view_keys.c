@@ -3,6 +3,7 @@
 
 #include "hotkeys.h"
 #include "util.h"
+#include "view_hist.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -251,6 +252,8 @@ static unsigned act_enter(struct view *v, int ch)
 {
 	if (v->kind == VIEW_HOTSPOTS)
 		return act_annotate(v, 'a');
+	if (v->kind == VIEW_TASKS) /* its detail pane; Enter there: its hotspots */
+		return view_open_detail(v) | VIEW_REDRAW;
 	return open_hotspots(v) | VIEW_REDRAW;
 }
 
@@ -459,6 +462,11 @@ static unsigned act_theme(struct view *v, int ch)
 	return VIEW_REDRAW;
 }
 
+static unsigned act_hist_series(struct view *v, int ch)
+{
+	return view_hist_key_series(v);
+}
+
 static unsigned act_redraw(struct view *v, int ch)
 {
 	return VIEW_REDRAW;
@@ -492,7 +500,7 @@ static const struct binding {
     {KEY_RIGHT, act_step},     {'[', act_step},           {']', act_step},
     {'g', act_goto},           {'x', act_speed},          {'G', act_group},
     {'+', act_expand},         {'=', act_expand},         {'-', act_expand},
-    {'c', act_callees},        {'a', act_annotate},
+    {'c', act_callees},        {'a', act_annotate},       {'y', act_hist_series},
 };
 
 /* In the help: arrows and pages scroll it; F10 quits; any other key (q,
@@ -515,6 +523,11 @@ static unsigned key(struct view *v, int ch)
 		return key_help(v, ch);
 	if (v->annot)
 		return view_key_annotate(v, ch);
+	if (view_detail_shown(v)) {
+		unsigned act = view_key_detail(v, ch);
+		if (!(act & VIEW_DETAIL_PASS))
+			return act;
+	}
 	for (size_t i = 0; i < sizeof(bindings) / sizeof(bindings[0]); i++)
 		if (bindings[i].key == ch)
 			return bindings[i].act(v, ch);
@@ -587,7 +600,10 @@ const char *const view_help_lines[] = {
     "  r               reverse the sort order",
     "  /               filter rows as you type (Enter keeps, Esc clears)",
     "  Esc             clear the filter; from filtered hotspots, go back",
-    "  Enter           on a task or CPU: its hotspots; on a hotspot: annotate",
+    "  Enter           on a task: its detail pane; on a CPU: its hotspots;",
+    "                  on a hotspot: annotate",
+    "  y               what the HIST sparkline shows: the sort column, or each",
+    "                  counter in turn",
     "  a               on a hotspot: annotate its function (code, % per instruction)",
     "  space           pause / resume updates (a replay: play / pause)",
     "  Left / Right    an interval back / on (the history kept, or a replay)",
@@ -617,6 +633,15 @@ const char *const view_help_lines[] = {
     "  Backspace, Left back to where the last jump was followed from",
     "  n               the next hottest instruction after the selected one",
     "  q, Esc, a       back to the hotspots",
+    "",
+    "Detail pane (Enter on a task): who it is, its full command line, a graph",
+    "of each counter over the last intervals, its hotspots.",
+    "  Enter           its hotspots in the Hotspots view (Esc comes back)",
+    "  Up/Down         scroll the graphs",
+    "  Esc, q          back to the table",
+    "",
+    "HIST: the last intervals of a row (of the live stream, not the history",
+    "kept); numbers that changed since the last refresh are highlighted.",
     "",
     "Cells: n/s not supported (the Events view says why), n/c not counted",
     "(did not run), 'N%' after a value: multiplexed, scaled from N% of the",

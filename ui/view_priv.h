@@ -39,6 +39,7 @@ enum col_kind {
 	C_EVSTATE,
 	C_EVCOV,
 	C_EVWHY,
+	C_HIST, /* the sparkline of a series (view_hist.c) */
 };
 
 struct col {
@@ -112,6 +113,7 @@ struct view {
 	int theme;
 	bool colors, mono_only;
 	attr_t attr[THEME_NR_SLOTS];
+	struct view_hist *hist; /* the rows' history and the detail pane (view_hist.h) */
 };
 
 /* view_table.c: columns, cells, rows (filter, sort, selection). Rows below
@@ -123,6 +125,10 @@ bool view_thread_rows(const struct model *m);
 void view_build_cols(struct view *v);
 enum theme_slot view_cell(const struct view *v, int r, const struct col *c, int width, char *buf,
                           size_t len);
+/* The text number column c of row r would show for value x (false: not a
+ * number column). */
+bool view_cell_as(const struct view *v, int r, const struct col *c, double x, int width, char *buf,
+                  size_t len);
 void view_task_sort_from_model(struct view *v);
 void view_build_rows(struct view *v);
 void view_remember_selection(struct view *v);

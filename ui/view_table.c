@@ -8,6 +8,7 @@
 #include "theme.h"
 #include "untrusted.h"
 #include "util.h"
+#include "view_hist.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -77,12 +78,15 @@ bool view_thread_rows(const struct model *m)
 void view_build_cols(struct view *v)
 {
 	const struct model *m = v->m;
+	char title[64];
 
 	v->nr_cols = 0;
 	switch (v->kind) {
 	case VIEW_CPUS:
 		add_col(v, C_CPU, 0, "CPU", 4, 0, false, false);
 		add_col(v, C_CPUPCT, 0, "CPU%", 6, 1, false, false);
+		add_col(v, C_HIST, 0, view_hist_title(v, title, sizeof(title)), 12, 3, false,
+		        false);
 		if (m->mode == MODEL_SYSTEM)
 			counter_cols(v, 2);
 		break;
@@ -90,6 +94,8 @@ void view_build_cols(struct view *v)
 		add_col(v, C_PID, 0, view_thread_rows(m) ? "TID" : "PID", 7, 0, false, false);
 		add_col(v, C_USER, 0, "USER", 9, 40, true, false);
 		add_col(v, C_CPUPCT, 0, "CPU%", 6, 0, false, false);
+		add_col(v, C_HIST, 0, view_hist_title(v, title, sizeof(title)), 12, 3, false,
+		        false);
 		add_col(v, C_THR, 0, view_thread_rows(m) ? "PID" : "THR", 5, 41, false, false);
 		if (m->tasks_counted)
 			counter_cols(v, 2);
@@ -275,8 +281,31 @@ enum theme_slot view_cell(const struct view *v, int r, const struct col *c, int 
 		util_strlcpy(buf, m->events[r].why[0] ? m->events[r].why : m->events[r].encoding,
 		             len);
 		return m->events[r].why[0] ? THEME_NOTE : THEME_ROW;
+	case C_HIST: /* drawn by view_hist_cell() */
+		return THEME_ROW;
 	}
 	return THEME_ROW;
+}
+
+bool view_cell_as(const struct view *v, int r, const struct col *c, double x, int width, char *buf,
+                  size_t len)
+{
+	switch (c->kind) {
+	case C_CPUPCT:
+		cells_pct(x, buf, len);
+		return true;
+	case C_EVENT: {
+		struct counter_value cv = row_of(v, r)->cells[c->index];
+		cv.value = x;
+		counter_cell(&v->m->events[c->index], &cv, width, buf, len);
+		return true;
+	}
+	case C_METRIC: /* "-" for NaN and infinities */
+		cells_metric(&v->m->metrics[c->index], x, buf, len);
+		return true;
+	default:
+		return false;
+	}
 }
 
 /* A number to sort by (NaN: not available, always last). */
