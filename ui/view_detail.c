@@ -68,10 +68,9 @@ unsigned view_open_detail(struct view *v)
 	util_strlcpy(h->comm, t->comm, sizeof(h->comm));
 	util_strlcpy(h->user, t->user, sizeof(h->user));
 	rowhist_pin(h->tasks, true, h->id);
-	/* Its hotspots from the next interval on (a replay shows what it has). */
-	h->filtered = !v->cfg.replay;
-	if (!h->filtered)
-		return VIEW_REDRAW;
+	/* Its hotspots: sampled from the next interval on (a replay picks
+	 * its rows from what was recorded). */
+	h->filtered = true;
 	v->set.hot_filter = true;
 	v->set.filter_pid = t->pid;
 	v->set.filter_cpu = -1;
@@ -105,7 +104,7 @@ unsigned view_key_detail(struct view *v, int ch)
 	case '\r':
 	case '\n':
 	case KEY_ENTER: /* its hotspots, in the Hotspots view (Esc comes back) */
-		if (!h->filtered && !v->cfg.replay) {
+		if (!h->filtered) {
 			v->set.hot_filter = true;
 			v->set.filter_pid = h->pid;
 			v->set.filter_cpu = -1;
@@ -235,15 +234,12 @@ static int draw_wrapped(struct view *v, int y, int x, int width, int maxl, const
 /* A value as the graphs' labels show it. */
 static void value_text(const struct model *m, int s, double x, char *buf, size_t len)
 {
-	const struct cells_style st = {.width = 7, .unit_decimals = 1};
-	struct counter_value cv = {.value = x, .coverage = 1, .state = COUNTER_OK};
-
 	if (isnan(x))
 		util_strlcpy(buf, "-", len);
 	else if (s == 0)
 		snprintf(buf, len, "%.1f%%", x);
-	else if (s <= m->nr_events) /* in the event's unit, as its column */
-		cells_counter(&m->events[s - 1], &cv, &st, buf, len);
+	else if (s <= m->nr_events) /* kept in the event's unit, as its column */
+		cells_scaled(x, m->events[s - 1].unit[0] ? 1 : 0, 7, buf, len);
 	else
 		cells_scaled(x, 2, 7, buf, len);
 }
@@ -278,13 +274,16 @@ static void draw_graph(struct view *v, int s, int y, int x, int width, int heigh
 	n = rowhist_get(h->tasks, h->id, s, vals, gw, NULL);
 	view_hist_series_name(m, s, name, sizeof(name));
 	value_text(m, s, n ? vals[n - 1] : NAN, now, sizeof(now));
+	/* "now": the newest interval; looking back in time, the newest live one */
+	const char *when = live(v) ? "now" : "live";
 	if (s >= 1 && s <= m->nr_events && m->events[s - 1].unit[0])
-		snprintf(line, sizeof(line), "%s(%s)  now %s", name, m->events[s - 1].unit, now);
+		snprintf(line, sizeof(line), "%s(%s)  %s %s", name, m->events[s - 1].unit, when,
+		         now);
 	else if (s > m->nr_events)
-		snprintf(line, sizeof(line), "%s%s  now %s", name,
-		         m->metrics[s - 1 - m->nr_events].unit, now);
+		snprintf(line, sizeof(line), "%s%s  %s %s", name,
+		         m->metrics[s - 1 - m->nr_events].unit, when, now);
 	else
-		snprintf(line, sizeof(line), "%s  now %s", name, now);
+		snprintf(line, sizeof(line), "%s  %s %s", name, when, now);
 	view_put(v, y, x, width - 1, line, THEME_NOTE, true);
 	if (!spark_range(vals, n, gw, &lo, &hi)) {
 		view_put(v, y + 1, x, width - 1, n ? "  not counted" : "  no history yet",
@@ -415,10 +414,11 @@ void view_draw_detail(struct view *v)
 		return;
 	/* its hotspots */
 	y = ymax - hot_lines;
-	snprintf(
-	    buf, sizeof(buf), "hotspots of PID %d%s   Enter: all of them  Esc/q: back", (int)h->pid,
-	    m->sampling.filter_pid == h->pid || !m->sampling.enabled ? ""
-	                                                             : " (from the next interval)");
+	snprintf(buf, sizeof(buf), "hotspots of PID %d%s   Enter: all of them  Esc/q: back",
+	         (int)h->pid,
+	         m->sampling.filter_pid == h->pid || !m->sampling.enabled || !live(v)
+	             ? ""
+	             : " (from the next interval)");
 	view_put(v, y++, 0, COLS, buf, THEME_COLUMN_TITLE, true);
 	if (!nhot)
 		view_put(v, y, 1, COLS - 1,

@@ -85,6 +85,13 @@ static uint64_t signature(const struct model *m)
 	return h ^ (uint64_t)view_thread_rows(m) << 63;
 }
 
+/* Counters are kept in the unit shown (ms, not ns): a model read back
+ * from the history or a recording carries them so. */
+static double unit_scale(const struct model_event *e)
+{
+	return e->scale > 0 ? e->scale : 1.0;
+}
+
 static void fill(const struct model *m, const struct model_row *r, float *e)
 {
 	if (!e)
@@ -92,7 +99,7 @@ static void fill(const struct model *m, const struct model_row *r, float *e)
 	e[0] = (float)r->cpu_pct;
 	for (int i = 0; i < m->nr_events && r->cells; i++)
 		if (cells_counted(&r->cells[i]))
-			e[1 + i] = (float)r->cells[i].value;
+			e[1 + i] = (float)(r->cells[i].value * unit_scale(&m->events[i]));
 	for (int k = 0; k < m->nr_metrics && r->metrics; k++)
 		if (isfinite(r->metrics[k]))
 			e[1 + m->nr_events + k] = (float)r->metrics[k];
@@ -179,10 +186,14 @@ int view_hist_series(const struct view *v)
 
 const char *view_hist_title(const struct view *v, char *buf, size_t len)
 {
-	if (!v->hist || v->hist->series < 0)
+	char name[128];
+
+	if (!v->hist || v->hist->series < 0) {
 		util_strlcpy(buf, "HIST", len);
-	else
-		view_hist_series_name(v->m, view_hist_series(v), buf, len);
+	} else { /* the counter it shows, elided to the column (12) */
+		view_hist_series_name(v->m, view_hist_series(v), name, sizeof(name));
+		cells_elide(name, 12, buf, len);
+	}
 	return buf;
 }
 
@@ -228,7 +239,8 @@ bool view_hist_changed(const struct view *v, int r, const struct col *c, int wid
 	if (vals[0] == vals[1])
 		return false;
 	/* As the cell shows it: 12.3M and 12.3M have not changed. */
-	if (!view_cell_as(v, r, c, vals[0], width, before, sizeof(before)))
+	double x = c->kind == C_EVENT ? vals[0] / unit_scale(&v->m->events[c->index]) : vals[0];
+	if (!view_cell_as(v, r, c, x, width, before, sizeof(before)))
 		return false;
 	return strcmp(before, text) != 0;
 }

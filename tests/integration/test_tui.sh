@@ -89,7 +89,9 @@ rows | awk 'NF > 2 && $1 ~ /^[0-9]+$/' >"$TMP/filtered"
 grep -v spin "$TMP/filtered" && fail "rows that do not match 'spin' are shown" "$TMP/pane"
 pass "/ filters rows incrementally"
 
-# ---------------------------------------------------------------- Enter -> hotspots of the task
+# ---------------------------------------------------------------- Enter, Enter -> hotspots of the task
+keys Enter
+wait_for 3 pane_has "hotspots of PID $spin_pid" || fail "Enter on spin did not open its detail pane" "$TMP/pane"
 keys Enter
 wait_for 3 pane_has 'SYMBOL' "PID $spin_pid only" || fail "Enter on spin did not open its hotspots" "$TMP/pane"
 wait_for 4 pane_lacks 'from the next interval' || fail "the filtered hotspots never arrived" "$TMP/pane"
@@ -100,7 +102,7 @@ rows | awk 'NF > 3 && $1 ~ /%$/ && $3 != "'"$spin_pid"'"' >"$TMP/others"
 keys Escape
 wait_for 2 pane_has 'processes' || fail "Esc did not return to the Tasks view" "$TMP/pane"
 pane_has "filter 'spin'" && fail "the text filter survived the view change" "$TMP/pane"
-pass "Enter on a task shows its hotspots only; Esc returns"
+pass "Enter on a task, Enter in its pane show its hotspots only; Esc returns"
 
 # ---------------------------------------------------------------- pause
 keys 1 ' '
