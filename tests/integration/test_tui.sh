@@ -90,6 +90,9 @@ grep -v spin "$TMP/filtered" && fail "rows that do not match 'spin' are shown" "
 pass "/ filters rows incrementally"
 
 # ---------------------------------------------------------------- Enter, Enter -> hotspots of the task
+# (the filter on its PID: other processes may be called spin too)
+keys Escape / $spin_pid Enter
+wait_for 2 pane_has "filter '$spin_pid'" || fail "the filter on spin's PID did not stay" "$TMP/pane"
 keys Enter
 wait_for 3 pane_has "hotspots of PID $spin_pid" || fail "Enter on spin did not open its detail pane" "$TMP/pane"
 keys Enter
@@ -101,7 +104,7 @@ rows | awk 'NF > 3 && $1 ~ /%$/ && $3 != "'"$spin_pid"'"' >"$TMP/others"
 [ -s "$TMP/others" ] && fail "hotspots of other processes are shown" "$TMP/others"
 keys Escape
 wait_for 2 pane_has 'processes' || fail "Esc did not return to the Tasks view" "$TMP/pane"
-pane_has "filter 'spin'" && fail "the text filter survived the view change" "$TMP/pane"
+pane_has "filter '$spin_pid'" && fail "the text filter survived the view change" "$TMP/pane"
 pass "Enter on a task, Enter in its pane show its hotspots only; Esc returns"
 
 # ---------------------------------------------------------------- pause
