@@ -404,14 +404,14 @@ void view_draw_detail(struct view *v)
 				draw_graph(v, series[i], y + row * (gh + 1), c * cw, cw, gh);
 		}
 	y += rows_shown * (gh + 1);
-	if (nrows > rows_shown && y > 4) {
+	if (nrows > rows_shown && rows_shown > 0) {
 		snprintf(buf, sizeof(buf), " graphs %d-%d of %d rows: Up/Down ", h->top + 1,
 		         h->top + rows_shown, nrows);
 		view_put(v, y - 1, COLS - (int)strlen(buf), (int)strlen(buf), buf, THEME_STATUS,
 		         true);
 	}
-	if (y >= ymax)
-		return;
+	if (y >= ymax || ymax - hot_lines < y)
+		return; /* no room left for them */
 	/* its hotspots */
 	y = ymax - hot_lines;
 	snprintf(buf, sizeof(buf), "hotspots of PID %d%s   Enter: all of them  Esc/q: back",
