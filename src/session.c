@@ -192,6 +192,12 @@ static int check_sort(struct session *s, char *err, size_t errlen)
 {
 	const char *sort = s->cfg->sort;
 
+	if (sort[0] && model_parse_sort(&s->model, sort) && s->cfg->sort_fallback) {
+		snprintf(s->sort_note, sizeof(s->sort_note),
+		         "sort %.64s: not a column of preset %.32s; sorted by CPU%%", sort,
+		         s->cfg->preset);
+		return model_parse_sort(&s->model, "cpu");
+	}
 	if (sort[0] && model_parse_sort(&s->model, sort)) {
 		int n =
 		    snprintf(err, errlen, "--sort %s: not a column; use cpu, pid, command", sort);
@@ -568,6 +574,11 @@ enum model_mode session_mode(const struct session *s)
 const char *session_preset(const struct session *s)
 {
 	return s->cfg->preset;
+}
+
+const char *session_sort_note(const struct session *s)
+{
+	return s->sort_note;
 }
 
 void session_for_each_ring_fd(struct session *s, void (*fn)(int fd, void *arg), void *arg)
