@@ -575,6 +575,10 @@ static void reopen(struct app *a, const char *preset, bool threads)
 			ret = session_start(a->s, err, sizeof(err));
 		if (!ret) {
 			watch_session(a);
+			/* the new model first: the status line redraws the screen */
+			session_tick(a->s, false);
+			exporter_update(&a->ex, session_model(a->s));
+			view_draw(a->view, session_model(a->s));
 			if (attempt) {
 				snprintf(msg, sizeof(msg), "preset %s: %.300s; kept %s", preset,
 				         first_err, old_preset);
@@ -594,9 +598,6 @@ static void reopen(struct app *a, const char *preset, bool threads)
 				         session_sort_note(a->s));
 				view_status(a->view, err);
 			}
-			session_tick(a->s, false);
-			exporter_update(&a->ex, session_model(a->s));
-			view_draw(a->view, session_model(a->s));
 			preset_set_free(&set);
 			return;
 		}
