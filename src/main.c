@@ -884,6 +884,7 @@ static int run(struct app *a)
 	if (a->rc.have_sort && !a->opt.sort_given)
 		util_strlcpy(a->opt.session.sort, a->rc.sort, sizeof(a->opt.session.sort));
 	a->opt.session.sort_fallback = !a->opt.sort_given;
+	a->opt.session.users_all = !a->opt.batch && !a->headless; /* the view shows every row */
 	a->hot_rows_saved = a->opt.session.profile.top;
 	if (!a->opt.batch && !a->headless && !a->opt.hot_given)
 		a->opt.session.profile.top = HOT_ROWS_INTERACTIVE;

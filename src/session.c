@@ -399,13 +399,17 @@ int session_tick(struct session *s, bool final)
 	model_sort_tasks(m);
 	session_cgroup_rows(s, final);
 	m->show_cgroups = s->cfg->nr_cgroups || s->cfg->cgroup_auto;
-	for (int i = 0; i < m->nr_tasks && (i < m->top_n || m->top_n == 0); i++) {
+	for (int i = 0; i < m->nr_tasks; i++) {
 		struct model_row *r = &m->tasks[i];
+		bool shown = i < m->top_n || m->top_n == 0;
 		uid_t uid;
 
+		/* the viewer shows every row (a uid is read once in a task's life) */
+		if (!shown && !s->cfg->users_all)
+			break;
 		if (!r->user[0] && session_row_uid(s, r, &uid) == 0)
 			util_strlcpy(r->user, procfs_user(&s->proc, uid), sizeof(r->user));
-		if (m->show_cgroups &&
+		if (shown && m->show_cgroups &&
 		    procfs_task_cgroup(&s->proc, r->pid, r->cgroup, sizeof(r->cgroup)))
 			r->cgroup[0] = '\0';
 	}

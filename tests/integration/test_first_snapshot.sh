@@ -2,7 +2,8 @@
 # The first snapshot has real task counters: a task busy before pfmtop
 # started is counted in `pfmtop -b -n 1` and in the view's first frame
 # (not n/c), and the columns of an event this machine does not support
-# read n/s on every task row (not n/c), rows with /proc figures only too.
+# read n/s on every task row (not n/c), rows with /proc figures only too;
+# every row of the view's Tasks table has its USER.
 . "$(dirname "$0")/lib.sh"
 
 need_root
@@ -57,3 +58,23 @@ grep -qE '[0-9]+\.[0-9]' "$TMP/row" || fail "the view's first frame has no count
 tm send-keys -t t q
 wait_for 10 pane_has 'rc=0' || fail "q did not quit" "$TMP/pane"
 pass "the view's first frame counts the busy task"
+
+# ---- USER on every row of the view, /proc-only rows too ----
+tm resize-window -t t -x 200 -y 60 2>/dev/null || true
+tm send-keys -t t "clear; TERM=xterm-256color '$PFMTOP' --view tasks -d 0.5 --cpu-min 50; echo rc=\$?" Enter
+wait_for 20 pane_has 'USER' 'COMMAND' 'idle: /proc' || fail "no Tasks view with /proc-only rows" "$TMP/pane"
+sleep 1.5 # a few intervals: rows that came and went
+pane >"$TMP/users"
+python3 - "$TMP/users" >"$TMP/blank" <<'EOF'
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+h = next(i for i, l in enumerate(lines) if " USER " in l and "COMMAND" in l)
+a, b = lines[h].index(" USER ") + 1, lines[h].index("CPU%") - 4
+for l in lines[h + 1:]:
+    if l.strip() and l.split()[0].isdigit() and not l[a:b].strip():
+        print(l)
+EOF
+[ ! -s "$TMP/blank" ] || fail "task rows with no USER" "$TMP/blank" "$TMP/users"
+tm send-keys -t t q
+wait_for 10 pane_has 'rc=0' || fail "q did not quit" "$TMP/pane"
+pass "USER on every row of the view's Tasks table"
