@@ -68,7 +68,8 @@ char *cells_counter(const struct model_event *e, const struct counter_value *v,
 		}
 		break;
 	case COUNTER_NOT_COUNTED:
-		util_strlcpy(buf, "n/c", len);
+		/* an event not supported here is that on every row */
+		util_strlcpy(buf, e->state == COUNTER_UNSUPPORTED ? "n/s" : "n/c", len);
 		break;
 	case COUNTER_UNSUPPORTED:
 		util_strlcpy(buf, "n/s", len);

@@ -1,6 +1,7 @@
 /* main: options, the loop's callbacks, batch output and the interactive view. */
 #include "actions.h"
-#include "capture.h"
+#include "cmdout.h"
+#include "cmdsummary.h"
 #include "events.h"
 #include "exporter.h"
 #include "loop.h"
@@ -10,6 +11,7 @@
 #include "pfr.h"
 #include "preset.h"
 #include "probe.h"
+#include "rcfile.h"
 #include "replay.h"
 #include "session.h"
 #include "snapshot.h"
@@ -55,7 +57,7 @@ struct app {
 	char preset_names[MAX_PRESET_NAMES][PRESET_NAME_MAX];
 	const char *preset_list[MAX_PRESET_NAMES];
 	int nr_preset_names;
-	struct capture cmd_out;   /* the command's output while the viewer runs */
+	struct cmdout cmd_out;    /* the command's output: a file while the viewer runs */
 	bool command_done;        /* the viewer shows a command's totals: q quits */
 	int watched[MAX_WATCHED]; /* fds the loop watches for the session */
 	int nr_watched;
@@ -69,6 +71,12 @@ struct app {
 	struct timeline hist; /* the viewer's history (--history) */
 	bool hist_on;
 	long hist_pos; /* the frame of it shown, -1: the live screen */
+	/* the settings file (pfmtoprc): read before the view opens, written
+	 * when it quits; not with --no-config, nor over a file that did not
+	 * read (rc_warn says why) */
+	struct rcfile rc;
+	bool rc_on;
+	char rc_path[PATH_MAX], rc_warn[PATH_MAX + 320];
 };
 
 /* Keep the viewer's history to this many snapshots, whatever -d and
@@ -285,6 +293,22 @@ static void save_snapshot(struct app *a)
 
 static void last_snapshots(struct app *a, bool totals);
 
+/* The status line under a running command: where its output goes and its
+ * last line; at its exit, a banner with its status. */
+static void command_banner(struct app *a)
+{
+	char msg[320];
+
+	if (a->command_done)
+		snprintf(msg, sizeof(msg), "command exited with status %d; q quits%s%.200s",
+		         session_exit_status(a->s), a->cmd_out.fd >= 0 ? "; output: " : "",
+		         a->cmd_out.path);
+	else
+		snprintf(msg, sizeof(msg), "output in %.150s%s%.150s", a->cmd_out.path,
+		         a->cmd_out.last[0] ? ": " : "", a->cmd_out.last);
+	view_banner(a->view, a->cmd_out.fd >= 0 || a->command_done ? msg : "", a->command_done);
+}
+
 static void on_tick(struct loop *l, uint64_t expirations, void *arg)
 {
 	struct app *a = arg;
@@ -292,7 +316,9 @@ static void on_tick(struct loop *l, uint64_t expirations, void *arg)
 	bool enough = a->opt.iterations && a->snapshots >= a->opt.iterations;
 
 	if (a->command_done)
-		return;       /* the totals stay on the screen */
+		return; /* the totals stay on the screen */
+	if (a->view && cmdout_poll(&a->cmd_out))
+		command_banner(a);
 	exporter_run(&a->ex); /* its connections' timeouts */
 	if (a->first_tick) {
 		/* The viewer's first frame came after a short interval; from now on
@@ -341,8 +367,6 @@ static void last_snapshots(struct app *a, bool totals)
 
 static void final_for_command(struct app *a)
 {
-	char msg[160];
-
 	last_snapshots(a, true);
 	if (!a->view) {
 		finish(a, session_exit_status(a->s));
@@ -350,26 +374,9 @@ static void final_for_command(struct app *a)
 	}
 	/* The viewer stays on the totals until the user has read them. */
 	a->command_done = true;
-	snprintf(msg, sizeof(msg),
-	         "the command exited (status %d): these are its totals; q quits, its output "
-	         "follows",
-	         session_exit_status(a->s));
-	view_status(a->view, msg);
-}
-
-/* The command's output, kept while the viewer owns the terminal: its last
- * line on the status line, all of it printed when the viewer closes. */
-static void on_command_output(struct loop *l, int fd, uint32_t events, void *arg)
-{
-	struct app *a = arg;
-	char msg[sizeof(a->cmd_out.last) + 16];
-
-	if (capture_read(&a->cmd_out))
-		loop_del_fd(l, fd);
-	if (a->view && !a->command_done && a->cmd_out.last[0]) {
-		snprintf(msg, sizeof(msg), "output: %s", a->cmd_out.last);
-		view_status(a->view, msg);
-	}
+	cmdout_poll(&a->cmd_out);
+	view_status(a->view, "");
+	command_banner(a);
 }
 
 /* The session's fds go through these, so a reopen can stop watching them all. */
@@ -561,12 +568,17 @@ static void reopen(struct app *a, const char *preset, bool threads)
 	session_fini(a->s);
 	for (int attempt = 0; attempt < 2; attempt++) {
 		apply_preset(a, chosen[attempt], &a->resolved);
+		a->opt.session.sort_fallback = true; /* --sort too: a column the new one lacks */
 		a->opt.session.threads = attempt ? old_threads : threads;
 		ret = session_init(a->s, &a->opt.session, err, sizeof(err));
 		if (!ret)
 			ret = session_start(a->s, err, sizeof(err));
 		if (!ret) {
 			watch_session(a);
+			/* the new model first: the status line redraws the screen */
+			session_tick(a->s, false);
+			exporter_update(&a->ex, session_model(a->s));
+			view_draw(a->view, session_model(a->s));
 			if (attempt) {
 				snprintf(msg, sizeof(msg), "preset %s: %.300s; kept %s", preset,
 				         first_err, old_preset);
@@ -580,13 +592,12 @@ static void reopen(struct app *a, const char *preset, bool threads)
 				         session_preset(a->s), threads ? "thread" : "process");
 				view_status(a->view, err);
 			} else {
-				snprintf(err, sizeof(err), "preset %s, a row per %s",
-				         session_preset(a->s), threads ? "thread" : "process");
+				snprintf(err, sizeof(err), "preset %s, a row per %s%s%s",
+				         session_preset(a->s), threads ? "thread" : "process",
+				         session_sort_note(a->s)[0] ? "; " : "",
+				         session_sort_note(a->s));
 				view_status(a->view, err);
 			}
-			session_tick(a->s, false);
-			exporter_update(&a->ex, session_model(a->s));
-			view_draw(a->view, session_model(a->s));
 			preset_set_free(&set);
 			return;
 		}
@@ -654,6 +665,35 @@ static void history_move(struct app *a, const struct view_settings *vs, unsigned
 		view_status(a->view, msg);
 }
 
+/* The settings file: read (unless --no-config) for what the command line
+ * did not give; a file that cannot be read is a warning, and the defaults. */
+static void settings_load(struct app *a)
+{
+	char err[sizeof(a->rc_warn) - 64];
+	int ret;
+
+	if (a->opt.no_config || rcfile_path(a->rc_path, sizeof(a->rc_path)))
+		return;
+	ret = rcfile_load(&a->rc, a->rc_path, err, sizeof(err));
+	a->rc_on = !ret || ret == -ENOENT;
+	if (!a->rc_on)
+		snprintf(a->rc_warn, sizeof(a->rc_warn),
+		         "%s; the defaults are used (fix or remove it)", err);
+	rcfile_apply(&a->rc, &a->opt);
+}
+
+/* The view's settings into the settings file, at q. */
+static void settings_save(struct app *a)
+{
+	char err[sizeof(a->rc_warn) - 64];
+
+	if (!a->rc_on || !a->view)
+		return;
+	view_rc_get(a->view, &a->rc);
+	if (rcfile_save(&a->rc, a->rc_path, err, sizeof(err)))
+		snprintf(a->rc_warn, sizeof(a->rc_warn), "%s", err);
+}
+
 static void on_key(struct loop *l, int fd, uint32_t events, void *arg)
 {
 	struct app *a = arg;
@@ -671,6 +711,7 @@ static void on_key(struct loop *l, int fd, uint32_t events, void *arg)
 	const struct view_settings *vs = view_settings(a->view);
 
 	if (act & VIEW_QUIT) {
+		settings_save(a);
 		session_signal_command(a->s, SIGTERM);
 		finish(a, a->command_done ? session_exit_status(a->s) : 0);
 		return;
@@ -777,6 +818,23 @@ static void apply_preset(struct app *a, const struct preset *p, struct preset_re
 
 /* ---- run ---- */
 
+/* After the viewer: a command's totals as perf stat gives them, and where
+ * its output is. */
+static void command_summary(struct app *a)
+{
+	off_t size = cmdout_size(&a->cmd_out);
+	bool had_file = a->cmd_out.fd >= 0;
+
+	if (a->command_done && !a->opt.batch)
+		cmdsummary_print(stderr, session_model(a->s), session_exit_status(a->s));
+	cmdout_close(&a->cmd_out);
+	if (had_file && !a->opt.batch && a->cmd_out.path[0] && size >= 0)
+		untrusted_complain("the command's output (%lld bytes) is in %s\n", (long long)size,
+		                   a->cmd_out.path);
+	else if (had_file && !a->opt.batch && !a->cmd_out.path[0])
+		untrusted_complain("the command wrote no output\n");
+}
+
 static int run(struct app *a)
 {
 	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGWINCH};
@@ -794,6 +852,8 @@ static int run(struct app *a)
 	if (a->opt.output && !a->opt.batch)
 		die_usage("-o writes batch snapshots: add -b (press s in the interactive view to "
 		          "save one)");
+	if (!a->opt.batch && !a->headless)
+		settings_load(a);
 	/* The machine, probed once: the preset's choice and the session use it. */
 	probe_collect(&a->probe);
 	a->opt.session.probe = &a->probe;
@@ -819,6 +879,12 @@ static int run(struct app *a)
 		}
 		preset_set_free(set);
 	}
+	/* a remembered sort that this preset lacks: by CPU% (the status line
+	 * says so); --sort's is the user's to fix */
+	if (a->rc.have_sort && !a->opt.sort_given)
+		util_strlcpy(a->opt.session.sort, a->rc.sort, sizeof(a->opt.session.sort));
+	a->opt.session.sort_fallback = !a->opt.sort_given;
+	a->opt.session.users_all = !a->opt.batch && !a->headless; /* the view shows every row */
 	a->hot_rows_saved = a->opt.session.profile.top;
 	if (!a->opt.batch && !a->headless && !a->opt.hot_given)
 		a->opt.session.profile.top = HOT_ROWS_INTERACTIVE;
@@ -831,25 +897,31 @@ static int run(struct app *a)
 		a->opt.session.top_n = a->opt.export_tasks;
 	a->opt.session.profile.filter_pid = -1;
 	a->opt.session.profile.filter_cpu = -1;
-	/* The viewer owns the terminal: a command writes into a pipe instead. */
-	capture_init(&a->cmd_out);
-	if (!a->opt.batch && !a->headless && a->opt.session.mode == MODEL_COMMAND &&
-	    !capture_open(&a->cmd_out))
-		a->opt.session.command_out = a->cmd_out.wfd;
+	/* The viewer owns the terminal: a command writes into a file instead
+	 * (with -b only when --command-output names one). */
+	cmdout_init(&a->cmd_out);
+	if (a->opt.session.mode == MODEL_COMMAND && !a->headless &&
+	    (!a->opt.batch || a->opt.command_output)) {
+		if (!a->opt.batch && a->opt.command_output && !strcmp(a->opt.command_output, "-"))
+			die_usage("--command-output -: the view owns the terminal; add -b to keep "
+			          "the command's output on it");
+		if (cmdout_open(&a->cmd_out, a->opt.command_output, err, sizeof(err)))
+			die_usage(err);
+		a->opt.session.command_out = a->cmd_out.fd;
+	}
 	/* Signals are blocked before the command is forked, so none is lost. */
 	a->loop = loop_new();
 	if (!a->loop || loop_watch_signals(a->loop, sigs, (int)ARRAY_SIZE(sigs), on_signal, a)) {
 		untrusted_complain("cannot set up the event loop: %s\n", strerror(errno));
-		capture_fini(&a->cmd_out);
+		cmdout_close(&a->cmd_out);
 		return 1;
 	}
 	ret = session_init(a->s, &a->opt.session, err, sizeof(err));
-	capture_close_writer(&a->cmd_out);
 	if (ret) {
 		untrusted_complain("%s\n", err[0] ? err : strerror(-ret));
 		session_fini(a->s);
 		loop_free(a->loop);
-		capture_fini(&a->cmd_out);
+		cmdout_close(&a->cmd_out);
 		return usage_class(ret) ? 2 : 1;
 	}
 	/* Before the command is launched or anything counted. */
@@ -898,7 +970,7 @@ static int run(struct app *a)
 		untrusted_complain("%s\n", err);
 		session_fini(a->s);
 		loop_free(a->loop);
-		capture_fini(&a->cmd_out);
+		cmdout_close(&a->cmd_out);
 		return code;
 	}
 	if (exporter_fd(&a->ex) >= 0)
@@ -939,14 +1011,14 @@ static int run(struct app *a)
 			untrusted_complain("%s\n", err);
 			session_fini(a->s);
 			loop_free(a->loop);
-			capture_fini(&a->cmd_out);
+			cmdout_close(&a->cmd_out);
 			return 1;
 		}
 		loop_add_fd(a->loop, STDIN_FILENO, EPOLLIN, on_key, a);
 		a->hist_on = a->opt.history_s > 0 &&
 		             !timeline_open_history(&a->hist, (uint64_t)(a->opt.history_s * 1e9));
-		if (a->cmd_out.rfd >= 0)
-			loop_add_fd(a->loop, a->cmd_out.rfd, EPOLLIN, on_command_output, a);
+		if (a->cmd_out.fd >= 0)
+			command_banner(a);
 	}
 	ret = session_start(a->s, err, sizeof(err));
 	if (ret) {
@@ -958,6 +1030,10 @@ static int run(struct app *a)
 	}
 	if (a->view) {
 		view_draw(a->view, NULL);
+		if (a->rc_warn[0])
+			view_status(a->view, a->rc_warn);
+		else if (session_sort_note(a->s)[0])
+			view_status(a->view, session_sort_note(a->s));
 		if (a->opt.listen) {
 			snprintf(err, sizeof(err), "serving %s", exporter_where(&a->ex));
 			view_status(a->view, err);
@@ -988,8 +1064,9 @@ static int run(struct app *a)
 out:
 	view_close(a->view);
 	a->view = NULL;
-	capture_flush(&a->cmd_out, STDOUT_FILENO);
-	capture_fini(&a->cmd_out);
+	if (a->rc_warn[0])
+		untrusted_complain("%s\n", a->rc_warn);
+	command_summary(a);
 	exporter_close(&a->ex);
 	if (a->hist_on)
 		timeline_close(&a->hist);

@@ -35,6 +35,9 @@ static const char usage_text[] =
     "                           they start after pfmtop does (counted by default)\n"
     "      --cpu-min PCT        system-wide: counters for tasks using at least PCT% CPU\n"
     "                           (default 0.1; new tasks at once; -1 = /proc figures only)\n"
+    "                           The first snapshot has task counters: the tasks\n"
+    "                           busy over their life so far are counted from the same\n"
+    "                           instant as the CPUs, not an interval later\n"
     "      --cgroup PATH[,PATH] count these cgroups (v2) on every CPU; 'auto' takes the\n"
     "                           top-level cgroups that hold tasks\n"
     "\n"
@@ -135,6 +138,17 @@ static const char usage_text[] =
     "      --theme NAME|FILE    colour theme: default, light, mono, high-contrast, or a\n"
     "                           theme file (also searched in ~/.config/pfmtop/themes);\n"
     "                           NO_COLOR or a terminal without colours selects mono\n"
+    "      --command-output FILE\n"
+    "                           with a command, its stdout and stderr go to FILE, made\n"
+    "                           new (mode 0600; an existing file is refused, a device\n"
+    "                           such as /dev/null is written); the view's default is a\n"
+    "                           new file in $XDG_RUNTIME_DIR (or /tmp), named on the\n"
+    "                           status line; - (with -b, the default) the terminal\n"
+    "      --no-config          neither read nor write the settings file\n"
+    "                           ($XDG_CONFIG_HOME/pfmtop/pfmtoprc, else\n"
+    "                           ~/.config/pfmtop/pfmtoprc: the view's theme, delay,\n"
+    "                           view, sort and hotspot filters, saved on quit; the\n"
+    "                           options given override it)\n"
     "\n"
     "  -h, --help               this text\n"
     "  -V, --version            version and library versions\n"
@@ -281,6 +295,7 @@ static int opt_delay(struct options *o, const char *arg, char *err, size_t errle
 		    err, errlen,
 		    "-d: %s is not a delay; give seconds between 0.01 and 86400, e.g. -d 0.5",
 		    quoted(q, arg));
+	o->delay_given = true;
 	return 0;
 }
 
@@ -720,6 +735,18 @@ static int opt_theme(struct options *o, const char *arg, char *err, size_t errle
 	return 0;
 }
 
+static int opt_command_output(struct options *o, const char *arg, char *err, size_t errlen)
+{
+	o->command_output = arg;
+	return 0;
+}
+
+static int opt_no_config(struct options *o, const char *arg, char *err, size_t errlen)
+{
+	o->no_config = true;
+	return 0;
+}
+
 static int opt_view(struct options *o, const char *arg, char *err, size_t errlen)
 {
 	char q[QUOTED_MAX];
@@ -811,6 +838,8 @@ const struct options_opt options_table[] = {
     {"daemon", 0, OPTIONS_NO_ARG, opt_daemon},
     {"theme", 0, OPTIONS_ARG, opt_theme},
     {"view", 0, OPTIONS_ARG, opt_view},
+    {"command-output", 0, OPTIONS_ARG, opt_command_output},
+    {"no-config", 0, OPTIONS_NO_ARG, opt_no_config},
     {"probe", 0, OPTIONS_NO_ARG, opt_probe},
     {"list-events", 0, OPTIONS_OPT_ARG, opt_list_events},
     {"help", 'h', OPTIONS_NO_ARG, opt_help},
@@ -1043,6 +1072,10 @@ static int options_finish(struct options *o, const bool *given, int argc, char *
 	if (take_command(o, argc, argv, next, err, errlen) ||
 	    check_conflicts(o, given, err, errlen) || check_recording(o, given, err, errlen))
 		return -EINVAL;
+	if (o->command_output && c->mode != MODEL_COMMAND)
+		return refuse(err, errlen,
+		              "--command-output is where a command's output goes: give the command "
+		              "after --");
 	/* Replaced by the preset's choice at start; kept for --probe. */
 	if (!o->events_given &&
 	    events_parse_list(SESSION_DEFAULT_EVENTS, &c->events, perr, sizeof(perr)))

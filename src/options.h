@@ -60,6 +60,10 @@ struct options {
 	int export_tasks;       /* --export-tasks N */
 	bool export_cmdline;    /* --export-cmdline */
 	bool daemon;            /* --daemon: headless, serving only */
+
+	bool delay_given;           /* -d given (else the settings file's, if any) */
+	const char *command_output; /* --command-output FILE, "-": the terminal */
+	bool no_config;             /* --no-config: no settings file */
 	struct session_config session;
 };
 

@@ -192,6 +192,12 @@ static int check_sort(struct session *s, char *err, size_t errlen)
 {
 	const char *sort = s->cfg->sort;
 
+	if (sort[0] && model_parse_sort(&s->model, sort) && s->cfg->sort_fallback) {
+		snprintf(s->sort_note, sizeof(s->sort_note),
+		         "sort %.64s: not a column of preset %.32s; sorted by CPU%%", sort,
+		         s->cfg->preset);
+		return model_parse_sort(&s->model, "cpu");
+	}
 	if (sort[0] && model_parse_sort(&s->model, sort)) {
 		int n =
 		    snprintf(err, errlen, "--sort %s: not a column; use cpu, pid, command", sort);
@@ -393,13 +399,17 @@ int session_tick(struct session *s, bool final)
 	model_sort_tasks(m);
 	session_cgroup_rows(s, final);
 	m->show_cgroups = s->cfg->nr_cgroups || s->cfg->cgroup_auto;
-	for (int i = 0; i < m->nr_tasks && (i < m->top_n || m->top_n == 0); i++) {
+	for (int i = 0; i < m->nr_tasks; i++) {
 		struct model_row *r = &m->tasks[i];
+		bool shown = i < m->top_n || m->top_n == 0;
 		uid_t uid;
 
+		/* the viewer shows every row (a uid is read once in a task's life) */
+		if (!shown && !s->cfg->users_all)
+			break;
 		if (!r->user[0] && session_row_uid(s, r, &uid) == 0)
 			util_strlcpy(r->user, procfs_user(&s->proc, uid), sizeof(r->user));
-		if (m->show_cgroups &&
+		if (shown && m->show_cgroups &&
 		    procfs_task_cgroup(&s->proc, r->pid, r->cgroup, sizeof(r->cgroup)))
 			r->cgroup[0] = '\0';
 	}
@@ -568,6 +578,11 @@ enum model_mode session_mode(const struct session *s)
 const char *session_preset(const struct session *s)
 {
 	return s->cfg->preset;
+}
+
+const char *session_sort_note(const struct session *s)
+{
+	return s->sort_note;
 }
 
 void session_for_each_ring_fd(struct session *s, void (*fn)(int fd, void *arg), void *arg)

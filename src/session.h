@@ -44,6 +44,9 @@ struct session_config {
 	int nr_cgroups;
 	bool cgroup_auto; /* --cgroup auto: the top-level cgroups with tasks */
 	char sort[128];   /* --sort: "cpu", "pid", "command", an event or metric */
+
+	bool sort_fallback; /* a sort that is not a column: by CPU% (session_sort_note) */
+	bool users_all;     /* USER for every task row, not only the top N (the viewer) */
 	const struct preset_resolved *resolved; /* the preset's choices and metrics, or NULL (-e) */
 	const struct events_table *known; /* events resolved already (by the chooser), or NULL */
 	const struct probe *probe;        /* the machine as probed, or NULL: session_init probes */
@@ -77,6 +80,10 @@ void session_annotate_now(struct session *s);
 
 enum model_mode session_mode(const struct session *s);
 const char *session_preset(const struct session *s);
+
+/* With sort_fallback: why the tasks are sorted by CPU% and not by the
+ * sort asked for (it is not a column of these events); "" when they are. */
+const char *session_sort_note(const struct session *s);
 
 /* The sampling rings: their fds to watch, and the drain of one. */
 void session_for_each_ring_fd(struct session *s, void (*fn)(int fd, void *arg), void *arg);

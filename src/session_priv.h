@@ -54,6 +54,7 @@ struct proc_sample {
 };
 
 struct session {
+	char sort_note[200];              /* session_sort_note() */
 	const struct session_config *cfg; /* the caller's: read live (the viewer changes it) */
 	struct probe probe;
 	enum model_mode mode;

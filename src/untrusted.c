@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <string.h>
+#include <wchar.h>
 
 /*
  * The length of the valid UTF-8 sequence at s (1-4), with its code point in
@@ -109,10 +110,24 @@ void untrusted_fputs(FILE *f, const char *s, bool keep_newlines)
 
 int untrusted_width(const char *s)
 {
+	const unsigned char *u = (const unsigned char *)s;
+	uint32_t cp;
 	int w = 0;
 
-	for (; *s; s++)
-		w += ((unsigned char)*s & 0xc0) != 0x80;
+	while (*u) {
+		int n = utf8_char(u, &cp), cw;
+
+		if (!n) { /* not made safe: a byte, a column */
+			w++;
+			u++;
+			continue;
+		}
+		/* wide characters take two columns, combining ones none; what
+		 * the locale does not know (a C locale: all but ASCII) one */
+		cw = cp < 0x80 ? 1 : wcwidth((wchar_t)cp);
+		w += cw < 0 ? 1 : cw;
+		u += n;
+	}
 	return w;
 }
 

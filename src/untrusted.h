@@ -27,8 +27,9 @@ char *untrusted_text(char *out, size_t len, const char *s);
  * messages), escaped as ^J otherwise. */
 void untrusted_fputs(FILE *f, const char *s, bool keep_newlines);
 
-/* Columns that text already made safe takes on a terminal (one per
- * character: UTF-8 continuation bytes take none). */
+/* Columns that text already made safe takes on a terminal: wcwidth() in
+ * the current locale (wide characters two, combining ones none), one for
+ * a character it does not know. */
 int untrusted_width(const char *s);
 
 /*

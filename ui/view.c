@@ -171,19 +171,17 @@ void view_close(struct view *v)
 static void put(struct view *v, int y, int x, int width, const char *text, enum theme_slot slot,
                 bool left)
 {
-	char safe[1024];
+	char safe[1024], fit[4096];
 	const char *s = untrusted_text(safe, sizeof(safe), text);
-	int n = (int)strlen(s);
 
 	if (width <= 0 || x >= COLS)
 		return;
 	if (x + width > COLS)
 		width = COLS - x;
 	view_use(v, slot);
-	if (left || n >= width)
-		mvprintw(y, x, "%-*.*s", width, width, s);
-	else
-		mvprintw(y, x, "%*s", width, s);
+	/* by columns, not bytes: wide and combining characters (view_text.c) */
+	view_text_fit(fit, sizeof(fit), s, width, left, true);
+	mvaddstr(y, x, fit);
 }
 
 void view_put(struct view *v, int y, int x, int width, const char *text, enum theme_slot slot,
@@ -202,14 +200,15 @@ void view_bar(struct view *v, int y, enum theme_slot slot)
 /* Append s at *x on line y in slot; returns false when it no longer fits. */
 static bool add(struct view *v, int y, int *x, const char *text, enum theme_slot slot)
 {
-	char safe[1024];
+	char safe[1024], fit[4096];
 	const char *s = untrusted_text(safe, sizeof(safe), text);
-	int n = (int)strlen(s);
+	int n = view_text_width(s);
 
 	if (*x >= COLS)
 		return false;
 	view_use(v, slot);
-	mvaddnstr(y, *x, s, COLS - *x);
+	view_text_fit(fit, sizeof(fit), s, COLS - *x, true, false);
+	mvaddstr(y, *x, fit);
 	*x += n;
 	return *x < COLS;
 }
@@ -429,8 +428,8 @@ int view_body_lines(const struct view *v)
 {
 	int n = LINES - 1 - BODY_Y;
 
-	if (v->status[0] || v->prompt == PROMPT_FILTER || v->prompt == PROMPT_DELAY ||
-	    v->prompt == PROMPT_TIME)
+	if (v->status[0] || v->banner[0] || v->prompt == PROMPT_FILTER ||
+	    v->prompt == PROMPT_DELAY || v->prompt == PROMPT_TIME)
 		n--;
 	return n > 0 ? n : 0;
 }
@@ -593,6 +592,7 @@ static void draw_keys(struct view *v)
 
 static void draw_status(struct view *v)
 {
+	enum theme_slot slot = THEME_STATUS;
 	char buf[400];
 	int y = LINES - 2;
 
@@ -610,10 +610,20 @@ static void draw_status(struct view *v)
 		         v->input);
 	else if (v->status[0])
 		snprintf(buf, sizeof(buf), " %s", v->status);
-	else
+	else if (v->banner[0]) {
+		slot = v->banner_alert ? THEME_BADGE_THROTTLE : THEME_STATUS;
+		snprintf(buf, sizeof(buf), " %s", v->banner);
+	} else
 		return;
-	view_bar(v, y, THEME_STATUS);
-	put(v, y, 0, COLS, buf, THEME_STATUS, true);
+	view_bar(v, y, slot);
+	put(v, y, 0, COLS, buf, slot, true);
+}
+
+void view_banner(struct view *v, const char *text, bool alert)
+{
+	util_strlcpy(v->banner, text, sizeof(v->banner));
+	v->banner_alert = alert;
+	view_render(v);
 }
 
 void view_render(struct view *v)

@@ -86,6 +86,21 @@ unsigned view_input(struct view *v);
 /* A one-line message in the status bar until the next key. */
 void view_status(struct view *v, const char *msg);
 
+/* A line the status line shows whenever no message is there (a command's
+ * output file, its exit); alert draws it as a badge. "" removes it.
+ * Redraws. */
+void view_banner(struct view *v, const char *text, bool alert);
+
+/* The view's settings that the settings file keeps (theme, delay, view,
+ * sort, hotspot filters, columns) into rc; what it holds already (a column
+ * choice the view does not change) stays. */
+struct rcfile;
+void view_rc_get(const struct view *v, struct rcfile *rc);
+
+/* A column choice as the settings file holds it, for the view to take;
+ * 0, or -EINVAL with a sentence in err. */
+int view_rc_columns_set(struct view *v, const char *text, char *err, size_t errlen);
+
 /* The settings the keys changed. */
 const struct view_settings *view_settings(const struct view *v);
 

@@ -157,6 +157,8 @@ static unsigned key_prompt(struct view *v, int ch)
 	} else if (ch == '\r' || ch == '\n' || ch == KEY_ENTER) {
 		v->prompt = PROMPT_NONE;
 		util_strlcpy(v->set.preset, v->cfg.presets[v->preset_sel], sizeof(v->set.preset));
+		/* other columns: the sort is the new session's (or CPU%) */
+		v->task_sort_from_model = true;
 		return VIEW_PRESET | VIEW_REDRAW;
 	}
 	return VIEW_REDRAW;
@@ -618,12 +620,20 @@ const char *const view_help_lines[] = {
     "  G               group hotspots by the next keys (dso,sym; sym; pid,sym ...)",
     "  + -             with -g: expand / fold a hotspot's call tree",
     "  c               the tree shows callers / callees",
-    "  p               choose an event preset (counters are reopened)",
+    "  p               choose an event preset (counters are reopened; a sort",
+    "                  column it lacks: by CPU%)",
     "  t               next colour theme",
     "  s               save a text snapshot to pfmtop-DATE-TIME.txt here",
     "  Ctrl-L          draw the whole screen again",
     "  h, ?, F1        this help (any other key closes it)",
-    "  q, F10          quit",
+    "  q, F10          quit (the settings go to ~/.config/pfmtop/pfmtoprc unless",
+    "                  --no-config; options given override them)",
+    "",
+    "With a command (-- CMD): its output goes to a file (--command-output), named",
+    "on the status line; at its exit its totals stay, q prints them as perf stat",
+    "does and exits with its status.",
+    "The first snapshot has task counters: tasks busy so far are counted from",
+    "the start, with the CPUs.",
     "",
     "Annotate screen: the function's instructions with the share of its samples",
     "(since it opened, or since the start), the hottest one selected; source",

@@ -98,6 +98,8 @@ struct view {
 	int annot_back[32], nr_annot_back; /* where jumps were followed from */
 	char status[320];
 	char timeline[96];
+	char banner[320]; /* view_banner(): the status line when no message */
+	bool banner_alert;
 	/* rows of the current view, after filter and sort */
 	int *idx;
 	int nr_idx, cap_idx;
@@ -141,6 +143,16 @@ void view_bar(struct view *v, int y, enum theme_slot slot);
 void view_draw_presets(struct view *v);
 void view_put(struct view *v, int y, int x, int width, const char *text, enum theme_slot slot,
               bool left);
+
+/* view_text.c: text already made safe (untrusted_text()) on the screen.
+ * Whether the terminal's locale is UTF-8 (else non-ASCII shows as \xNN). */
+bool view_text_utf8(void);
+/* Columns s takes on this terminal (wcwidth: wide 2, combining 0). */
+int view_text_width(const char *s);
+/* s in at most width columns into out: cut at a character, right-aligned
+ * when !left and it is narrower, padded with blanks to width when pad.
+ * Returns the columns it takes. */
+int view_text_fit(char *out, size_t len, const char *s, int width, bool left, bool pad);
 
 /* view_annotate.c: the help, and the annotate screen: draw, keys, open */
 void view_draw_help(struct view *v);

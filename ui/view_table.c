@@ -466,6 +466,8 @@ void view_task_sort_from_model(struct view *v)
 		*k = (struct sort_key){C_METRIC, m->sort - MODEL_SORT_METRIC, false};
 	else if (m->sort >= 0)
 		*k = (struct sort_key){C_EVENT, m->sort, false};
+	else
+		*k = (struct sort_key){C_CPUPCT, 0, false};
 }
 
 /* The expanded hotspot row's call tree, as lines after it. */

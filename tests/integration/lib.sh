@@ -276,6 +276,9 @@ monitor_stop() {
 tmux_setup() {
 	need_cmd tmux
 	TMUX_SOCK=$TMP/tmux.sock
+	# The view reads and writes its settings file (pfmtoprc) here, never
+	# the user's: a test sets XDG_CONFIG_HOME itself to use another.
+	export XDG_CONFIG_HOME=$TMP/config
 	cleanup_add "tmux -S '$TMUX_SOCK' kill-server"
 }
 tm() { tmux -S "$TMUX_SOCK" "$@"; }
