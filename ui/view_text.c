@@ -2,7 +2,8 @@
  * UTF-8). */
 #include "view_priv.h"
 
-#include <langinfo.h>
+#include "spark.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,14 +12,7 @@
 
 bool view_text_utf8(void)
 {
-	static int utf8 = -1; /* the locale is set once, before the view opens */
-
-	if (utf8 < 0) {
-		const char *cs = nl_langinfo(CODESET);
-
-		utf8 = cs && (!strcasecmp(cs, "UTF-8") || !strcasecmp(cs, "utf8"));
-	}
-	return utf8;
+	return spark_utf8_locale();
 }
 
 /* The UTF-8 character at s (valid: untrusted_text() made it so): its
@@ -50,11 +44,12 @@ int view_text_width(const char *s)
 	const unsigned char *u = (const unsigned char *)s;
 	uint32_t cp;
 	int w = 0;
+	bool utf8 = view_text_utf8();
 
 	while (*u) {
 		int n = next_char(u, &cp);
 
-		w += view_text_utf8() || cp < 0x80 ? cp_width(cp) : 4 * n; /* \xNN a byte */
+		w += utf8 || cp < 0x80 ? cp_width(cp) : 4 * n; /* \xNN a byte */
 		u += n;
 	}
 	return w;
