@@ -79,9 +79,10 @@ for k in '/ or F3' 'search' 'filter rows' 'F2 ' 'F5 ' 'F6 ' 'M P T' 'one user' '
 	pane_has "$k" || fail "the help does not mention '$k'" "$TMP/pane"
 done
 tm resize-window -t t -x 80 -y 24
+wait_for 3 line_has 24 'EscClose' || fail "the help did not stay open over a resize" "$TMP/line"
 keys q
-wait_for 2 pane_lacks 'pfmtop keys' || fail "q did not close the help" "$TMP/pane"
-pane_has 'processes' || fail "q in the help quit pfmtop" "$TMP/pane"
+wait_for 2 pane_has 'processes' || fail "q in the help quit pfmtop, or did not close the help" "$TMP/pane"
+pane_lacks 'pfmtop keys' || fail "q did not close the help" "$TMP/pane"
 keys h
 wait_for 2 pane_has 'pfmtop keys' || fail "h did not open the help" "$TMP/pane"
 keys Escape
