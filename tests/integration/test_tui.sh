@@ -91,7 +91,9 @@ pass "\\ filters rows incrementally"
 
 # ---------------------------------------------------------------- Enter, Enter -> hotspots of the task
 # (the filter on its PID: other processes may be called spin too)
-keys Escape / $spin_pid Enter
+keys Escape
+wait_for 2 pane_lacks "filter 'spin'" || fail "Esc did not clear the filter" "$TMP/pane"
+keys '\' $spin_pid Enter
 wait_for 2 pane_has "filter '$spin_pid'" || fail "the filter on spin's PID did not stay" "$TMP/pane"
 keys Enter
 wait_for 3 pane_has "hotspots of PID $spin_pid" || fail "Enter on spin did not open its detail pane" "$TMP/pane"
