@@ -1019,6 +1019,10 @@ static int run(struct app *a)
 		             !timeline_open_history(&a->hist, (uint64_t)(a->opt.history_s * 1e9));
 		if (a->cmd_out.fd >= 0)
 			command_banner(a);
+		if (a->rc.have_columns &&
+		    view_rc_columns_set(a->view, a->rc.columns, err, sizeof(err)) && !a->rc_warn[0])
+			snprintf(a->rc_warn, sizeof(a->rc_warn),
+			         "%s: columns: %.200s; the default columns", a->rc_path, err);
 	}
 	ret = session_start(a->s, err, sizeof(err));
 	if (ret) {

@@ -63,6 +63,7 @@ struct model_row {
 	enum model_row_kind kind;
 	int cpu;        /* CPU rows */
 	pid_t pid, tid; /* task rows (tid == pid for processes) */
+	pid_t ppid;     /* task rows: the parent process (/proc stat), 0 when not known */
 	uint64_t start; /* the process's start time: tells a recycled PID apart */
 	char comm[32];
 	char user[32];

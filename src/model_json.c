@@ -338,6 +338,8 @@ static void get_tasks(struct reader *r, json_t *tasks)
 		row->tid = (pid_t)get_int(r, o, "tid", 0, INT32_MAX);
 		get_name(r, o, "user", row->user, sizeof(row->user));
 		get_name(r, o, "comm", row->comm, sizeof(row->comm));
+		if (json_object_get(o, "ppid"))
+			row->ppid = (pid_t)get_int(r, o, "ppid", 0, INT32_MAX);
 		row->nr_threads = (int)get_int(r, o, "threads", 0, INT32_MAX);
 		row->cpu_pct = get_num(r, o, "cpu_pct");
 		row->counted = get_bool(r, o, "counted");

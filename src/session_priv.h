@@ -31,6 +31,7 @@ struct session_target {
 	bool shown_exited; /* that once has been */
 	int idle_ticks;    /* ticks in a row without CPU time */
 	uint64_t starttime;
+	pid_t ppid;       /* its parent process, from its stat */
 	uint64_t pstart;  /* start time of its process (tgid) */
 	uint64_t open_ns; /* when its counters opened, if after the start; else 0 */
 	char comm[32];

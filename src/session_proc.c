@@ -244,6 +244,7 @@ void session_proc_rows(struct session *s, double interval_s)
 			r->kind = s->cfg->threads ? MODEL_ROW_THREAD : MODEL_ROW_PROCESS;
 			r->pid = pids[i];
 			r->tid = tids[k];
+			r->ppid = pt.ppid;
 			util_strlcpy(r->comm, pt.comm, sizeof(r->comm));
 			r->user[0] = '\0'; /* looked up for the rows shown only */
 			r->nr_threads = pt.num_threads;

@@ -142,6 +142,8 @@ void session_counted_rows(struct session *s, bool final, double interval_s)
 		}
 		if (t->tid == t->pid)
 			util_strlcpy(r->comm, t->comm, sizeof(r->comm));
+		if (t->tid == t->pid || !r->ppid)
+			r->ppid = t->ppid;
 		r->nr_threads++;
 		r->counted |= t->counted;
 		r->exited &= t->exited;

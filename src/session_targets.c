@@ -228,6 +228,7 @@ static void fill_task_info(struct session *s, struct session_target *t)
 		util_strlcpy(t->comm, pt.comm, sizeof(t->comm));
 		t->uid = uid;
 		t->starttime = pt.starttime;
+		t->ppid = pt.ppid;
 		t->ticks = t->prev_ticks = pt.utime + pt.stime;
 	}
 	t->pstart = t->tid == t->pid                                  ? t->starttime
@@ -461,6 +462,7 @@ void session_refresh_targets(struct session *s)
 			t->idle_ticks = pt.utime + pt.stime == t->ticks ? t->idle_ticks + 1 : 0;
 			t->ticks = pt.utime + pt.stime;
 			t->starttime = pt.starttime;
+			t->ppid = pt.ppid;
 			util_strlcpy(t->comm, pt.comm, sizeof(t->comm));
 			t->refreshed = !t->exited;
 			t->stat_read = true;

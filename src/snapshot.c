@@ -861,6 +861,8 @@ static void write_json(FILE *out, const struct model *m)
 		untrusted_json_field(out, "user", r->user);
 		fputc(',', out);
 		untrusted_json_field(out, "comm", r->comm);
+		if (r->ppid > 0)
+			fprintf(out, ",\"ppid\":%d", (int)r->ppid);
 		fprintf(out, ",\"threads\":%d,\"cpu_pct\":", r->nr_threads);
 		json_number(out, r->cpu_pct);
 		fprintf(out, ",\"counted\":%s,\"exited\":%s,", r->counted ? "true" : "false",

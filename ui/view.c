@@ -115,6 +115,14 @@ struct view *view_open(const struct view_config *cfg, char *err, size_t errlen)
 	typeahead(-1);
 	set_escdelay(25);
 	curs_set(0);
+	/* clicks and the wheel (view_mouse.c); Shift selects text as usual */
+	mousemask(BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON4_PRESSED
+#ifdef BUTTON5_PRESSED
+	              | BUTTON5_PRESSED
+#endif
+	          ,
+	          NULL);
+	mouseinterval(0);
 	v->colors = has_colors() && !(nc && nc[0]);
 	v->mono_only = !v->colors;
 	if (v->colors) {
@@ -156,6 +164,7 @@ void view_close(struct view *v)
 	view_hist_free(v);
 	free(v->idx);
 	free(v->tree);
+	free(v->ptree_pfx);
 	free(v);
 }
 
@@ -343,6 +352,14 @@ static void draw_tabs(struct view *v)
 		size_t n = strlen(buf);
 		snprintf(buf + n, sizeof(buf) - n, "%sfilter '%s'", n ? "  " : "", v->filter);
 	}
+	if (v->kind == VIEW_TASKS && (v->user[0] || v->set.tree)) {
+		size_t n = strlen(buf);
+		snprintf(buf + n, sizeof(buf) - n, "%s%s%s%s", n ? "  " : "",
+		         v->set.tree ? "tree" : "", v->user[0] && v->set.tree ? "  " : "",
+		         v->user[0] ? "user " : "");
+		n = strlen(buf);
+		snprintf(buf + n, sizeof(buf) - n, "%s", v->user);
+	}
 	if (buf[0] && x + (int)strlen(buf) + 2 < COLS)
 		put(v, 2, COLS - (int)strlen(buf) - 1, (int)strlen(buf), buf, THEME_TAB, true);
 }
@@ -429,7 +446,8 @@ int view_body_lines(const struct view *v)
 	int n = LINES - 1 - BODY_Y;
 
 	if (v->status[0] || v->banner[0] || v->prompt == PROMPT_FILTER ||
-	    v->prompt == PROMPT_DELAY || v->prompt == PROMPT_TIME)
+	    v->prompt == PROMPT_DELAY || v->prompt == PROMPT_TIME || v->prompt == PROMPT_SEARCH ||
+	    v->menu == MENU_CONFIRM)
 		n--;
 	return n > 0 ? n : 0;
 }
@@ -565,31 +583,6 @@ static void draw_rows(struct view *v, int nlines)
 	}
 }
 
-struct key_help {
-	const char *key, *label;
-};
-
-static const struct key_help bottom_keys[] = {
-    {"h", "Help"},    {"Tab", "View"},   {"<>", "Sort"},   {"/", "Filter"},
-    {"Enter", "Hot"}, {"a", "Annotate"}, {"Spc", "Pause"}, {"d", "Delay"},
-    {"p", "Preset"},  {"t", "Theme"},    {"s", "Save"},    {"q", "Quit"},
-};
-
-static void draw_keys(struct view *v)
-{
-	int x = 0, y = LINES - 1;
-
-	view_bar(v, y, THEME_KEY_LABEL);
-	for (size_t i = 0; i < ARRAY_SIZE(bottom_keys); i++) {
-		if (x + (int)strlen(bottom_keys[i].key) + (int)strlen(bottom_keys[i].label) + 1 >
-		    COLS)
-			break;
-		add(v, y, &x, bottom_keys[i].key, THEME_KEY);
-		add(v, y, &x, bottom_keys[i].label, THEME_KEY_LABEL);
-		add(v, y, &x, " ", THEME_KEY_LABEL);
-	}
-}
-
 static void draw_status(struct view *v)
 {
 	enum theme_slot slot = THEME_STATUS;
@@ -599,6 +592,9 @@ static void draw_status(struct view *v)
 	if (v->prompt == PROMPT_FILTER)
 		snprintf(buf, sizeof(buf), " Filter: %s_   (Enter keeps it, Esc clears)",
 		         v->filter);
+	else if (v->prompt == PROMPT_SEARCH)
+		snprintf(buf, sizeof(buf), " Search: %s_   (F3 next, Enter keeps the row, Esc)",
+		         v->search);
 	else if (v->prompt == PROMPT_DELAY)
 		snprintf(buf, sizeof(buf),
 		         " Delay in seconds (now %.2g): %s_   (Enter sets, Esc cancels)",
@@ -653,12 +649,17 @@ void view_render(struct view *v)
 		view_build_rows(v);
 		draw_info(v);
 		draw_titles(v);
-		draw_rows(v, view_body_lines(v));
+		if (v->setup)
+			view_draw_setup(v); /* F2 */
+		else
+			draw_rows(v, view_body_lines(v));
 		if (v->prompt == PROMPT_PRESET)
 			view_draw_presets(v);
 	}
 	draw_status(v);
-	draw_keys(v);
+	if (v->menu != MENU_NONE && !v->help && !v->annot && !v->setup && v->m)
+		view_draw_menu(v); /* F6, u, k */
+	view_draw_keybar(v);
 	refresh();
 }
 

@@ -51,6 +51,10 @@ struct view_settings {
 	pid_t annotate_pid;
 	uint64_t annotate_ip;
 	bool annotate_kernel;
+	/* F2: each view's columns as text (view_columns_text()); "" = the
+	 * default; kept for the session, for an rc file to save */
+	char columns[VIEW_NR_KINDS][1024];
+	bool tree; /* F5: the Tasks view as a tree by parent */
 };
 
 struct view_config {
@@ -106,6 +110,20 @@ const struct view_settings *view_settings(const struct view *v);
 
 /* Whether updates are paused (space); a replay: not playing. */
 bool view_paused(const struct view *v);
+
+/*
+ * The column setup (F2) of view k as text: the columns in their order,
+ * comma-separated, a hidden one as -NAME, a width set as NAME:W, e.g.
+ * "PID,USER,CPU%,-THR,page-faults:12,COMMAND" (an event or metric by its
+ * name; ',' and '\\' in a name escaped with '\\'). "" = the default. Columns
+ * it does not name (the events of another preset) keep their default place.
+ */
+const char *view_columns_text(const struct view_settings *s, enum view_kind k);
+
+/* Set view k's column setup from text (as view_columns_text() gives it);
+ * 0, or -1 with a sentence in err (the setup is then left as it was). */
+int view_columns_parse(struct view_settings *s, enum view_kind k, const char *text, char *err,
+                       size_t errlen);
 
 /* Where in time the screen is (a replay, the history), shown in the header;
  * "" for the live screen. */

@@ -218,6 +218,8 @@ static unsigned act_move(struct view *v, int ch)
 
 static unsigned act_sort(struct view *v, int ch)
 {
+	if (ch == KEY_F(6))
+		return view_menu_sort(v); /* a menu (view_menu.c) */
 	cycle_sort(v, ch == '<' || ch == ',' ? -1 : 1);
 	return VIEW_REDRAW;
 }
@@ -238,6 +240,8 @@ static unsigned act_escape(struct view *v, int ch)
 {
 	if (v->filter[0]) {
 		v->filter[0] = '\0';
+	} else if (v->kind == VIEW_TASKS && v->user[0]) {
+		v->user[0] = '\0'; /* u */
 	} else if (v->kind == VIEW_HOTSPOTS && v->set.hot_filter) {
 		v->set.hot_filter = false;
 		v->set.filter_pid = -1;
@@ -398,6 +402,8 @@ static unsigned act_expand(struct view *v, int ch)
 	const bool open = ch == '+' || ch == '=' || ch == KEY_RIGHT;
 	int i;
 
+	if (v->kind == VIEW_TASKS && v->set.tree && ch != KEY_RIGHT)
+		return view_ptree_fold(v, ch == '-' ? '-' : '+'); /* F5 */
 	if (v->kind != VIEW_HOTSPOTS || !v->m)
 		return 0;
 	if (!v->m->sampling.callchain) {
@@ -481,6 +487,39 @@ static unsigned act_repaint(struct view *v, int ch)
 	return VIEW_REDRAW;
 }
 
+/* F2, F3 and /, F5, F6, u, k and F9, M P T (view_menu.c, view_setup.c, view_ptree.c) */
+static unsigned act_setup(struct view *v, int ch)
+{
+	return view_setup_open(v);
+}
+
+static unsigned act_search(struct view *v, int ch)
+{
+	if (ch == KEY_F(3) && v->search[0])
+		return view_search_next(v, false); /* F3 again: the next one */
+	return view_search_open(v);
+}
+
+static unsigned act_tree(struct view *v, int ch)
+{
+	return view_ptree_toggle(v);
+}
+
+static unsigned act_user(struct view *v, int ch)
+{
+	return view_menu_user(v);
+}
+
+static unsigned act_kill(struct view *v, int ch)
+{
+	return view_menu_signal(v);
+}
+
+static unsigned act_sort_by(struct view *v, int ch)
+{
+	return view_sort_by(v, ch);
+}
+
 static const struct binding {
 	int key;
 	unsigned (*act)(struct view *v, int ch);
@@ -493,7 +532,7 @@ static const struct binding {
     {KEY_DOWN, act_move},      {KEY_PPAGE, act_move},     {KEY_NPAGE, act_move},
     {KEY_HOME, act_move},      {KEY_END, act_move},       {'<', act_sort},
     {',', act_sort},           {'>', act_sort},           {'.', act_sort},
-    {KEY_F(6), act_sort},      {'r', act_reverse},        {'/', act_filter},
+    {KEY_F(6), act_sort},      {'r', act_reverse},        {'/', act_search},
     {KEY_F(4), act_filter},    {KEY_ESC, act_escape},     {'\r', act_enter},
     {'\n', act_enter},         {KEY_ENTER, act_enter},    {'d', act_delay},
     {'H', act_threads},        {'K', act_hide},           {'U', act_hide},
@@ -503,6 +542,10 @@ static const struct binding {
     {'g', act_goto},           {'x', act_speed},          {'G', act_group},
     {'+', act_expand},         {'=', act_expand},         {'-', act_expand},
     {'c', act_callees},        {'a', act_annotate},       {'y', act_hist_series},
+    {'\\', act_filter},        {KEY_F(2), act_setup},     {KEY_F(3), act_search},
+    {KEY_F(5), act_tree},      {'u', act_user},           {'k', act_kill},
+    {KEY_F(9), act_kill},      {'M', act_sort_by},        {'P', act_sort_by},
+    {'T', act_sort_by},
 };
 
 /* In the help: arrows and pages scroll it; F10 quits; any other key (q,
@@ -519,10 +562,20 @@ static unsigned key_help(struct view *v, int ch)
 
 static unsigned key(struct view *v, int ch)
 {
+	if (ch == KEY_RESIZE)
+		return VIEW_REDRAW; /* closes no help, menu or prompt */
+	if (ch == KEY_MOUSE)
+		return view_mouse(v);
+	if (v->menu != MENU_NONE)
+		return view_key_menu(v, ch);
+	if (v->prompt == PROMPT_SEARCH)
+		return view_key_search(v, ch);
 	if (v->prompt != PROMPT_NONE)
 		return key_prompt(v, ch);
 	if (v->help)
 		return key_help(v, ch);
+	if (v->setup)
+		return view_key_setup(v, ch);
 	if (v->annot)
 		return view_key_annotate(v, ch);
 	if (view_detail_shown(v)) {
@@ -534,6 +587,11 @@ static unsigned key(struct view *v, int ch)
 		if (bindings[i].key == ch)
 			return bindings[i].act(v, ch);
 	return 0;
+}
+
+unsigned view_key(struct view *v, int ch)
+{
+	return key(v, ch);
 }
 
 unsigned view_input(struct view *v)
@@ -600,8 +658,9 @@ const char *const view_help_lines[] = {
     "  Home/End        first / last row",
     "  < >             sort by the column left / right of the current one",
     "  r               reverse the sort order",
-    "  /               filter rows as you type (Enter keeps, Esc clears)",
-    "  Esc             clear the filter; from filtered hotspots, go back",
+    "  / or F3         search: jump to the next row matching (F3 again: the next)",
+    "  \\ or F4         filter rows: only those matching (Enter keeps, Esc clears)",
+    "  Esc             clear the filter, then the user; filtered hotspots: back",
     "  Enter           on a task: its detail pane; on a CPU: its hotspots;",
     "                  on a hotspot: annotate",
     "  y               what the HIST sparkline shows: the sort column, or each",
@@ -618,14 +677,14 @@ const char *const view_help_lines[] = {
     "  U               hide / show user-space hotspots",
     "  z               hotspots of this interval / since the start",
     "  G               group hotspots by the next keys (dso,sym; sym; pid,sym ...)",
-    "  + -             with -g: expand / fold a hotspot's call tree",
+    "  + -             with -g: expand / fold a hotspot's call tree (F5: tasks)",
     "  c               the tree shows callers / callees",
     "  p               choose an event preset (counters are reopened; a sort",
     "                  column it lacks: by CPU%)",
     "  t               next colour theme",
     "  s               save a text snapshot to pfmtop-DATE-TIME.txt here",
     "  Ctrl-L          draw the whole screen again",
-    "  h, ?, F1        this help (any other key closes it)",
+    "  h, ?, F1        this help (Esc, q or any other key closes it; F10 quits)",
     "  q, F10          quit (the settings go to ~/.config/pfmtop/pfmtoprc unless",
     "                  --no-config; options given override them)",
     "",
@@ -634,6 +693,18 @@ const char *const view_help_lines[] = {
     "does and exits with its status.",
     "The first snapshot has task counters: tasks busy so far are counted from",
     "the start, with the CPUs.",
+    "",
+    "As in htop (the bar at the bottom names them; a click on one runs it):",
+    "  F2              columns of this view: show/hide, order (F7 F8), width (+ -)",
+    "  F5              tasks as a tree by parent; - folds a task, + unfolds it",
+    "  F6              sort by a column chosen from a menu",
+    "  M P T           sort by page-faults (no memory column), CPU%, task-clock",
+    "  u               only the tasks of one user (a menu)",
+    "  k or F9         send a signal to the selected task (a menu, then y/n)",
+    "  mouse           click: select a row, sort by a title (again: reverse), run",
+    "                  a key of the bottom bar; the wheel scrolls",
+    "  Search and filter match a task's command, user or PID; a hotspot's",
+    "  symbol, module or command; an event's name.",
     "",
     "Annotate screen: the function's instructions with the share of its samples",
     "(since it opened, or since the start), the hottest one selected; source",

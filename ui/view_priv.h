@@ -47,7 +47,9 @@ struct col {
 	enum col_kind kind;
 	int index; /* event or metric */
 	char title[40];
-	bool text; /* sorts ascending as text */
+	bool text;     /* sorts ascending as text */
+	bool hidden;   /* F2 setup: not shown (in view.all_cols only) */
+	int def_width; /* its width before the setup's */
 };
 
 struct sort_key {
@@ -62,6 +64,23 @@ enum prompt {
 	PROMPT_DELAY,
 	PROMPT_PRESET,
 	PROMPT_TIME,
+	PROMPT_SEARCH, /* / F3: jump to the next row matching */
+};
+
+/* The small menus over the rows (view_menu.c). */
+enum view_menu {
+	MENU_NONE,
+	MENU_SORT,    /* F6: the view's columns */
+	MENU_USER,    /* u: the users present */
+	MENU_SIGNAL,  /* k, F9: a signal for the selected task */
+	MENU_CONFIRM, /* y/n before the signal goes */
+};
+#define VIEW_MENU_MAX 128
+
+/* One item of the F-key bar as drawn, for the mouse. */
+struct view_keybar_item {
+	int x0, x1; /* columns [x0, x1) */
+	int key;
 };
 
 /* One line of an expanded hotspot row's call tree. */
@@ -116,6 +135,34 @@ struct view {
 	bool colors, mono_only;
 	attr_t attr[THEME_NR_SLOTS];
 	struct view_hist *hist; /* the rows' history and the detail pane (view_hist.h) */
+	/* / and F3: search (view_menu.c) */
+	char search[64];
+	/* u: only this user's tasks ("" all) */
+	char user[32];
+	/* F6, u, k: a menu over the rows (view_menu.c) */
+	enum view_menu menu;
+	int menu_sel, menu_top, nr_menu;
+	char menu_item[VIEW_MENU_MAX][40];
+	int menu_val[VIEW_MENU_MAX];
+	pid_t kill_pid;
+	int kill_sig;
+	char kill_comm[32];
+	/* F5: tasks as a tree by parent (view_ptree.c); folded: pids whose
+	 * children are hidden; pfx: the tree glyphs of each task row */
+	pid_t folded[64];
+	int nr_folded;
+	char (*ptree_pfx)[48];
+	int cap_pfx;
+	bool ptree_ready; /* ptree_pfx is of the rows as built now */
+	/* F2: the column setup (view_setup.c); all_cols: every column of the
+	 * view in the setup's order, hidden ones too */
+	bool setup;
+	int setup_sel;
+	struct col all_cols[FORMAT_MAX_COLUMNS];
+	int nr_all_cols;
+	/* the F-key bar as drawn (view_keybar.c), for the mouse */
+	struct view_keybar_item keybar[24];
+	int nr_keybar;
 };
 
 /* view_table.c: columns, cells, rows (filter, sort, selection). Rows below
@@ -159,6 +206,43 @@ void view_draw_help(struct view *v);
 void view_draw_annotate(struct view *v);
 unsigned view_key_annotate(struct view *v, int ch);
 unsigned view_open_annotate(struct view *v);
+
+/* view_table.c: whether row r of the view matches text (command, user, PID
+ * of a task; symbol, module, command of a hotspot...). */
+bool view_row_matches(const struct view *v, int r, const char *text);
+
+/* view_menu.c: search, the sort / user / signal menus, M P T */
+unsigned view_search_open(struct view *v);
+unsigned view_search_next(struct view *v, bool from_here);
+unsigned view_key_search(struct view *v, int ch);
+unsigned view_menu_sort(struct view *v);
+unsigned view_menu_user(struct view *v);
+unsigned view_menu_signal(struct view *v);
+unsigned view_key_menu(struct view *v, int ch);
+void view_draw_menu(struct view *v);
+unsigned view_sort_by(struct view *v, int ch); /* M P T */
+/* Sort by column i of v->cols (again: reversed). */
+void view_sort_col_pick(struct view *v, int i, bool toggle);
+
+/* view_ptree.c: F5, the tasks as a tree by parent. */
+void view_ptree_rows(struct view *v);                       /* reorder v->idx[0..nr_idx) */
+const char *view_ptree_prefix(const struct view *v, int r); /* glyphs of row r, or "" */
+unsigned view_ptree_toggle(struct view *v);                 /* F5 */
+unsigned view_ptree_fold(struct view *v, int ch);           /* + - on a task */
+
+/* view_setup.c: F2, the columns of a view: shown, order, width. */
+void view_setup_apply(struct view *v); /* v->cols as the setup says */
+unsigned view_setup_open(struct view *v);
+unsigned view_key_setup(struct view *v, int ch);
+void view_draw_setup(struct view *v);
+
+/* view_keybar.c: the F-key bar at the bottom. */
+void view_draw_keybar(struct view *v);
+
+/* view_mouse.c: clicks and the wheel. */
+unsigned view_mouse(struct view *v);
+/* view_keys.c: what key ch does now (the mouse's clicks on the bar). */
+unsigned view_key(struct view *v, int ch);
 
 /* view_keys.c: the lines of the help screen. */
 extern const char *const view_help_lines[];

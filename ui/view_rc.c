@@ -38,16 +38,16 @@ static bool sort_name(const struct view *v, char *buf, size_t len)
 	}
 }
 
-/*
- * The view's column choice as one line of text, "" when the view has none
- * to remember. Hook: when the column setup screen (F2) can write its choice
- * as text and read it back, this calls the one and view_rc_columns_set()
- * the other; until then the file's line is kept as it was.
- */
+/* The Tasks view's column choice (F2) as one line of text; false when it
+ * does not fit the file's line. */
 static bool columns_text(const struct view *v, char *buf, size_t len)
 {
-	buf[0] = '\0';
-	return false;
+	const char *text = view_columns_text(&v->set, VIEW_TASKS);
+
+	if (strlen(text) >= len)
+		return false;
+	util_strlcpy(buf, text, len);
+	return true;
 }
 
 void view_rc_get(const struct view *v, struct rcfile *rc)
@@ -76,7 +76,6 @@ void view_rc_get(const struct view *v, struct rcfile *rc)
 
 int view_rc_columns_set(struct view *v, const char *text, char *err, size_t errlen)
 {
-	/* Hook for the column setup screen: see columns_text(). */
 	err[0] = '\0';
-	return 0;
+	return view_columns_parse(&v->set, VIEW_TASKS, text, err, errlen);
 }

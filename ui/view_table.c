@@ -123,6 +123,7 @@ void view_build_cols(struct view *v)
 	case VIEW_NR_KINDS:
 		break;
 	}
+	view_setup_apply(v); /* F2: shown, order, widths */
 	struct format_column fc[FORMAT_MAX_COLUMNS];
 	for (int i = 0; i < v->nr_cols; i++)
 		fc[i] = v->cols[i].f;
@@ -219,13 +220,18 @@ enum theme_slot view_cell(const struct view *v, int r, const struct col *c, int 
 		             len);
 		return t->counted ? THEME_ROW : THEME_ROW_DIM;
 	}
-	case C_COMMAND:
+	case C_COMMAND: {
 		if (r < 0) {
 			util_strlcpy(buf, r == ROW_TOTAL ? "total" : "(unattributed)", len);
 			return THEME_ROW_TOTAL;
 		}
-		util_strlcpy(buf, m->tasks[r].comm, len);
+		const char *pfx = view_ptree_prefix(v, r);
+		size_t pl = strlen(pfx), keep = (size_t)(width / 2 / 3 * 3);
+		if (pl > keep) /* a deep tree keeps the glyphs nearest the name */
+			pfx += pl - keep;
+		snprintf(buf, len, "%s%s", pfx, m->tasks[r].comm);
 		return THEME_ROW;
+	}
 	case C_SHARE: {
 		double s = m->hot[r].share;
 		snprintf(buf, len, "%.1f%%", s);
@@ -365,30 +371,36 @@ static int nr_rows(const struct view *v)
 	}
 }
 
-static bool matches(const struct view *v, int r)
+bool view_row_matches(const struct view *v, int r, const char *text)
 {
 	const struct model *m = v->m;
 	char num[16];
 
-	if (!v->filter[0])
+	if (!text[0])
 		return true;
 	switch (v->kind) {
 	case VIEW_CPUS:
 		snprintf(num, sizeof(num), "%d", m->cpus[r].cpu);
-		return !strcmp(num, v->filter);
+		return !strcmp(num, text);
 	case VIEW_TASKS:
 		snprintf(num, sizeof(num), "%d", (int)m->tasks[r].pid);
-		return strcasestr(m->tasks[r].comm, v->filter) ||
-		       strcasestr(m->tasks[r].user, v->filter) || !strcmp(num, v->filter);
+		return strcasestr(m->tasks[r].comm, text) || strcasestr(m->tasks[r].user, text) ||
+		       !strcmp(num, text);
 	case VIEW_HOTSPOTS:
-		return strcasestr(m->hot[r].symbol, v->filter) ||
-		       strcasestr(m->hot[r].module, v->filter) ||
-		       strcasestr(m->hot[r].comm, v->filter);
+		return strcasestr(m->hot[r].symbol, text) || strcasestr(m->hot[r].module, text) ||
+		       strcasestr(m->hot[r].comm, text);
 	case VIEW_EVENTS:
-		return strcasestr(m->events[r].name, v->filter) != NULL;
+		return strcasestr(m->events[r].name, text) != NULL;
 	default:
 		return true;
 	}
+}
+
+static bool matches(const struct view *v, int r)
+{
+	if (v->kind == VIEW_TASKS && v->user[0] && strcmp(v->m->tasks[r].user, v->user))
+		return false; /* u */
+	return view_row_matches(v, r, v->filter);
 }
 
 static int64_t row_id(const struct view *v, int r)
@@ -510,15 +522,18 @@ void view_build_rows(struct view *v)
 	for (int r = 0; r < n; r++)
 		if (matches(v, r))
 			v->idx[v->nr_idx++] = r;
+	v->ptree_ready = false;
 	if (v->nr_idx > 1)
 		qsort_r(v->idx, (size_t)v->nr_idx, sizeof(int), cmp_rows, v);
+	if (v->kind == VIEW_TASKS && v->set.tree)
+		view_ptree_rows(v); /* F5 */
 	if (v->kind == VIEW_CPUS && !v->filter[0])
 		v->idx[v->nr_idx++] = ROW_TOTAL; /* last */
 	if (v->kind == VIEW_HOTSPOTS && v->expanded)
 		insert_tree(v);
 	/* Tasks with counters: what no task row holds, then the total, so that
 	 * the column adds up as it does in the batch output. */
-	if (v->kind == VIEW_TASKS && !v->filter[0] && v->m->tasks_counted) {
+	if (v->kind == VIEW_TASKS && !v->filter[0] && !v->user[0] && v->m->tasks_counted) {
 		if (v->m->has_unattributed)
 			v->idx[v->nr_idx++] = ROW_UNATTRIBUTED;
 		v->idx[v->nr_idx++] = ROW_TOTAL;

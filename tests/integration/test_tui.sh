@@ -80,18 +80,20 @@ wait_for 2 pane_has 'sort CPU%' || fail "'>' twice did not come back to CPU%" "$
 pass "< > r sort the Tasks view"
 
 # ---------------------------------------------------------------- filter
-keys / s p i
-wait_for 2 pane_has "filter 'spi'" 'Filter: spi_' || fail "'/' did not open the filter prompt" "$TMP/pane"
+keys '\' s p i
+wait_for 2 pane_has "filter 'spi'" 'Filter: spi_' || fail "'\\' did not open the filter prompt" "$TMP/pane"
 keys n Enter
 wait_for 2 pane_has "filter 'spin'" || fail "the filter did not stay after Enter" "$TMP/pane"
 rows | awk 'NF > 2 && $1 ~ /^[0-9]+$/' >"$TMP/filtered"
 [ -s "$TMP/filtered" ] || fail "the filter 'spin' left no rows" "$TMP/pane"
 grep -v spin "$TMP/filtered" && fail "rows that do not match 'spin' are shown" "$TMP/pane"
-pass "/ filters rows incrementally"
+pass "\\ filters rows incrementally"
 
 # ---------------------------------------------------------------- Enter, Enter -> hotspots of the task
 # (the filter on its PID: other processes may be called spin too)
-keys Escape / $spin_pid Enter
+keys Escape
+wait_for 2 pane_lacks "filter 'spin'" || fail "Esc did not clear the filter" "$TMP/pane"
+keys '\' $spin_pid Enter
 wait_for 2 pane_has "filter '$spin_pid'" || fail "the filter on spin's PID did not stay" "$TMP/pane"
 keys Enter
 wait_for 3 pane_has "hotspots of PID $spin_pid" || fail "Enter on spin did not open its detail pane" "$TMP/pane"
