@@ -31,8 +31,27 @@ int format_layout(const struct format_column *c, int n, int cols, int *x, int *w
 		shown--;
 		total -= c[worst].width + FORMAT_GAP;
 	}
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < n; i++)
 		width[i] = drop[i] ? 0 : c[i].width;
+	/* The room left: to the columns that want more, by priority. */
+	for (int p = 0; total < cols; p++) {
+		bool more = false;
+		for (int i = 0; i < n && total < cols; i++) {
+			if (drop[i] || i == flex || c[i].want <= width[i])
+				continue;
+			more |= c[i].priority >= p;
+			if (c[i].priority != p)
+				continue;
+			int add = c[i].want - width[i];
+			if (add > cols - total)
+				add = cols - total;
+			width[i] += add;
+			total += add;
+		}
+		if (!more)
+			break;
+	}
+	for (int i = 0; i < n; i++) {
 		if (i == flex && !drop[i] && total < cols)
 			width[i] += cols - total;
 		x[i] = drop[i] ? -1 : pos;
