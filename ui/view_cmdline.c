@@ -17,8 +17,9 @@
 struct cmdline {
 	pid_t pid;
 	uint64_t start;
-	uint64_t used; /* frame last asked for */
-	char text[CELL];
+	uint64_t used;   /* frame last asked for */
+	char text[CELL]; /* the command line, made safe */
+	char shown[CELL];
 };
 
 struct view_cmdlines {
@@ -49,7 +50,43 @@ static struct cmdline *slot(struct view_cmdlines *c)
 	return old;
 }
 
-const char *view_cmdline(struct view *v, int r)
+/* a, b and c one after the other in out (len bytes), cut to fit. */
+static void join(char *out, size_t len, const char *a, const char *b, const char *c)
+{
+	const char *parts[] = {a, b, c};
+	size_t n = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(parts); i++)
+		for (const char *s = parts[i]; *s && n + 1 < len; s++)
+			out[n++] = *s;
+	out[n] = '\0';
+}
+
+/*
+ * What the COMMAND cell shows of e for task t in width columns: the command
+ * line; the program without its directory when the whole does not fit; the
+ * task's name first when it renamed itself (its name is not the program's).
+ */
+static const char *shown(struct cmdline *e, const struct model_row *t, int width)
+{
+	const char *args = strchr(e->text, ' '), *prog = e->text;
+	const char *end = args ? args : e->text + strlen(e->text);
+	char name[sizeof(t->comm) * 4];
+
+	for (const char *p = prog; p < end && *prog != '['; p++) /* the program, no directory */
+		if (*p == '/')
+			prog = p + 1;
+	size_t plen = (size_t)(end - prog);
+	untrusted_text(name, sizeof(name), t->comm);
+	bool renamed =
+	    e->text[0] != '[' && strncmp(prog, name, strlen(name) < plen ? strlen(name) : plen);
+	join(e->shown, sizeof(e->shown), renamed ? name : "", renamed ? ": " : "", e->text);
+	if (untrusted_width(e->shown) > width)
+		join(e->shown, sizeof(e->shown), renamed ? name : "", renamed ? ": " : "", prog);
+	return e->shown;
+}
+
+const char *view_cmdline(struct view *v, int r, int width)
 {
 	const struct model_row *t = &v->m->tasks[r];
 	struct view_cmdlines *c = v->cmdlines;
@@ -74,7 +111,7 @@ const char *view_cmdline(struct view *v, int r)
 		e = &c->e[i];
 		if (e->pid == t->pid && e->start == t->start) {
 			e->used = c->frame;
-			return e->text[0] ? e->text : t->comm;
+			return e->text[0] ? shown(e, t, width) : t->comm;
 		}
 	}
 	if (c->reads >= READS_FRAME || t->exited)
@@ -87,5 +124,5 @@ const char *view_cmdline(struct view *v, int r)
 	e->text[0] = '\0';
 	if (procfs_cmdline(&c->proc, t->pid, raw, sizeof(raw)) == 0)
 		untrusted_text(e->text, sizeof(e->text), raw);
-	return e->text[0] ? e->text : t->comm;
+	return e->text[0] ? shown(e, t, width) : t->comm;
 }

@@ -154,11 +154,13 @@ static void draw_hot(struct view *v, int y, int n)
 	char buf[CELL];
 
 	memset(all, 0, sizeof(all));
-	all[0] = (struct col){{"SHARE", 6, 0, false, false, 0}, C_SHARE, 0, "SHARE", "", false};
+	all[0] = (struct col){{"SHARE", 6, 0, false, false, 0, 0}, C_SHARE, 0, "SHARE", "", false};
 	all[1] = (struct col){
-	    {"TOP HOTSPOTS (4: all)", 24, 0, true, true, 0}, C_SYMBOL, 0, "", "", true};
-	all[2] = (struct col){{"MODULE", 18, 1, true, false, 0}, C_MODULE, 0, "MODULE", "", true};
-	all[3] = (struct col){{"COMMAND", 15, 2, true, false, 0}, C_HCOMM, 0, "COMMAND", "", true};
+	    {"TOP HOTSPOTS (4: all)", 24, 0, true, true, 0, 0}, C_SYMBOL, 0, "", "", true};
+	all[2] =
+	    (struct col){{"MODULE", 18, 1, true, false, 0, 0}, C_MODULE, 0, "MODULE", "", true};
+	all[3] =
+	    (struct col){{"COMMAND", 15, 2, true, false, 0, 0}, C_HCOMM, 0, "COMMAND", "", true};
 	for (int i = 0; i < 4; i++) {
 		bool dash = i >= 2; /* MODULE, COMMAND: left out when "-" on every row */
 		int want = (int)strlen(all[i].f.title);

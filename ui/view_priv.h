@@ -123,6 +123,10 @@ struct view {
 	char hidden[256]; /* the columns hidden as n/s: "cycles instructions" */
 	char hidden_why[96];
 	struct view_cmdlines *cmdlines; /* view_cmdline.c */
+	/* the widest each column wanted so far, so that columns do not move
+	 * from one refresh to the next (reset with the view, columns or size) */
+	int want_seen[FORMAT_MAX_COLUMNS];
+	int want_key[3];
 };
 
 /* The view whose rows and columns v shows: the overview's table is the
@@ -170,9 +174,10 @@ void view_draw_overview(struct view *v, int y0);
 void view_draw_hidden(struct view *v, int y);
 
 /* view_cmdline.c: the full command lines of the task rows shown, read
- * from /proc (not in a replay), bounded, kept per PID and start time. */
+ * from /proc (not in a replay), bounded, kept per PID and start time;
+ * view_cmdline() gives task row r's as its COMMAND cell in width columns. */
 struct view_cmdlines;
-const char *view_cmdline(struct view *v, int r);
+const char *view_cmdline(struct view *v, int r, int width);
 void view_cmdlines_free(struct view_cmdlines *c);
 
 /* view_annotate.c: the help, and the annotate screen: draw, keys, open */

@@ -32,7 +32,7 @@ static void add_col(struct view *v, enum col_kind k, int index, const char *titl
 	c->kind = k;
 	c->index = index;
 	util_strlcpy(c->title, title, sizeof(c->title));
-	c->f = (struct format_column){c->title, width, prio, left, flex, (int)strlen(title)};
+	c->f = (struct format_column){c->title, width, prio, left, flex, (int)strlen(title), 0};
 	c->text = left;
 }
 
@@ -126,9 +126,9 @@ static void counter_cols(struct view *v, int prio)
 		w = (int)strlen(brief[0] ? brief : title);
 		if (w < (any_multiplexed(m, i) ? 11 : 7))
 			w = any_multiplexed(m, i) ? 11 : 7;
-		/* Columns of n/s are narrow and the first to go: the Events
-		 * view says why they do not count. */
-		add_col(v, C_EVENT, i, title, nsup ? 7 : w, nsup ? 50 + i : prio + i, false, false);
+		/* Columns of n/s are the first to go: the Events view says
+		 * why they do not count. */
+		add_col(v, C_EVENT, i, title, w, nsup ? 50 + i : prio + i, false, false);
 		util_strlcpy(v->cols[v->nr_cols - 1].brief, brief, sizeof(brief));
 	}
 	for (int k = 0; k < m->nr_metrics; k++) {
@@ -184,7 +184,7 @@ void view_build_cols(struct view *v)
 		if (m->tasks_counted)
 			counter_cols(v, 2);
 		add_col(v, C_STATE, 0, "STATE", 10, 42, true, false);
-		add_col(v, C_COMMAND, 0, "COMMAND", 12, 0, true, true);
+		add_col(v, C_COMMAND, 0, "COMMAND", 16, 0, true, true);
 		break;
 	case VIEW_HOTSPOTS:
 		add_col(v, C_SHARE, 0, "SHARE", 6, 0, false, false);
@@ -209,9 +209,21 @@ void view_build_cols(struct view *v)
 		break;
 	}
 	struct format_column fc[FORMAT_MAX_COLUMNS];
+	int key[3] = {(int)v->kind, v->nr_cols, COLS};
+	if (memcmp(key, v->want_key, sizeof(key))) {
+		memcpy(v->want_key, key, sizeof(key));
+		memset(v->want_seen, 0, sizeof(v->want_seen));
+	}
 	for (int i = 0; i < v->nr_cols; i++) {
 		fc[i] = v->cols[i].f;
 		fc[i].want = view_col_want(v, &v->cols[i]);
+		if (fc[i].want < v->want_seen[i])
+			fc[i].want = v->want_seen[i];
+		v->want_seen[i] = fc[i].want;
+		/* a counter with a short title reads whole at its width */
+		fc[i].need = v->cols[i].brief[0] ? fc[i].width : 0;
+		if (v->cols[i].kind == C_COMMAND) /* a command line needs some room */
+			fc[i].need = 24;
 	}
 	format_layout(fc, v->nr_cols, COLS, v->x, v->w);
 }
@@ -329,7 +341,7 @@ enum theme_slot view_cell(const struct view *v, int r, const struct col *c, int 
 			util_strlcpy(buf, r == ROW_TOTAL ? "total" : "(unattributed)", len);
 			return THEME_ROW_TOTAL;
 		}
-		util_strlcpy(buf, view_cmdline((struct view *)v, r), len);
+		util_strlcpy(buf, view_cmdline((struct view *)v, r, width), len);
 		return THEME_ROW;
 	case C_SHARE: {
 		double s = m->hot[r].share;
@@ -346,7 +358,7 @@ enum theme_slot view_cell(const struct view *v, int r, const struct col *c, int 
 		return THEME_ROW;
 	}
 	case C_SAMPLES:
-		cells_scaled((double)m->hot[r].samples, 0, width, buf, len);
+		meter_human((double)m->hot[r].samples, 0, width, buf, len);
 		return THEME_ROW;
 	case C_HPID:
 		if (m->hot[r].pid < 0)

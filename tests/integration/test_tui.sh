@@ -62,10 +62,10 @@ pass "views 1-5 and Tab"
 
 # The Tasks view ends, like the batch table, with what no task row holds
 # and the total (system-wide, with task counters)
-keys NPage NPage NPage NPage NPage NPage # (End is \e[4~ from tmux, not xterm's)
+keys NPage NPage NPage NPage NPage NPage NPage NPage NPage NPage NPage NPage # (End is \e[4~ from tmux, not xterm's)
 wait_for 3 pane_has '(unattributed' || fail "the Tasks view has no (unattributed) row at its end" "$TMP/pane"
 pane | grep -qE ' total *$' || fail "the Tasks view has no total row at its end" "$TMP/pane"
-keys PPage PPage PPage PPage PPage PPage
+keys PPage PPage PPage PPage PPage PPage PPage PPage PPage PPage PPage PPage
 pass "Tasks view: (unattributed) and total rows"
 
 # ---------------------------------------------------------------- sort

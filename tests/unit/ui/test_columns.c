@@ -22,10 +22,10 @@ static const char *const module = "libpython3.11.so.1.0";
 static void test_want_before_flex(void **state)
 {
 	const struct format_column c[] = {
-	    {"PID", 7, 0, false, false, 0},
-	    {"STATE", 10, 42, true, false, 16},
-	    {"COMMAND", 12, 0, true, true, 40},
-	    {"MODULE", 18, 1, true, false, 20},
+	    {"PID", 7, 0, false, false, 0, 0},
+	    {"STATE", 10, 42, true, false, 16, 0},
+	    {"COMMAND", 12, 0, true, true, 40, 0},
+	    {"MODULE", 18, 1, true, false, 20, 0},
 	};
 	int x[4], w[4];
 
@@ -40,8 +40,23 @@ static void test_want_before_flex(void **state)
 	assert_int_equal(w[3], 20);
 	assert_int_equal(w[1], 10);
 	assert_int_equal(w[2], 12);
+	/* A counter whose short title reads whole at its width (need) widens
+	 * to its full title only after a text column has what it needs. */
+	const struct format_column e[] = {
+	    {"context-switches/s", 7, 2, false, false, 18, 7},
+	    {"STATE", 10, 42, true, false, 16, 0},
+	    {"COMMAND", 16, 0, true, true, 0, 0},
+	};
+	assert_int_equal(format_layout(e, 3, 41, x, w), 3);
+	assert_int_equal(w[1], 16);
+	assert_int_equal(w[0], 7);
+	assert_int_equal(format_layout(e, 3, 60, x, w), 3);
+	assert_int_equal(w[1], 16);
+	assert_int_equal(w[0], 18);
+	assert_int_equal(w[2], 60 - 16 - 18 - 2);
 	/* want 0 is the width: the old layout */
-	const struct format_column d[] = {{"A", 5, 0, false, false, 0}, {"B", 5, 0, true, true, 0}};
+	const struct format_column d[] = {{"A", 5, 0, false, false, 0, 0},
+	                                  {"B", 5, 0, true, true, 0, 0}};
 	format_layout(d, 2, 30, x, w);
 	assert_int_equal(w[0], 5);
 	assert_int_equal(w[1], 24);
