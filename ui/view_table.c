@@ -104,7 +104,7 @@ static void hide(struct view *v, const char *name)
 static void counter_cols(struct view *v, int prio)
 {
 	const struct model *m = v->m;
-	char title[64], brief[40];
+	char title[192], brief[192];
 	int nhidden = 0, pmu = 0;
 
 	for (int i = 0; i < m->nr_events; i++) {
@@ -129,7 +129,7 @@ static void counter_cols(struct view *v, int prio)
 		/* Columns of n/s are the first to go: the Events view says
 		 * why they do not count. */
 		add_col(v, C_EVENT, i, title, w, nsup ? 50 + i : prio + i, false, false);
-		util_strlcpy(v->cols[v->nr_cols - 1].brief, brief, sizeof(brief));
+		util_strlcpy(v->cols[v->nr_cols - 1].brief, brief, sizeof(v->cols[0].brief));
 	}
 	for (int k = 0; k < m->nr_metrics; k++) {
 		const struct model_metric *mm = &m->metrics[k];
