@@ -226,7 +226,7 @@ d=-1
 for i in "${!presets[@]}"; do [ "${presets[$i]}" = default ] && d=$i; done
 [ "$d" -ge 0 ] && [ "$((d + 1))" -lt "${#presets[@]}" ] || skip "no preset after 'default' to switch to"
 next=${presets[$((d + 1))]}
-keys clear Enter "'$PFMTOP' --cpu-min -1; echo rc=\$?" Enter
+keys clear Enter "'$PFMTOP' --cpu-min -1 --view cpus; echo rc=\$?" Enter
 wait_for 6 pane_has 'preset default' 'task-clock%' || fail "pfmtop --cpu-min -1 did not start" "$TMP/pane"
 pid=$(pfmtop_pid) || fail "cannot find the pfmtop process"
 sleep 1.2
@@ -272,7 +272,7 @@ pass "p: memory (sort page-faults) -> scheduler (sort context-switches)"
 cfg=$TMP/xdg
 mkdir -p "$cfg/pfmtop/presets.d"
 printf '[preset mine]\nevents = task-clock, page-faults\n' >"$cfg/pfmtop/presets.d/mine.ini"
-keys clear Enter "XDG_CONFIG_HOME='$cfg' '$PFMTOP' --cpu-min -1; echo rc=\$?" Enter
+keys clear Enter "XDG_CONFIG_HOME='$cfg' '$PFMTOP' --cpu-min -1 --view cpus; echo rc=\$?" Enter
 wait_for 6 pane_has 'preset default' 'task-clock%' || fail "pfmtop with a user preset did not start" "$TMP/pane"
 printf '[preset mine]\nevents = task-clock,\n' >"$cfg/pfmtop/presets.d/mine.ini"
 keys p
