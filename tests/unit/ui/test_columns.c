@@ -153,7 +153,7 @@ static void titles_whole(bool full)
 {
 	for (int i = 0; i < v->nr_cols; i++) {
 		const struct col *c = &v->cols[i];
-		if (v->x[i] < 0)
+		if (v->x[i] < 0 || c->kind == C_HIST) /* the sparkline elides its own title */
 			continue;
 		assert_true(v->x[i] + v->w[i] <= COLS);
 		if (full || (int)strlen(c->title) <= v->w[i])
