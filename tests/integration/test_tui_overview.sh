@@ -8,7 +8,7 @@
 need_cmd taskset
 tmux_setup
 keys() { tm send-keys -t t "$@"; }
-titles() { pane | grep -E '^ +PID +USER' | head -n1; }
+titles() { pane | grep -E '^ +PID +' | head -n1; }
 title_has() { titles >"$TMP/titles" && grep -qE -- "$1" "$TMP/titles"; }
 title_lacks() { titles >"$TMP/titles" && [ -s "$TMP/titles" ] && ! grep -qE -- "$1" "$TMP/titles"; }
 pane_matches() { pane >"$TMP/pane" && grep -qE -- "$1" "$TMP/pane"; }

@@ -16,7 +16,7 @@ wait_for 5 pane_has 'tui$' || fail "the shell in tmux did not start" "$TMP/pane"
 tm send-keys -t t "stty -g >'$TMP/stty.before'; '$PFMTOP'; echo rc=\$?; stty -g >'$TMP/stty.after'" Enter
 
 # --- it draws ---
-wait_for 6 pane_has pfmtop CPU task-clock ||
+wait_for 6 pane_has pfmtop CPU task ||
 	fail "after 6 s the screen lacks 'pfmtop', 'CPU' or 'task-clock'" "$TMP/pane"
 shell_idle && fail "pfmtop is no longer running in the pane" "$TMP/pane"
 pass "the view shows pfmtop, CPU and task-clock"
