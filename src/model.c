@@ -32,8 +32,13 @@ static double round_pct(double p)
 
 void model_round(struct model *m)
 {
-	for (int i = 0; i < m->nr_cpus; i++)
-		m->cpus[i].cpu_pct = round_pct(m->cpus[i].cpu_pct);
+	for (int i = 0; i < m->nr_cpus; i++) {
+		struct model_row *c = &m->cpus[i];
+		c->cpu_pct = round_pct(c->cpu_pct);
+		c->user_pct = round_pct(c->user_pct);
+		c->sys_pct = round_pct(c->sys_pct);
+		c->other_pct = round_pct(c->other_pct);
+	}
 	for (int i = 0; i < m->nr_tasks; i++)
 		m->tasks[i].cpu_pct = round_pct(m->tasks[i].cpu_pct);
 	for (int i = 0; i < m->nr_cgroups; i++)
@@ -54,6 +59,7 @@ void model_row_reset(const struct model *m, struct model_row *r)
 	r->metrics = metrics;
 	r->cpu = -1;
 	r->cpu_pct = NAN;
+	r->user_pct = r->sys_pct = r->other_pct = NAN;
 	for (int i = 0; i < m->nr_events; i++)
 		cells[i] = (struct counter_value){.value = NAN, .state = COUNTER_NOT_COUNTED};
 	for (size_t i = 0; i < MODEL_MAX_METRICS; i++)
@@ -73,6 +79,8 @@ int model_init(struct model *m, int nr_events)
 	m->unattributed.kind = MODEL_ROW_TOTAL;
 	m->top_n = 10;
 	m->mono_ns = MODEL_MONO_UNKNOWN;
+	m->load[0] = m->load[1] = m->load[2] = NAN;
+	m->tasks_running = m->tasks_all = -1;
 	m->cpu_min = -1;
 	m->sampling.filter_pid = -1;
 	m->sampling.filter_cpu = -1;

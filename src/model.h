@@ -68,7 +68,10 @@ struct model_row {
 	char comm[32];
 	char user[32];
 	int nr_threads;
-	double cpu_pct;              /* NaN when unknown */
+	double cpu_pct; /* NaN when unknown */
+	/* CPU rows: cpu_pct split (/proc/stat) into user (with nice), system,
+	 * and other (irq, softirq, steal); NaN when unknown */
+	double user_pct, sys_pct, other_pct;
 	bool counted;                /* has counters (else /proc figures only) */
 	bool exited;                 /* exited during this interval */
 	double since_ms;             /* > 0: counted only from this many ms into the span (its
@@ -210,6 +213,10 @@ struct model {
 	int tasks_total;         /* tasks known before the top-N cut */
 	bool tasks_counted;      /* task rows carry counters */
 	double cpu_min;          /* system-wide: tasks at this CPU% or more get counters; -1 */
+	/* /proc/loadavg: load averages over 1, 5 and 15 minutes (NaN unknown),
+	 * runnable and all scheduling entities (threads) (-1 unknown) */
+	double load[3];
+	int tasks_running, tasks_all;
 	struct model_row total;
 	/* System-wide, with task counters on every CPU: what the CPUs counted
 	 * that no task row holds (tasks without counters, before theirs

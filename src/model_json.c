@@ -317,6 +317,11 @@ static void get_cpus(struct reader *r, json_t *cpus)
 		}
 		row->cpu = (int)get_int(r, o, "cpu", 0, INT32_MAX);
 		row->cpu_pct = get_num(r, o, "cpu_pct");
+		if (json_object_get(o, "user_pct")) { /* optional: /proc/stat known */
+			row->user_pct = get_num(r, o, "user_pct");
+			row->sys_pct = get_num(r, o, "sys_pct");
+			row->other_pct = get_num(r, o, "other_pct");
+		}
 		if (r->m->mode == MODEL_SYSTEM)
 			get_counters(r, o, row);
 	}
@@ -522,6 +527,14 @@ static void get_snapshot(struct reader *r, json_t *root)
 	if ((o = get_array(r, root, "cpus")))
 		get_cpus(r, o);
 	m->tasks_total = (int)get_int(r, root, "tasks_total", 0, INT32_MAX);
+	if ((o = json_object_get(root, "loadavg")) && json_is_array(o) && json_array_size(o) == 3) {
+		for (size_t i = 0; i < 3; i++) {
+			json_t *x = json_array_get(o, i);
+			m->load[i] = json_is_number(x) ? json_number_value(x) : NAN;
+		}
+		m->tasks_running = (int)get_int(r, root, "tasks_running", 0, INT32_MAX);
+		m->tasks_all = (int)get_int(r, root, "tasks_all", 0, INT32_MAX);
+	}
 	/* Members an earlier build did not write: the order it sorted by is
 	 * not known (the default, CPU%, is the likeliest), nor the CPU% that
 	 * gave tasks counters (null); no cgroups, no sampling. */

@@ -15,7 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const options_view_names[OPTIONS_NR_VIEWS] = {"cpus", "tasks", "hotspots", "events"};
+const char *const options_view_names[OPTIONS_NR_VIEWS] = {"overview", "cpus", "tasks", "hotspots",
+                                                          "events"};
 
 /* The text of --help. Laid out by hand (groups, wrapped lines), so it is not
  * made from options_table; test_options checks that the two name the same
@@ -133,8 +134,9 @@ static const char usage_text[] =
     "                           SIGTERM or SIGINT)\n"
     "\n"
     "Interactive view (press h in it for the keys):\n"
-    "      --view NAME          start in cpus, tasks, hotspots or events (default: cpus\n"
-    "                           system-wide, tasks with -p or a command)\n"
+    "      --view NAME          start in overview (the default: CPU meters, tasks and\n"
+    "                           hotspots on one screen), cpus, tasks, hotspots or\n"
+    "                           events\n"
     "      --theme NAME|FILE    colour theme: default, light, mono, high-contrast, or a\n"
     "                           theme file (also searched in ~/.config/pfmtop/themes);\n"
     "                           NO_COLOR or a terminal without colours selects mono\n"
@@ -757,7 +759,8 @@ static int opt_view(struct options *o, const char *arg, char *err, size_t errlen
 			return 0;
 		}
 	}
-	return refuse(err, errlen, "--view: %s is not a view; use cpus, tasks, hotspots or events",
+	return refuse(err, errlen,
+	              "--view: %s is not a view; use overview, cpus, tasks, hotspots or events",
 	              quoted(q, arg));
 }
 

@@ -22,8 +22,9 @@ enum options_action {
 	OPTIONS_REPLAY,
 };
 
-/* The viewer's views, in the order of the keys 1-4 (--view NAME). */
+/* The viewer's views, in the order of the keys 1-5 (--view NAME). */
 enum options_view {
+	OPTIONS_VIEW_OVERVIEW,
 	OPTIONS_VIEW_CPUS,
 	OPTIONS_VIEW_TASKS,
 	OPTIONS_VIEW_HOTSPOTS,
@@ -31,7 +32,7 @@ enum options_view {
 	OPTIONS_NR_VIEWS,
 };
 
-/* "cpus", "tasks", "hotspots", "events". */
+/* "overview", "cpus", "tasks", "hotspots", "events". */
 extern const char *const options_view_names[OPTIONS_NR_VIEWS];
 
 struct options {

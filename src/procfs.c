@@ -376,6 +376,20 @@ static int parse_cpu_line(const char *line, struct procfs_cpu *c)
 	}
 	/* guest and guest_nice are already part of user and nice */
 	c->busy = c->total - v[3] - v[4];
+	c->user = v[0] + v[1];
+	c->sys = v[2];
+	return 0;
+}
+
+int procfs_loadavg(struct procfs *pf, double load[3], int *running, int *all)
+{
+	char buf[128];
+	ssize_t n = read_close(proc_open(pf, O_RDONLY, "loadavg"), buf, sizeof(buf), false);
+
+	if (n < 0)
+		return (int)n;
+	if (sscanf(buf, "%lf %lf %lf %d/%d", &load[0], &load[1], &load[2], running, all) != 5)
+		return -EINVAL;
 	return 0;
 }
 

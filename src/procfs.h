@@ -94,11 +94,17 @@ int procfs_pids(struct procfs *pf, struct procfs_ids *l);
 struct procfs_cpu {
 	int cpu;              /* -1 for the "cpu" total line */
 	uint64_t busy, total; /* ticks: busy = total - idle - iowait */
+	uint64_t user, sys;   /* of busy: user + nice, system (the rest: irq,
+	                       * softirq, steal) */
 };
 
 /* Per-CPU lines of /proc/stat into out (at most max, total line excluded);
  * returns the count or -errno. */
 int procfs_cpu_times(struct procfs *pf, struct procfs_cpu *out, int max);
+
+/* /proc/loadavg: the three load averages, runnable and all scheduling
+ * entities; 0 or -errno. */
+int procfs_loadavg(struct procfs *pf, double load[3], int *running, int *all);
 
 /* Command line of pid with NULs as spaces, or comm in brackets for kernel
  * threads; 0 or -errno. */

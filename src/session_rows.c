@@ -190,6 +190,13 @@ void session_cpu_rows(struct session *s, bool final, double interval_s)
 				uint64_t db = s->cpu_cur[k].busy - prev[j].busy;
 				uint64_t dt = s->cpu_cur[k].total - prev[j].total;
 				r->cpu_pct = dt ? (double)db / (double)dt * 100.0 : NAN;
+				if (dt) {
+					uint64_t du = s->cpu_cur[k].user - prev[j].user;
+					uint64_t ds = s->cpu_cur[k].sys - prev[j].sys;
+					r->user_pct = (double)du / (double)dt * 100.0;
+					r->sys_pct = (double)ds / (double)dt * 100.0;
+					r->other_pct = (double)(db - du - ds) / (double)dt * 100.0;
+				}
 				busy += db;
 				total += dt;
 			}
@@ -202,6 +209,10 @@ void session_cpu_rows(struct session *s, bool final, double interval_s)
 		}
 	}
 	m->total.cpu_pct = total ? (double)busy / (double)total * 100.0 : NAN;
+	if (procfs_loadavg(&s->proc, m->load, &m->tasks_running, &m->tasks_all) < 0) {
+		m->load[0] = m->load[1] = m->load[2] = NAN;
+		m->tasks_running = m->tasks_all = -1;
+	}
 }
 
 void session_header(struct session *s, uint64_t now, double interval_s, bool final)

@@ -844,13 +844,31 @@ static void write_json(FILE *out, const struct model *m)
 		const struct model_row *r = &m->cpus[i];
 		fprintf(out, "%s{\"cpu\":%d,\"cpu_pct\":", i ? "," : "", r->cpu);
 		json_number(out, r->cpu_pct);
+		if (isfinite(r->user_pct)) { /* known from /proc/stat */
+			fputs(",\"user_pct\":", out);
+			json_number(out, r->user_pct);
+			fputs(",\"sys_pct\":", out);
+			json_number(out, r->sys_pct);
+			fputs(",\"other_pct\":", out);
+			json_number(out, r->other_pct);
+		}
 		if (m->mode == MODEL_SYSTEM) {
 			fputc(',', out);
 			json_row_counters(out, m, r);
 		}
 		fputc('}', out);
 	}
-	fprintf(out, "],\"tasks_total\":%d,\"sort\":", m->tasks_total);
+	fprintf(out, "],\"tasks_total\":%d,", m->tasks_total);
+	if (isfinite(m->load[0])) { /* known from /proc/loadavg */
+		fputs("\"loadavg\":[", out);
+		for (int i = 0; i < 3; i++) {
+			fputs(i ? "," : "", out);
+			json_number(out, m->load[i]);
+		}
+		fprintf(out, "],\"tasks_running\":%d,\"tasks_all\":%d,", m->tasks_running,
+		        m->tasks_all);
+	}
+	fputs("\"sort\":", out);
 	json_string(out, m->sort_name);
 	fputs(",\"cpu_min\":", out);
 	json_number(out, m->cpu_min);

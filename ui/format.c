@@ -31,8 +31,37 @@ int format_layout(const struct format_column *c, int n, int cols, int *x, int *w
 		shown--;
 		total -= c[worst].width + FORMAT_GAP;
 	}
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < n; i++)
 		width[i] = drop[i] ? 0 : c[i].width;
+	/* The room left: first so that no column is cut mid-word, then so that
+	 * each shows in full; by priority each time. */
+	for (int pass = 0; pass < 2; pass++)
+		for (int p = 0; total < cols; p++) {
+			bool more = false;
+			for (int i = 0; i < n && total < cols; i++) {
+				int want = c[i].want;
+				if (pass == 0 && c[i].need)
+					want = c[i].need < want ? c[i].need : want;
+				if (i == flex) /* its need first; the rest at the end */
+					want = pass == 0 ? c[i].need : 0;
+				if (drop[i] || want <= width[i])
+					continue;
+				more |= c[i].priority >= p;
+				if (c[i].priority != p)
+					continue;
+				int add = want - width[i];
+				if (add > cols - total && pass == 1)
+					continue; /* in full or not at all: leave it to the flex
+					             column */
+				if (add > cols - total)
+					add = cols - total;
+				width[i] += add;
+				total += add;
+			}
+			if (!more)
+				break;
+		}
+	for (int i = 0; i < n; i++) {
 		if (i == flex && !drop[i] && total < cols)
 			width[i] += cols - total;
 		x[i] = drop[i] ? -1 : pos;

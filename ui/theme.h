@@ -41,7 +41,11 @@
 	X(KEY, "key", "black on cyan", "color16 on color81")                                       \
 	X(KEY_LABEL, "key.label", "default", "")                                                   \
 	X(STATUS, "status", "black on yellow", "color16 on color222")                              \
-	X(MESSAGE, "message", "white on red, bold", "color231 on color160, bold")
+	X(MESSAGE, "message", "white on red, bold", "color231 on color160, bold")                  \
+	X(METER_USER, "meter.user", "green, bold", "color114, bold")                               \
+	X(METER_SYSTEM, "meter.system", "red, bold", "color203, bold")                             \
+	X(METER_OTHER, "meter.other", "cyan", "color117")                                          \
+	X(METER_FRAME, "meter.frame", "default, bold", "")
 
 #define THEME_ENUM(id, key, def8, def256) THEME_##id,
 enum theme_slot { THEME_SLOTS(THEME_ENUM) THEME_NR_SLOTS };

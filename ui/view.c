@@ -3,6 +3,7 @@
 
 #include "cells.h"
 #include "format.h"
+#include "meter.h"
 #include "snapshot.h"
 #include "theme.h"
 #include "untrusted.h"
@@ -146,8 +147,10 @@ struct view *view_open(const struct view_config *cfg, char *err, size_t errlen)
 	if (cfg->kind >= 0 && cfg->kind < VIEW_NR_KINDS)
 		v->kind = (enum view_kind)cfg->kind;
 	else
-		v->kind = cfg->mode == MODEL_SYSTEM ? VIEW_CPUS : VIEW_TASKS;
+		v->kind = VIEW_OVERVIEW;
 	v->back = v->kind;
+	v->body_y = BODY_Y;
+	v->sort[VIEW_OVERVIEW] = (struct sort_key){C_CPUPCT, 0, false};
 	v->sort[VIEW_CPUS] = (struct sort_key){C_CPU, 0, false};
 	v->sort[VIEW_TASKS] = (struct sort_key){C_CPUPCT, 0, false};
 	v->sort[VIEW_HOTSPOTS] = (struct sort_key){C_SHARE, 0, false};
@@ -165,6 +168,7 @@ void view_close(struct view *v)
 	free(v->idx);
 	free(v->tree);
 	free(v->ptree_pfx);
+	view_cmdlines_free(v->cmdlines);
 	free(v);
 }
 
@@ -222,6 +226,11 @@ static bool add(struct view *v, int y, int *x, const char *text, enum theme_slot
 	return *x < COLS;
 }
 
+bool view_add(struct view *v, int y, int *x, const char *text, enum theme_slot slot)
+{
+	return add(v, y, x, text, slot);
+}
+
 static const char *mode_text(enum model_mode m)
 {
 	return m == MODEL_SYSTEM ? "system-wide" : m == MODEL_TASKS ? "tasks" : "command";
@@ -269,13 +278,19 @@ static void badge(struct view *v, int y, int *x, const char *text, enum theme_sl
 	add(v, y, x, text, slot);
 }
 
+/* n in human units (K, M, G with one decimal), as the badges show it. */
+static const char *human(uint64_t n, char *buf, size_t len)
+{
+	return meter_human((double)n, 0, 12, buf, len);
+}
+
 /* The sampling-health bar: lost, throttled, max rate, and badges. */
 static void draw_health(struct view *v)
 {
 	const struct model *m = v->m;
 	const struct model_sampling *s = m ? &m->sampling : NULL;
 	int x = 0, mux = 0, nsup = 0, fallbacks = 0;
-	char buf[256];
+	char buf[256], h1[16], h2[16];
 
 	view_bar(v, 1, THEME_HEADER);
 	if (!m) {
@@ -291,19 +306,22 @@ static void draw_health(struct view *v)
 	fallbacks += m->nr_notes > 0 || (s->enabled && s->why[0]);
 	if (s->enabled) {
 		add(v, 1, &x, " sampling ", THEME_HEADER);
-		snprintf(buf, sizeof(buf), "%s %s%" PRIu64 "%s", s->event, s->freq ? "" : "every ",
-		         s->freq ? s->freq : s->period, s->freq ? " Hz" : "");
+		snprintf(buf, sizeof(buf), "%s %s%s%s", s->event, s->freq ? "" : "every ",
+		         human(s->freq ? s->freq : s->period, h1, sizeof(h1)),
+		         s->freq ? " Hz" : "");
 		add(v, 1, &x, buf, THEME_HEADER_VALUE);
 		add(v, 1, &x, "  lost ", THEME_HEADER);
-		snprintf(buf, sizeof(buf), "%" PRIu64 " rec/%" PRIu64 " smp",
-		         s->interval.lost_records,
-		         s->interval.lost_samples + s->interval.lost_samples_hw);
+		snprintf(
+		    buf, sizeof(buf), "%s rec/%s smp",
+		    human(s->interval.lost_records, h1, sizeof(h1)),
+		    human(s->interval.lost_samples + s->interval.lost_samples_hw, h2, sizeof(h2)));
 		add(v, 1, &x, buf, THEME_HEADER_VALUE);
 		add(v, 1, &x, "  throttled ", THEME_HEADER);
 		snprintf(buf, sizeof(buf), "%d/%d", s->throttled_now, s->nr_rings);
 		add(v, 1, &x, buf, THEME_HEADER_VALUE);
 		add(v, 1, &x, "  max rate ", THEME_HEADER);
-		snprintf(buf, sizeof(buf), "%ld/s%s", s->max_rate,
+		snprintf(buf, sizeof(buf), "%s/s%s",
+		         human(s->max_rate > 0 ? (uint64_t)s->max_rate : 0, h1, sizeof(h1)),
 		         s->max_rate_lowered ? " (lowered)" : "");
 		add(v, 1, &x, buf, THEME_HEADER_VALUE);
 	} else {
@@ -311,7 +329,7 @@ static void draw_health(struct view *v)
 	}
 	add(v, 1, &x, " ", THEME_HEADER);
 	if (s->enabled && (s->interval.lost_records || s->total.lost_records)) {
-		snprintf(buf, sizeof(buf), "LOST %" PRIu64, s->total.lost_samples);
+		snprintf(buf, sizeof(buf), "LOST %s", human(s->total.lost_samples, h1, sizeof(h1)));
 		badge(v, 1, &x, buf, THEME_BADGE_LOST);
 	}
 	if (s->enabled && (s->throttled_now || s->max_rate_lowered))
@@ -330,7 +348,8 @@ static void draw_health(struct view *v)
 		badge(v, 1, &x, "OK", THEME_BADGE_OK);
 }
 
-static const char *const view_names[VIEW_NR_KINDS] = {"CPUs", "Tasks", "Hotspots", "Events"};
+static const char *const view_names[VIEW_NR_KINDS] = {"Overview", "CPUs", "Tasks", "Hotspots",
+                                                      "Events"};
 
 static void draw_tabs(struct view *v)
 {
@@ -429,12 +448,16 @@ static void draw_titles(struct view *v)
 {
 	const struct col *sc = view_sort_col(v);
 
-	view_bar(v, 4, THEME_COLUMN_TITLE);
+	int y = v->body_y - 1;
+
+	view_bar(v, y, THEME_COLUMN_TITLE);
 	for (int i = 0; i < v->nr_cols; i++) {
 		const struct col *c = &v->cols[i];
 		if (v->x[i] < 0)
 			continue;
-		put(v, 4, v->x[i], v->w[i], c->title,
+		/* a narrow column: its brief title rather than a cut one */
+		bool brief = c->brief[0] && (int)strlen(c->title) > v->w[i];
+		put(v, y, v->x[i], v->w[i], brief ? c->brief : c->title,
 		    c == sc && v->sort[v->kind].index >= 0 ? THEME_COLUMN_SORTED
 		                                           : THEME_COLUMN_TITLE,
 		    c->f.left);
@@ -443,7 +466,7 @@ static void draw_titles(struct view *v)
 
 int view_body_lines(const struct view *v)
 {
-	int n = LINES - 1 - BODY_Y;
+	int n = LINES - 1 - v->body_y - v->below;
 
 	if (v->status[0] || v->banner[0] || v->prompt == PROMPT_FILTER ||
 	    v->prompt == PROMPT_DELAY || v->prompt == PROMPT_TIME || v->prompt == PROMPT_SEARCH ||
@@ -496,7 +519,7 @@ static void draw_rows(struct view *v, int nlines)
 	if (*top < 0)
 		*top = 0;
 	for (int line = 0; line < rows; line++) {
-		int i = *top + line, y = BODY_Y + line;
+		int i = *top + line, y = v->body_y + line;
 		view_use(v, THEME_ROW);
 		move(y, 0);
 		clrtoeol();
@@ -505,7 +528,7 @@ static void draw_rows(struct view *v, int nlines)
 		int r = v->idx[i];
 		bool selected = i == sel;
 		enum theme_slot base = THEME_ROW;
-		if (v->kind == VIEW_TASKS && r >= 0 && v->m->tasks[r].exited)
+		if (view_table_kind(v) == VIEW_TASKS && r >= 0 && v->m->tasks[r].exited)
 			base = THEME_ROW_DIM;
 		if (selected)
 			view_bar(v, y, THEME_ROW_SELECTED);
@@ -544,7 +567,7 @@ static void draw_rows(struct view *v, int nlines)
 		                  : v->kind == VIEW_HOTSPOTS && !v->m->sampling.enabled
 		                      ? "no hotspots: sampling is off"
 		                      : "no rows this interval";
-		put(v, BODY_Y, 1, COLS - 1, msg, THEME_ROW_DIM, true);
+		put(v, v->body_y, 1, COLS - 1, msg, THEME_ROW_DIM, true);
 	}
 	if (v->kind == VIEW_EVENTS) {
 		/* The selected event in full, then the facts behind the states. */
@@ -581,6 +604,32 @@ static void draw_rows(struct view *v, int nlines)
 			y = wrap(v, y, ymax, line, THEME_NOTE, 1);
 		}
 	}
+}
+
+void view_draw_table(struct view *v, int nlines)
+{
+	draw_titles(v);
+	draw_rows(v, nlines);
+}
+
+void view_draw_hidden(struct view *v, int y)
+{
+	char buf[512];
+
+	view_use(v, THEME_ROW);
+	move(y, 0);
+	clrtoeol();
+	if (!v->hidden[0])
+		return;
+	/* the longest that fits: never cut in the middle of a word */
+	const char *what = v->show_nsup ? "shown" : "hidden", *key = v->show_nsup ? "hide" : "show";
+	snprintf(buf, sizeof(buf), "%s: %s: %s; press X to %s them", what, v->hidden, v->hidden_why,
+	         key);
+	if ((int)strlen(buf) > COLS)
+		snprintf(buf, sizeof(buf), "%s (n/s): %s; X %ss them", what, v->hidden, key);
+	if ((int)strlen(buf) > COLS)
+		snprintf(buf, sizeof(buf), "n/s columns %s; X %ss them", what, key);
+	put(v, y, 0, COLS, buf, THEME_NOTE, true);
 }
 
 static void draw_status(struct view *v)
@@ -644,10 +693,20 @@ void view_render(struct view *v)
 		view_draw_annotate(v);
 	} else if (v->m && view_detail_shown(v)) {
 		view_draw_detail(v);
+	} else if (v->m && v->kind == VIEW_OVERVIEW) {
+		view_draw_overview(v, 3);
+		if (v->prompt == PROMPT_PRESET)
+			view_draw_presets(v);
 	} else if (v->m) {
+		v->body_y = BODY_Y;
+		v->below = 0;
 		view_build_cols(v);
 		view_build_rows(v);
 		draw_info(v);
+		if (v->hidden[0] && LINES > MIN_LINES) {
+			view_draw_hidden(v, BODY_Y - 1);
+			v->body_y++;
+		}
 		draw_titles(v);
 		if (v->setup)
 			view_draw_setup(v); /* F2 */

@@ -11,8 +11,9 @@
 
 struct view;
 
-/* The four views, in the order of the keys 1-4 (same as enum options_view). */
+/* The views, in the order of the keys 1-5 (same as enum options_view). */
 enum view_kind {
+	VIEW_OVERVIEW, /* meters, a summary, the tasks and the top hotspots */
 	VIEW_CPUS,
 	VIEW_TASKS,
 	VIEW_HOTSPOTS,

@@ -57,7 +57,7 @@ static unsigned open_hotspots(struct view *v)
 	if (s < 0 || s >= v->nr_idx)
 		return 0;
 	int r = v->idx[s];
-	if (v->kind == VIEW_TASKS) {
+	if (view_table_kind(v) == VIEW_TASKS) {
 		if (r < 0)
 			return 0; /* a summary row: no one process */
 		v->set.hot_filter = true;
@@ -520,6 +520,26 @@ static unsigned act_sort_by(struct view *v, int ch)
 	return view_sort_by(v, ch);
 }
 
+/* R: counters per second / per interval. */
+static unsigned act_rates(struct view *v, int ch)
+{
+	(void)ch;
+	v->totals = !v->totals;
+	util_strlcpy(v->status,
+	             v->totals ? "counters: totals per interval (R: per second)"
+	                       : "counters: per second (R: totals per interval)",
+	             sizeof(v->status));
+	return VIEW_REDRAW;
+}
+
+/* X: show / hide the columns that are n/s on every row. */
+static unsigned act_show_nsup(struct view *v, int ch)
+{
+	(void)ch;
+	v->show_nsup = !v->show_nsup;
+	return VIEW_REDRAW;
+}
+
 static const struct binding {
 	int key;
 	unsigned (*act)(struct view *v, int ch);
@@ -528,7 +548,8 @@ static const struct binding {
     {'s', act_save},           {' ', act_pause},          {'h', act_help},
     {'?', act_help},           {KEY_F(1), act_help},      {'\t', act_next_view},
     {KEY_BTAB, act_next_view}, {'1', act_view},           {'2', act_view},
-    {'3', act_view},           {'4', act_view},           {KEY_UP, act_move},
+    {'3', act_view},           {'4', act_view},           {'5', act_view},
+    {'R', act_rates},          {'X', act_show_nsup},      {KEY_UP, act_move},
     {KEY_DOWN, act_move},      {KEY_PPAGE, act_move},     {KEY_NPAGE, act_move},
     {KEY_HOME, act_move},      {KEY_END, act_move},       {'<', act_sort},
     {',', act_sort},           {'>', act_sort},           {'.', act_sort},
@@ -652,7 +673,9 @@ const char *const view_help_lines[] = {
     "pfmtop keys",
     "",
     "  Tab, Shift-Tab  next / previous view",
-    "  1 2 3 4         CPUs, Tasks, Hotspots, Events",
+    "  1 2 3 4 5       Overview (meters, tasks, hotspots), CPUs, Tasks, Hotspots, Events",
+    "  R               counters per second (the default) / totals per interval",
+    "  X               show / hide the columns not supported on any row",
     "  Up/Down         move the selection",
     "  PgUp/PgDn       a page up / down",
     "  Home/End        first / last row",
@@ -726,6 +749,10 @@ const char *const view_help_lines[] = {
     "",
     "Cells: n/s not supported (the Events view says why), n/c not counted",
     "(did not run), 'N%' after a value: multiplexed, scaled from N% of the",
-    "interval. K, M, G: thousands, millions, billions.",
+    "interval. K, M, G: thousands, millions, billions (one decimal).",
+    "Counters are per second (/s; task-clock and cpu-clock as % of a CPU);",
+    "R shows what each interval counted instead. COMMAND is the full command",
+    "line where it fits. Meters: user (with nice) | system | other (irq,",
+    "softirq, steal), from /proc/stat.",
 };
 const int view_help_nr = (int)(sizeof(view_help_lines) / sizeof(view_help_lines[0]));

@@ -47,9 +47,10 @@ struct col {
 	enum col_kind kind;
 	int index; /* event or metric */
 	char title[40];
-	bool text;     /* sorts ascending as text */
-	bool hidden;   /* F2 setup: not shown (in view.all_cols only) */
-	int def_width; /* its width before the setup's */
+	char brief[40]; /* a shorter title for a narrow column, "" none */
+	bool text;      /* sorts ascending as text */
+	bool hidden;    /* F2 setup: not shown (in view.all_cols only) */
+	int def_width;  /* its width before the setup's */
 };
 
 struct sort_key {
@@ -163,7 +164,26 @@ struct view {
 	/* the F-key bar as drawn (view_keybar.c), for the mouse */
 	struct view_keybar_item keybar[24];
 	int nr_keybar;
+	/* the table's place: titles on body_y - 1, rows from body_y, below
+	 * lines kept under it (the overview's hotspots) */
+	int body_y, below;
+	bool totals;      /* R: counters as per-interval totals, not per second */
+	bool show_nsup;   /* X: show the columns that are n/s on every row */
+	char hidden[256]; /* the columns hidden as n/s: "cycles instructions" */
+	char hidden_why[96];
+	struct view_cmdlines *cmdlines; /* view_cmdline.c */
+	/* the widest each column wanted so far, so that columns do not move
+	 * from one refresh to the next (reset with the view, columns or size) */
+	int want_seen[FORMAT_MAX_COLUMNS];
+	int want_key[3];
 };
+
+/* The view whose rows and columns v shows: the overview's table is the
+ * Tasks view's. */
+static inline enum view_kind view_table_kind(const struct view *v)
+{
+	return v->kind == VIEW_OVERVIEW ? VIEW_TASKS : v->kind;
+}
 
 /* view_table.c: columns, cells, rows (filter, sort, selection). Rows below
  * 0 are the summary rows under a table: ROW_TOTAL, and in the Tasks view
@@ -172,6 +192,8 @@ struct view {
 #define ROW_UNATTRIBUTED (-2)
 bool view_thread_rows(const struct model *m);
 void view_build_cols(struct view *v);
+/* The width column c needs for its title and every row's cell in full. */
+int view_col_want(const struct view *v, const struct col *c);
 enum theme_slot view_cell(const struct view *v, int r, const struct col *c, int width, char *buf,
                           size_t len);
 /* The text number column c of row r would show for value x (false: not a
@@ -190,6 +212,22 @@ void view_bar(struct view *v, int y, enum theme_slot slot);
 void view_draw_presets(struct view *v);
 void view_put(struct view *v, int y, int x, int width, const char *text, enum theme_slot slot,
               bool left);
+bool view_add(struct view *v, int y, int *x, const char *text, enum theme_slot slot);
+/* The column titles on body_y - 1 and nlines rows from body_y. */
+void view_draw_table(struct view *v, int nlines);
+
+/* view_overview.c: the overview's body from line y0 (meters, summary,
+ * tasks, hotspots); the task table's place set in v->body_y, v->below. */
+void view_draw_overview(struct view *v, int y0);
+/* The line saying which columns are hidden and why, at y ("" none). */
+void view_draw_hidden(struct view *v, int y);
+
+/* view_cmdline.c: the full command lines of the task rows shown, read
+ * from /proc (not in a replay), bounded, kept per PID and start time;
+ * view_cmdline() gives task row r's as its COMMAND cell in width columns. */
+struct view_cmdlines;
+const char *view_cmdline(struct view *v, int r, int width);
+void view_cmdlines_free(struct view_cmdlines *c);
 
 /* view_text.c: text already made safe (untrusted_text()) on the screen.
  * Whether the terminal's locale is UTF-8 (else non-ASCII shows as \xNN). */

@@ -4,6 +4,7 @@
 
 #include "cells.h"
 #include "format.h"
+#include "meter.h"
 #include "snapshot.h"
 #include "theme.h"
 #include "untrusted.h"
@@ -31,7 +32,7 @@ static void add_col(struct view *v, enum col_kind k, int index, const char *titl
 	c->kind = k;
 	c->index = index;
 	util_strlcpy(c->title, title, sizeof(c->title));
-	c->f = (struct format_column){c->title, width, prio, left, flex};
+	c->f = (struct format_column){c->title, width, prio, left, flex, (int)strlen(title), 0};
 	c->text = left;
 }
 
@@ -40,34 +41,116 @@ static bool any_multiplexed(const struct model *m, int ev)
 	return m->events[ev].state == COUNTER_MULTIPLEXED;
 }
 
+static int nr_rows(const struct view *v);
+static const struct model_row *row_of(const struct view *v, int r);
+
+/* Whether event ev is n/s (or err) on every row of the table that was
+ * counted (rows without counters, n/c, say nothing about it). */
+static bool nsup_everywhere(const struct view *v, int ev)
+{
+	int n = nr_rows(v), nsup = 0;
+
+	if (view_table_kind(v) == VIEW_EVENTS || view_table_kind(v) == VIEW_HOTSPOTS)
+		return false;
+	for (int r = ROW_TOTAL; r < n; r++) {
+		enum counter_state st = row_of(v, r)->cells[ev].state;
+		if (cells_state_counted(st))
+			return false;
+		nsup += st == COUNTER_UNSUPPORTED || st == COUNTER_ERROR;
+	}
+	return nsup > 0;
+}
+
+/* A counter shown per second as utilisation: the clocks (ms per second). */
+static bool clock_event(const struct model_event *e)
+{
+	return !strcmp(e->unit, "ms") &&
+	       (!strcmp(e->name, "task-clock") || !strcmp(e->name, "cpu-clock"));
+}
+
+/* Shorter names of the kernel's software counters, for narrow columns. */
+static const char *brief_name(const char *name)
+{
+	static const char *const names[][2] = {
+	    {"context-switches", "ctxsw"}, {"cpu-migrations", "migr"}, {"page-faults", "faults"},
+	    {"instructions", "instr"},     {"cache-misses", "cmiss"},  {"branch-misses", "brmiss"},
+	    {"task-clock", "task"},        {"cpu-clock", "cpuclk"},
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (!strcmp(name, names[i][0]))
+			return names[i][1];
+	return NULL;
+}
+
+/* An event's title: with its unit, per second unless R shows totals. */
+static void event_title(const struct view *v, const struct model_event *e, const char *name,
+                        char *buf, size_t len)
+{
+	if (v->totals)
+		snprintf(buf, len, e->unit[0] ? "%s(%s)" : "%s", name, e->unit);
+	else if (clock_event(e))
+		snprintf(buf, len, "%s%%", name);
+	else
+		snprintf(buf, len, e->unit[0] ? "%s %s/s" : "%s/s", name, e->unit);
+}
+
+static void hide(struct view *v, const char *name)
+{
+	size_t n = strlen(v->hidden);
+
+	snprintf(v->hidden + n, sizeof(v->hidden) - n, "%s%s", n ? " " : "", name);
+}
+
 static void counter_cols(struct view *v, int prio)
 {
 	const struct model *m = v->m;
-	char title[64];
+	char title[192], brief[192];
+	int nhidden = 0, pmu = 0;
 
 	for (int i = 0; i < m->nr_events; i++) {
 		const struct model_event *e = &m->events[i];
 		int w;
-		snprintf(title, sizeof(title), e->unit[0] ? "%s(%s)" : "%s", e->name, e->unit);
 		bool nsup = e->state == COUNTER_UNSUPPORTED || e->state == COUNTER_ERROR;
-		w = (int)strlen(title);
-		if (w > 14)
-			w = 14;
+		if (nsup && nsup_everywhere(v, i)) {
+			hide(v, e->name);
+			nhidden++;
+			pmu += strstr(e->why, "no hardware PMU") != NULL;
+			if (!v->show_nsup)
+				continue;
+		}
+		event_title(v, e, e->name, title, sizeof(title));
+		const char *b = brief_name(e->name);
+		brief[0] = '\0';
+		if (b)
+			event_title(v, e, b, brief, sizeof(brief));
+		w = (int)strlen(brief[0] ? brief : title);
 		if (w < (any_multiplexed(m, i) ? 11 : 7))
 			w = any_multiplexed(m, i) ? 11 : 7;
-		/* Columns of n/s are narrow and the first to go: the Events
-		 * view says why they do not count. */
-		add_col(v, C_EVENT, i, title, nsup ? 7 : w, nsup ? 50 + i : prio + i, false, false);
+		/* Columns of n/s are the first to go: the Events view says
+		 * why they do not count. */
+		add_col(v, C_EVENT, i, title, w, nsup ? 50 + i : prio + i, false, false);
+		util_strlcpy(v->cols[v->nr_cols - 1].brief, brief, sizeof(v->cols[0].brief));
 	}
 	for (int k = 0; k < m->nr_metrics; k++) {
 		const struct model_metric *mm = &m->metrics[k];
 		int w;
+		bool none = nhidden > 0 && nr_rows(v) > 0;
+		for (int r = ROW_TOTAL; none && r < nr_rows(v); r++)
+			none = r == ROW_UNATTRIBUTED || isnan(row_of(v, r)->metrics[k]);
 		snprintf(title, sizeof(title), "%s%s", mm->title[0] ? mm->title : mm->name,
 		         mm->unit);
+		if (none) { /* a ratio of columns that do not count */
+			hide(v, title);
+			if (!v->show_nsup)
+				continue;
+		}
 		w = (int)strlen(title);
 		w = w < 7 ? 7 : w > 12 ? 12 : w;
 		add_col(v, C_METRIC, k, title, w, prio + k, false, false);
 	}
+	if (nhidden)
+		snprintf(v->hidden_why, sizeof(v->hidden_why), "not supported on this machine%s",
+		         pmu == nhidden ? " (no hardware PMU)" : " (the Events view says why)");
 }
 
 bool view_thread_rows(const struct model *m)
@@ -81,7 +164,8 @@ void view_build_cols(struct view *v)
 	char title[64];
 
 	v->nr_cols = 0;
-	switch (v->kind) {
+	v->hidden[0] = v->hidden_why[0] = '\0';
+	switch (view_table_kind(v)) {
 	case VIEW_CPUS:
 		add_col(v, C_CPU, 0, "CPU", 4, 0, false, false);
 		add_col(v, C_CPUPCT, 0, "CPU%", 6, 1, false, false);
@@ -100,7 +184,7 @@ void view_build_cols(struct view *v)
 		if (m->tasks_counted)
 			counter_cols(v, 2);
 		add_col(v, C_STATE, 0, "STATE", 10, 42, true, false);
-		add_col(v, C_COMMAND, 0, "COMMAND", 12, 0, true, true);
+		add_col(v, C_COMMAND, 0, "COMMAND", 16, 0, true, true);
 		break;
 	case VIEW_HOTSPOTS:
 		add_col(v, C_SHARE, 0, "SHARE", 6, 0, false, false);
@@ -120,13 +204,28 @@ void view_build_cols(struct view *v)
 		add_col(v, C_EVCOV, 0, "COVERAGE", 8, 1, false, false);
 		add_col(v, C_EVWHY, 0, "ENCODING, OR WHY IT DOES NOT COUNT", 20, 0, true, true);
 		break;
+	case VIEW_OVERVIEW:
 	case VIEW_NR_KINDS:
 		break;
 	}
 	view_setup_apply(v); /* F2: shown, order, widths */
 	struct format_column fc[FORMAT_MAX_COLUMNS];
-	for (int i = 0; i < v->nr_cols; i++)
+	int key[3] = {(int)v->kind, v->nr_cols, COLS};
+	if (memcmp(key, v->want_key, sizeof(key))) {
+		memcpy(v->want_key, key, sizeof(key));
+		memset(v->want_seen, 0, sizeof(v->want_seen));
+	}
+	for (int i = 0; i < v->nr_cols; i++) {
 		fc[i] = v->cols[i].f;
+		fc[i].want = view_col_want(v, &v->cols[i]);
+		if (fc[i].want < v->want_seen[i])
+			fc[i].want = v->want_seen[i];
+		v->want_seen[i] = fc[i].want;
+		/* a counter with a short title reads whole at its width */
+		fc[i].need = v->cols[i].brief[0] ? fc[i].width : 0;
+		if (v->cols[i].kind == C_COMMAND) /* a command line needs some room */
+			fc[i].need = 24;
+	}
 	format_layout(fc, v->nr_cols, COLS, v->x, v->w);
 }
 
@@ -138,17 +237,35 @@ static const struct model_row *row_of(const struct view *v, int r)
 		return &v->m->total;
 	if (r == ROW_UNATTRIBUTED)
 		return &v->m->unattributed;
-	if (v->kind == VIEW_CPUS)
+	if (view_table_kind(v) == VIEW_CPUS)
 		return &v->m->cpus[r];
 	return &v->m->tasks[r];
 }
 
-static enum theme_slot counter_cell(const struct model_event *e, const struct counter_value *c,
-                                    int width, char *buf, size_t len)
+/* A counter cell for the screen: per second (the clocks as utilisation)
+ * unless R shows totals, in human units (K, M, G with one decimal). */
+static enum theme_slot counter_cell(const struct view *v, const struct model_event *e,
+                                    const struct counter_value *c, int width, char *buf, size_t len)
 {
-	const struct cells_style screen = {.width = width, .unit_decimals = 1};
+	double x = c->value * (e->scale > 0 ? e->scale : 1.0);
+	double secs = v->m->interval_s;
+	char num[32];
 
-	cells_counter(e, c, &screen, buf, len);
+	if (!v->totals && secs > 0)
+		x = clock_event(e) ? x / secs / 10.0 : x / secs; /* ms/s to % */
+	switch (c->state) {
+	case COUNTER_OK:
+		meter_human(x, e->unit[0] || !v->totals ? 1 : 0, width, buf, len);
+		break;
+	case COUNTER_MULTIPLEXED:
+		meter_human(x, e->unit[0] || !v->totals ? 1 : 0, width - 4, num, sizeof(num));
+		snprintf(buf, len, "%s %2.0f%%", num, floor(c->coverage * 100.0));
+		break;
+	default: {
+		const struct cells_style screen = {.width = width, .unit_decimals = 1};
+		cells_counter(e, c, &screen, buf, len);
+	}
+	}
 	switch (c->state) {
 	case COUNTER_OK:
 		return THEME_ROW;
@@ -181,7 +298,7 @@ enum theme_slot view_cell(const struct view *v, int r, const struct col *c, int 
 		cells_pct(row_of(v, r)->cpu_pct, buf, len);
 		return THEME_ROW;
 	case C_EVENT:
-		return counter_cell(&m->events[c->index], &row_of(v, r)->cells[c->index], width,
+		return counter_cell(v, &m->events[c->index], &row_of(v, r)->cells[c->index], width,
 		                    buf, len);
 	case C_METRIC: {
 		double x = row_of(v, r)->metrics[c->index];
@@ -229,7 +346,8 @@ enum theme_slot view_cell(const struct view *v, int r, const struct col *c, int 
 		size_t pl = strlen(pfx), keep = (size_t)(width / 2 / 3 * 3);
 		if (pl > keep) /* a deep tree keeps the glyphs nearest the name */
 			pfx += pl - keep;
-		snprintf(buf, len, "%s%s", pfx, m->tasks[r].comm);
+		snprintf(buf, len, "%s%s", pfx,
+		         view_cmdline((struct view *)v, r, width - (int)strlen(pfx)));
 		return THEME_ROW;
 	}
 	case C_SHARE: {
@@ -247,7 +365,7 @@ enum theme_slot view_cell(const struct view *v, int r, const struct col *c, int 
 		return THEME_ROW;
 	}
 	case C_SAMPLES:
-		cells_scaled((double)m->hot[r].samples, 0, width, buf, len);
+		meter_human((double)m->hot[r].samples, 0, width, buf, len);
 		return THEME_ROW;
 	case C_HPID:
 		if (m->hot[r].pid < 0)
@@ -303,7 +421,7 @@ bool view_cell_as(const struct view *v, int r, const struct col *c, double x, in
 	case C_EVENT: {
 		struct counter_value cv = row_of(v, r)->cells[c->index];
 		cv.value = x;
-		counter_cell(&v->m->events[c->index], &cv, width, buf, len);
+		counter_cell(v, &v->m->events[c->index], &cv, width, buf, len);
 		return true;
 	}
 	case C_METRIC: /* "-" for NaN and infinities */
@@ -312,6 +430,23 @@ bool view_cell_as(const struct view *v, int r, const struct col *c, double x, in
 	default:
 		return false;
 	}
+}
+
+/* The width column c needs for its title and the cells of every row in
+ * full (text columns; numbers: the title), at most 60. */
+int view_col_want(const struct view *v, const struct col *c)
+{
+	int want = (int)strlen(c->title), n = nr_rows(v);
+	char buf[CELL];
+
+	if (c->kind == C_STATE || c->kind == C_MODULE || c->kind == C_HCOMM || c->kind == C_USER ||
+	    c->kind == C_EVSTATE)
+		for (int r = 0; r < n && want < 60; r++) {
+			view_cell(v, r, c, CELL, buf, sizeof(buf));
+			int w = untrusted_width(buf);
+			want = w > want ? w : want;
+		}
+	return want > 60 ? 60 : want;
 }
 
 /* A number to sort by (NaN: not available, always last). */
@@ -357,7 +492,7 @@ static int nr_rows(const struct view *v)
 {
 	const struct model *m = v->m;
 
-	switch (v->kind) {
+	switch (view_table_kind(v)) {
 	case VIEW_CPUS:
 		return m->nr_cpus;
 	case VIEW_TASKS:
@@ -378,7 +513,7 @@ bool view_row_matches(const struct view *v, int r, const char *text)
 
 	if (!text[0])
 		return true;
-	switch (v->kind) {
+	switch (view_table_kind(v)) {
 	case VIEW_CPUS:
 		snprintf(num, sizeof(num), "%d", m->cpus[r].cpu);
 		return !strcmp(num, text);
@@ -408,7 +543,7 @@ static int64_t row_id(const struct view *v, int r)
 	const struct model *m = v->m;
 	uint64_t h = 1469598103934665603ull;
 
-	switch (v->kind) {
+	switch (view_table_kind(v)) {
 	case VIEW_CPUS:
 		return r < 0 ? -1 : m->cpus[r].cpu;
 	case VIEW_TASKS:
@@ -480,6 +615,7 @@ void view_task_sort_from_model(struct view *v)
 		*k = (struct sort_key){C_EVENT, m->sort, false};
 	else
 		*k = (struct sort_key){C_CPUPCT, 0, false};
+	v->sort[VIEW_OVERVIEW] = *k;
 }
 
 /* The expanded hotspot row's call tree, as lines after it. */
@@ -525,15 +661,16 @@ void view_build_rows(struct view *v)
 	v->ptree_ready = false;
 	if (v->nr_idx > 1)
 		qsort_r(v->idx, (size_t)v->nr_idx, sizeof(int), cmp_rows, v);
-	if (v->kind == VIEW_TASKS && v->set.tree)
+	if (view_table_kind(v) == VIEW_TASKS && v->set.tree)
 		view_ptree_rows(v); /* F5 */
-	if (v->kind == VIEW_CPUS && !v->filter[0])
+	if (view_table_kind(v) == VIEW_CPUS && !v->filter[0])
 		v->idx[v->nr_idx++] = ROW_TOTAL; /* last */
-	if (v->kind == VIEW_HOTSPOTS && v->expanded)
+	if (view_table_kind(v) == VIEW_HOTSPOTS && v->expanded)
 		insert_tree(v);
 	/* Tasks with counters: what no task row holds, then the total, so that
 	 * the column adds up as it does in the batch output. */
-	if (v->kind == VIEW_TASKS && !v->filter[0] && !v->user[0] && v->m->tasks_counted) {
+	if (view_table_kind(v) == VIEW_TASKS && !v->filter[0] && !v->user[0] &&
+	    v->m->tasks_counted) {
 		if (v->m->has_unattributed)
 			v->idx[v->nr_idx++] = ROW_UNATTRIBUTED;
 		v->idx[v->nr_idx++] = ROW_TOTAL;

@@ -68,7 +68,8 @@ for ((i = 0; i < $(nproc); i++)); do
 	workload_pid="$workload_pid $!"
 done
 
-cg_pfm= cg_perf= frame_re='^ *[0-9.]+% +[0-9]+ +[0-9]+ +[^ ]+ +[A-Za-z_]'
+cg_pfm= cg_perf= frame_re='^ *[0-9.]+% +[0-9.]+[KMG]? +[0-9]+ +[^ ]+ +[A-Za-z_]'
+[ "${VIEW:-hotspots}" = overview ] && frame_re='^ *[0-9.]+% +[A-Za-z_]' # the top hotspots strip
 if [ -n "${CALLGRAPH:-}" ]; then
 	cg_pfm="--call-graph $CALLGRAPH"
 	cg_perf="--call-graph $CALLGRAPH"
@@ -81,9 +82,10 @@ if [ "${COLD:-0}" = 1 ]; then
 fi
 
 # pfmtop: its pane execs it from a wrapper that stamps the launch time. It
-# shows the Hotspots view, perf top's job; a full frame has symbolized rows.
+# shows the Hotspots view, perf top's job (VIEW=overview: the first screen,
+# meters, tasks and the top hotspots); a full frame has symbolized rows.
 tm new-session -d -s b -x 120 -y 40 \
-	"date +%s%N >'$TMP/t0'; exec env TERM=xterm-256color $cache_env '$PFMTOP' -F $FREQ --sample-event cpu-clock --view hotspots $cg_pfm"
+	"date +%s%N >'$TMP/t0'; exec env TERM=xterm-256color $cache_env '$PFMTOP' -F $FREQ --sample-event cpu-clock --view ${VIEW:-hotspots} $cg_pfm"
 start=$(now_ms)
 while :; do
 	if tm capture-pane -p -t b | grep -Eq "$frame_re"; then

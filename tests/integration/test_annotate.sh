@@ -120,7 +120,7 @@ for size in 80x24 200x60; do
 		"TERM=xterm-256color '$PFMTOP' -d 0.5 -- '$div' 60" ||
 		skip "tmux cannot start a session here"
 	wait_for 10 pane_has 'annot_div' || fail "$size: the viewer did not start" "$TMP/pane"
-	keys 3
+	keys 4
 	wait_for 5 pane_has 'divloop' || fail "$size: divloop is not in the Hotspots view" "$TMP/pane"
 	keys a
 	wait_for 5 pane_has 'Annotate divloop [annot_div] pid' 'samples since the start' 'matches the mapped file' ||

@@ -26,8 +26,8 @@ keys ']'
 wait_for 3 pane_has " 12/12 paused" || fail "]: not at the last frame (12/12)" "$TMP/pane"
 keys '[' Left
 wait_for 3 pane_has " 1/12 paused" || fail "[ then Left: not back at 1/12" "$TMP/pane"
-keys 2
-wait_for 3 pane_has "PID" || fail "2: the Tasks view of the recording is not drawn" "$TMP/pane"
+keys 3
+wait_for 3 pane_has "PID" || fail "3: the Tasks view of the recording is not drawn" "$TMP/pane"
 keys p
 wait_for 3 pane_has "counts nothing" || fail "p in a replay: no reason given" "$TMP/pane"
 keys x

@@ -1,6 +1,6 @@
 #!/bin/bash
 # The interactive viewer end to end in tmux: header and rows with real
-# values, the four views, sort, filter, pause, help, Enter -> filtered
+# values, the five views, sort, filter, pause, help, Enter -> filtered
 # hotspots, delay, themes, the snapshot against the batch renderer, resize
 # and the size message, the preset chooser without fd leaks, and the
 # terminal types people use.
@@ -31,35 +31,41 @@ cleanup_add "kill $spin_pid"
 keys "stty -g >'$TMP/stty.before'; TERM=xterm-256color '$PFMTOP'; echo rc=\$?; stty -g >'$TMP/stty.after'" Enter
 wait_for 6 pane_has "host $(uname -n)" "kernel $(uname -r)" 'system-wide' 'preset default' 'sampling' ||
 	fail "the header lacks host, kernel, mode, preset or the sampling bar" "$TMP/pane"
-wait_for 4 pane_has 'task-clock(ms)' ' all ' || fail "no CPU table with task-clock and the total row" "$TMP/pane"
-# The total row carries a real task-clock: about 1000 ms per CPU per second.
-wait_for 4 bash -c "tmux -S '$sock' capture-pane -p -t t | awk '\$1 == \"all\" { for (i = 3; i <= NF; i++) if (\$i ~ /^[0-9.]+\$/ && \$i + 0 > 100) ok = 1 } END { exit !ok }'" ||
-	fail "the 'all' row has no task-clock value above 100 ms" "$TMP/pane"
+# The overview first; 2: the CPUs view
+wait_for 4 pane_has 'Load ' 'TOP HOTSPOTS' || fail "the first screen is not the overview" "$TMP/pane"
+keys 2
+wait_for 4 pane_has 'task-clock%' ' all ' || fail "no CPU table with task-clock and the total row" "$TMP/pane"
+# The total row carries a real task-clock: about 100% of each CPU (1000 ms
+# per CPU per second); more than 10% at least.
+wait_for 4 bash -c "tmux -S '$sock' capture-pane -p -t t | awk '\$1 == \"all\" { for (i = 3; i <= NF; i++) if (\$i ~ /^[0-9.]+\$/ && \$i + 0 > 10) ok = 1 } END { exit !ok }'" ||
+	fail "the 'all' row has no task-clock value above 10%" "$TMP/pane"
 pane_has 'h' 'Help' 'Quit' || fail "no key line at the bottom" "$TMP/pane"
 pass "header, health bar, CPU rows with real values, key line"
 
 # ---------------------------------------------------------------- views
-keys 2
-wait_for 3 pane_has 'COMMAND' 'processes' 'CPU%' || fail "'2' did not show the Tasks view" "$TMP/pane"
-wait_for 4 pane_has spin || fail "the Tasks view does not list the spin workload" "$TMP/pane"
 keys 3
-wait_for 3 pane_has 'SHARE' 'SYMBOL' 'MODULE' 'samples' || fail "'3' did not show the Hotspots view" "$TMP/pane"
-wait_for 4 pane_has '[kernel]' || fail "the Hotspots view has no symbolized kernel rows" "$TMP/pane"
+wait_for 3 pane_has 'COMMAND' 'processes' 'CPU%' || fail "'3' did not show the Tasks view" "$TMP/pane"
+wait_for 4 pane_has spin || fail "the Tasks view does not list the spin workload" "$TMP/pane"
 keys 4
+wait_for 3 pane_has 'SHARE' 'SYMBOL' 'MODULE' 'samples' || fail "'4' did not show the Hotspots view" "$TMP/pane"
+wait_for 4 pane_has '[kernel]' || fail "the Hotspots view has no symbolized kernel rows" "$TMP/pane"
+keys 5
 wait_for 3 pane_has 'EVENT' 'STATE' 'COVERAGE' 'task-clock' 'perf_event_paranoid' ||
-	fail "'4' did not show the Events view with the probe facts" "$TMP/pane"
+	fail "'5' did not show the Events view with the probe facts" "$TMP/pane"
 keys Tab
-wait_for 3 pane_has 'CPU%' ' all ' || fail "Tab from Events did not wrap to CPUs" "$TMP/pane"
+wait_for 3 pane_has 'Load ' 'TOP HOTSPOTS' || fail "Tab from Events did not wrap to the overview" "$TMP/pane"
+keys Tab
+wait_for 3 pane_has 'CPU%' ' all ' || fail "Tab from the overview did not go on to CPUs" "$TMP/pane"
 keys Tab
 wait_for 3 pane_has 'processes' || fail "Tab did not go on to Tasks" "$TMP/pane"
-pass "views 1-4 and Tab"
+pass "views 1-5 and Tab"
 
 # The Tasks view ends, like the batch table, with what no task row holds
 # and the total (system-wide, with task counters)
-keys NPage NPage NPage NPage NPage NPage # (End is \e[4~ from tmux, not xterm's)
+keys NPage NPage NPage NPage NPage NPage NPage NPage NPage NPage NPage NPage # (End is \e[4~ from tmux, not xterm's)
 wait_for 3 pane_has '(unattributed' || fail "the Tasks view has no (unattributed) row at its end" "$TMP/pane"
 pane | grep -qE ' total *$' || fail "the Tasks view has no total row at its end" "$TMP/pane"
-keys PPage PPage PPage PPage PPage PPage
+keys PPage PPage PPage PPage PPage PPage PPage PPage PPage PPage PPage PPage
 pass "Tasks view: (unattributed) and total rows"
 
 # ---------------------------------------------------------------- sort
@@ -110,7 +116,7 @@ pane_has "filter '$spin_pid'" && fail "the text filter survived the view change"
 pass "Enter on a task, Enter in its pane show its hotspots only; Esc returns"
 
 # ---------------------------------------------------------------- pause
-keys 1 ' '
+keys 2 ' '
 wait_for 2 pane_has PAUSED || fail "space did not pause" "$TMP/pane"
 rows >"$TMP/p1"
 sleep 2.3 # not a wait for a condition: the rows must stay as they are over two refreshes
@@ -123,7 +129,7 @@ pass "space pauses and resumes"
 # ---------------------------------------------------------------- help
 keys h
 wait_for 2 pane_has 'pfmtop keys' || fail "'h' did not open the help" "$TMP/pane"
-for k in 'Tab' '1 2 3 4' 'Up/Down' 'PgUp/PgDn' 'Home/End' '< >' 'reverse' 'filter rows' 'Esc' \
+for k in 'Tab' '1 2 3 4 5' 'Up/Down' 'PgUp/PgDn' 'Home/End' '< >' 'reverse' 'filter rows' 'Esc' \
 	'Enter' 'pause' 'delay' 'thread' 'kernel hotspots' 'user-space hotspots' 'since the start' \
 	'preset' 'theme' 'snapshot' 'quit'; do
 	pane_has "$k" || fail "the help does not mention '$k'" "$TMP/pane"
@@ -148,7 +154,7 @@ keys d 1 Enter
 wait_for 2 pane_has 'every 1s' || fail "'d 1 Enter' did not set the delay back" "$TMP/pane"
 keys t
 wait_for 2 pane_has 'theme ' || fail "'t' did not say which theme" "$TMP/pane"
-keys 3 K
+keys 4 K
 wait_for 3 pane_has 'kernel hidden' || fail "'K' did not hide kernel hotspots" "$TMP/pane"
 keys K z
 wait_for 3 bash -c "tmux -S '$sock' capture-pane -p -t t | sed -n 4p | grep -q 'since the start'" ||
@@ -157,7 +163,7 @@ keys z
 # Settings apply from the next interval: wait for it before saving below.
 wait_for 3 bash -c "tmux -S '$sock' capture-pane -p -t t | sed -n 4p | grep 'this interval' | grep -vq 'kernel hidden'" ||
 	fail "'K' and 'z' did not go back to interval hotspots with the kernel shown" "$TMP/pane"
-keys 1
+keys 2
 pass "d sets the delay, t cycles themes, K and z change the hotspots"
 
 # ---------------------------------------------------------------- snapshot vs batch
@@ -200,7 +206,7 @@ tm resize-window -t t -x 40 -y 8
 wait_for 3 pane_has 'pfmtop needs 50x10, the terminal is 40x8' ||
 	fail "at 40x8 there is no message with the size needed" "$TMP/pane"
 tm resize-window -t t -x 120 -y 40
-wait_for 3 pane_has 'task-clock(ms)' 'preset default' || fail "back at 120x40 the full view did not return" "$TMP/pane"
+wait_for 3 pane_has 'task-clock%' 'preset default' || fail "back at 120x40 the full view did not return" "$TMP/pane"
 pass "resize to 60x15, 40x8 (size message) and back"
 
 # ---------------------------------------------------------------- quit
@@ -222,8 +228,8 @@ d=-1
 for i in "${!presets[@]}"; do [ "${presets[$i]}" = default ] && d=$i; done
 [ "$d" -ge 0 ] && [ "$((d + 1))" -lt "${#presets[@]}" ] || skip "no preset after 'default' to switch to"
 next=${presets[$((d + 1))]}
-keys clear Enter "'$PFMTOP' --cpu-min -1; echo rc=\$?" Enter
-wait_for 6 pane_has 'preset default' 'task-clock(ms)' || fail "pfmtop --cpu-min -1 did not start" "$TMP/pane"
+keys clear Enter "'$PFMTOP' --cpu-min -1 --view cpus; echo rc=\$?" Enter
+wait_for 6 pane_has 'preset default' 'task-clock%' || fail "pfmtop --cpu-min -1 did not start" "$TMP/pane"
 pid=$(pfmtop_pid) || fail "cannot find the pfmtop process"
 sleep 1.2
 before=$(fds_besides_tasks "$pid")
@@ -235,7 +241,7 @@ during=$(fds_besides_tasks "$pid")
 keys p
 wait_for 2 pane_has 'Preset (Enter, Esc)' || fail "'p' did not open the chooser again" "$TMP/pane"
 keys Up Enter
-wait_for 5 pane_has 'preset default' 'task-clock(ms)' || fail "choosing default again failed" "$TMP/pane"
+wait_for 5 pane_has 'preset default' 'task-clock%' || fail "choosing default again failed" "$TMP/pane"
 fds_back() { after=$(fds_besides_tasks "$pid") && [ "$after" -eq "$before" ]; }
 wait_for 5 fds_back ||
 	fail "open fds (/proc stat files aside) went from $before to $after after default -> $next -> default ($during with $next)"
@@ -268,14 +274,14 @@ pass "p: memory (sort page-faults) -> scheduler (sort context-switches)"
 cfg=$TMP/xdg
 mkdir -p "$cfg/pfmtop/presets.d"
 printf '[preset mine]\nevents = task-clock, page-faults\n' >"$cfg/pfmtop/presets.d/mine.ini"
-keys clear Enter "XDG_CONFIG_HOME='$cfg' '$PFMTOP' --cpu-min -1; echo rc=\$?" Enter
-wait_for 6 pane_has 'preset default' 'task-clock(ms)' || fail "pfmtop with a user preset did not start" "$TMP/pane"
+keys clear Enter "XDG_CONFIG_HOME='$cfg' '$PFMTOP' --cpu-min -1 --view cpus; echo rc=\$?" Enter
+wait_for 6 pane_has 'preset default' 'task-clock%' || fail "pfmtop with a user preset did not start" "$TMP/pane"
 printf '[preset mine]\nevents = task-clock,\n' >"$cfg/pfmtop/presets.d/mine.ini"
 keys p
 wait_for 2 pane_has 'Preset (Enter, Esc)' 'mine' || fail "'p' did not list the user preset" "$TMP/pane"
 keys End Enter
 wait_for 3 pane_has 'mine.ini:2' || fail "a preset file broken after the start was not reported" "$TMP/pane"
-pane_has 'preset default' 'task-clock(ms)' || fail "the running preset did not stay" "$TMP/pane"
+pane_has 'preset default' 'task-clock%' || fail "the running preset did not stay" "$TMP/pane"
 keys q
 wait_for 5 pane_has 'rc=0' || fail "'q' after the broken preset did not exit 0" "$TMP/pane"
 pass "p with a preset file broken since the start: file:line shown, the running preset stays"

@@ -73,9 +73,10 @@ static void test_pct_and_metric(void **state)
 }
 
 static const struct format_column cols[] = {
-    {"PID", 7, 0, false, false},     {"USER", 9, 5, true, false},    {"CPU%", 6, 0, false, false},
-    {"cycles", 10, 2, false, false}, {"instr", 10, 3, false, false}, {"STATE", 10, 6, true, false},
-    {"COMMAND", 12, 0, true, true},
+    {"PID", 7, 0, false, false, 0, 0},    {"USER", 9, 5, true, false, 0, 0},
+    {"CPU%", 6, 0, false, false, 0, 0},   {"cycles", 10, 2, false, false, 0, 0},
+    {"instr", 10, 3, false, false, 0, 0}, {"STATE", 10, 6, true, false, 0, 0},
+    {"COMMAND", 12, 0, true, true, 0, 0},
 };
 #define NCOLS (int)(sizeof(cols) / sizeof(cols[0]))
 
