@@ -354,15 +354,9 @@ static const char *const view_names[VIEW_NR_KINDS] = {"Overview", "CPUs", "Tasks
 static void draw_tabs(struct view *v)
 {
 	const struct col *c = v->m ? view_sort_col(v) : NULL;
-	char buf[160];
-	int x = 0;
+	char buf[160], tab[48];
+	int x = 0, full = 0;
 
-	view_bar(v, 2, THEME_TAB);
-	for (int i = 0; i < VIEW_NR_KINDS; i++) {
-		snprintf(buf, sizeof(buf), " %d %s ", i + 1, view_names[i]);
-		add(v, 2, &x, buf, i == (int)v->kind ? THEME_TAB_ACTIVE : THEME_TAB);
-		add(v, 2, &x, " ", THEME_TAB);
-	}
 	buf[0] = '\0';
 	if (c && v->sort[v->kind].index >= 0)
 		snprintf(buf, sizeof(buf), "sort %s%s", c->title,
@@ -371,13 +365,28 @@ static void draw_tabs(struct view *v)
 		size_t n = strlen(buf);
 		snprintf(buf + n, sizeof(buf) - n, "%sfilter '%s'", n ? "  " : "", v->filter);
 	}
-	if (v->kind == VIEW_TASKS && (v->user[0] || v->set.tree)) {
+	if (view_table_kind(v) == VIEW_TASKS && (v->user[0] || v->set.tree)) {
 		size_t n = strlen(buf);
 		snprintf(buf + n, sizeof(buf) - n, "%s%s%s%s", n ? "  " : "",
 		         v->set.tree ? "tree" : "", v->user[0] && v->set.tree ? "  " : "",
 		         v->user[0] ? "user " : "");
 		n = strlen(buf);
 		snprintf(buf + n, sizeof(buf) - n, "%s", v->user);
+	}
+	for (int i = 0; i < VIEW_NR_KINDS; i++)
+		full += (int)strlen(view_names[i]) + 5;
+	/* Narrow: the other tabs by their numbers only, so that the sort and
+	 * the filter keep their place on the right. */
+	bool compact = buf[0] && full + (int)strlen(buf) + 2 >= COLS;
+
+	view_bar(v, 2, THEME_TAB);
+	for (int i = 0; i < VIEW_NR_KINDS; i++) {
+		if (compact && i != (int)v->kind)
+			snprintf(tab, sizeof(tab), " %d ", i + 1);
+		else
+			snprintf(tab, sizeof(tab), " %d %s ", i + 1, view_names[i]);
+		add(v, 2, &x, tab, i == (int)v->kind ? THEME_TAB_ACTIVE : THEME_TAB);
+		add(v, 2, &x, " ", THEME_TAB);
 	}
 	if (buf[0] && x + (int)strlen(buf) + 2 < COLS)
 		put(v, 2, COLS - (int)strlen(buf) - 1, (int)strlen(buf), buf, THEME_TAB, true);

@@ -53,7 +53,8 @@ unsigned view_open_detail(struct view *v)
 	struct view_hist *h = view_hist_get(v);
 	const struct model_row *t;
 
-	if (!h || !v->m || v->kind != VIEW_TASKS || s < 0 || s >= v->nr_idx || v->idx[s] < 0)
+	if (!h || !v->m || view_table_kind(v) != VIEW_TASKS || s < 0 || s >= v->nr_idx ||
+	    v->idx[s] < 0)
 		return 0; /* a summary row: no one task */
 	t = &v->m->tasks[v->idx[s]];
 	h->open = true;

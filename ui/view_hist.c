@@ -151,7 +151,7 @@ static struct rowhist *store(const struct view *v, int64_t *id, int r)
 		*id = r < 0 ? -1 : v->m->cpus[r].cpu;
 		return v->hist->cpus;
 	}
-	if (v->kind == VIEW_TASKS) {
+	if (view_table_kind(v) == VIEW_TASKS) {
 		*id = r < 0 ? r : task_id(&v->m->tasks[r]);
 		return v->hist->tasks;
 	}
@@ -251,7 +251,7 @@ unsigned view_hist_key_series(struct view *v)
 	char name[128];
 	int n;
 
-	if (!h || !v->m || (v->kind != VIEW_CPUS && v->kind != VIEW_TASKS)) {
+	if (!h || !v->m || (v->kind != VIEW_CPUS && view_table_kind(v) != VIEW_TASKS)) {
 		snprintf(v->status, sizeof(v->status),
 		         "y: what the HIST column of CPUs and Tasks shows");
 		return VIEW_REDRAW;

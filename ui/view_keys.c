@@ -240,7 +240,7 @@ static unsigned act_escape(struct view *v, int ch)
 {
 	if (v->filter[0]) {
 		v->filter[0] = '\0';
-	} else if (v->kind == VIEW_TASKS && v->user[0]) {
+	} else if (view_table_kind(v) == VIEW_TASKS && v->user[0]) {
 		v->user[0] = '\0'; /* u */
 	} else if (v->kind == VIEW_HOTSPOTS && v->set.hot_filter) {
 		v->set.hot_filter = false;
@@ -258,7 +258,7 @@ static unsigned act_enter(struct view *v, int ch)
 {
 	if (v->kind == VIEW_HOTSPOTS)
 		return act_annotate(v, 'a');
-	if (v->kind == VIEW_TASKS) /* its detail pane; Enter there: its hotspots */
+	if (view_table_kind(v) == VIEW_TASKS) /* its detail pane; Enter there: its hotspots */
 		return view_open_detail(v) | VIEW_REDRAW;
 	return open_hotspots(v) | VIEW_REDRAW;
 }
@@ -402,7 +402,7 @@ static unsigned act_expand(struct view *v, int ch)
 	const bool open = ch == '+' || ch == '=' || ch == KEY_RIGHT;
 	int i;
 
-	if (v->kind == VIEW_TASKS && v->set.tree && ch != KEY_RIGHT)
+	if (view_table_kind(v) == VIEW_TASKS && v->set.tree && ch != KEY_RIGHT)
 		return view_ptree_fold(v, ch == '-' ? '-' : '+'); /* F5 */
 	if (v->kind != VIEW_HOTSPOTS || !v->m)
 		return 0;

@@ -164,7 +164,7 @@ unsigned view_menu_user(struct view *v)
 		if (!strcmp(users[k], v->user))
 			v->menu_sel = k + 1;
 	}
-	if (v->kind != VIEW_TASKS) {
+	if (view_table_kind(v) != VIEW_TASKS) {
 		v->kind = VIEW_TASKS;
 		v->filter[0] = '\0';
 	}
@@ -198,7 +198,8 @@ unsigned view_menu_signal(struct view *v)
 		         "k: a replay shows what was recorded; its processes are not these");
 		return VIEW_REDRAW;
 	}
-	if (v->kind != VIEW_TASKS || !v->m || s < 0 || s >= v->nr_idx || (r = v->idx[s]) < 0) {
+	if (view_table_kind(v) != VIEW_TASKS || !v->m || s < 0 || s >= v->nr_idx ||
+	    (r = v->idx[s]) < 0) {
 		snprintf(v->status, sizeof(v->status), "k: select a task first (Tasks view, 2)");
 		return VIEW_REDRAW;
 	}

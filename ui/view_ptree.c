@@ -74,7 +74,7 @@ void view_ptree_rows(struct view *v)
 
 const char *view_ptree_prefix(const struct view *v, int r)
 {
-	if (!v->ptree_ready || v->kind != VIEW_TASKS || r < 0 || r >= v->cap_pfx)
+	if (!v->ptree_ready || view_table_kind(v) != VIEW_TASKS || r < 0 || r >= v->cap_pfx)
 		return "";
 	return v->ptree_pfx[r];
 }
@@ -82,7 +82,7 @@ const char *view_ptree_prefix(const struct view *v, int r)
 unsigned view_ptree_toggle(struct view *v)
 {
 	v->set.tree = !v->set.tree;
-	if (v->set.tree && v->kind != VIEW_TASKS) {
+	if (v->set.tree && view_table_kind(v) != VIEW_TASKS) {
 		v->kind = VIEW_TASKS;
 		v->filter[0] = '\0';
 	}

@@ -8,7 +8,11 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const kind_names[VIEW_NR_KINDS] = {"CPUs", "Tasks", "Hotspots", "Events"};
+static const char *const kind_names[VIEW_NR_KINDS] = {[VIEW_OVERVIEW] = "Overview",
+                                                      [VIEW_CPUS] = "CPUs",
+                                                      [VIEW_TASKS] = "Tasks",
+                                                      [VIEW_HOTSPOTS] = "Hotspots",
+                                                      [VIEW_EVENTS] = "Events"};
 
 const char *view_columns_text(const struct view_settings *s, enum view_kind k)
 {
@@ -69,7 +73,7 @@ void view_setup_apply(struct view *v)
 
 	if (nd > COLSPEC_MAX)
 		nd = COLSPEC_MAX;
-	n = colspec_parse(v->set.columns[v->kind], it, COLSPEC_MAX, err, sizeof(err));
+	n = colspec_parse(v->set.columns[view_table_kind(v)], it, COLSPEC_MAX, err, sizeof(err));
 	if (n < 0)
 		n = 0;
 	for (int d = 0; d < nd; d++)
@@ -108,7 +112,7 @@ static void save(struct view *v)
 		it[n].width = c->f.width != c->def_width ? c->f.width : 0;
 		n++;
 	}
-	if (colspec_format(it, n, v->set.columns[v->kind], sizeof(v->set.columns[0])))
+	if (colspec_format(it, n, v->set.columns[view_table_kind(v)], sizeof(v->set.columns[0])))
 		snprintf(v->status, sizeof(v->status), "too many columns to keep their setup");
 }
 
@@ -186,9 +190,9 @@ unsigned view_key_setup(struct view *v, int ch)
 		c->f.width = c->def_width;
 		break;
 	case 'r':
-		v->set.columns[v->kind][0] = '\0';
+		v->set.columns[view_table_kind(v)][0] = '\0';
 		snprintf(v->status, sizeof(v->status), "%s columns as by default",
-		         kind_names[v->kind]);
+		         kind_names[view_table_kind(v)]);
 		return VIEW_REDRAW;
 	default:
 		return VIEW_REDRAW;
@@ -210,8 +214,8 @@ void view_draw_setup(struct view *v)
 		move(y, 0);
 		clrtoeol();
 	}
-	snprintf(buf, sizeof(buf), " Columns of the %s view: %d of %d chosen", kind_names[v->kind],
-	         v->nr_cols, n);
+	snprintf(buf, sizeof(buf), " Columns of the %s view: %d of %d chosen",
+	         kind_names[view_table_kind(v)], v->nr_cols, n);
 	view_put(v, BODY_Y, 0, COLS, buf, THEME_COLUMN_TITLE, true);
 	view_put(v, BODY_Y + 1, 0, COLS,
 	         " Space show/hide  F7 [ up  F8 ] down  + - width  0 default  r reset  Esc done",

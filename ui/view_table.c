@@ -101,6 +101,15 @@ static void hide(struct view *v, const char *name)
 	snprintf(v->hidden + n, sizeof(v->hidden) - n, "%s%s", n ? " " : "", name);
 }
 
+/* Column k, index i is what the view sorts by: never hidden, so that the
+ * order shown has its column. */
+static bool sorted_by(const struct view *v, enum col_kind k, int i)
+{
+	const struct sort_key *s = &v->sort[v->kind];
+
+	return s->kind == k && s->index == i;
+}
+
 static void counter_cols(struct view *v, int prio)
 {
 	const struct model *m = v->m;
@@ -111,7 +120,7 @@ static void counter_cols(struct view *v, int prio)
 		const struct model_event *e = &m->events[i];
 		int w;
 		bool nsup = e->state == COUNTER_UNSUPPORTED || e->state == COUNTER_ERROR;
-		if (nsup && nsup_everywhere(v, i)) {
+		if (nsup && nsup_everywhere(v, i) && !sorted_by(v, C_EVENT, i)) {
 			hide(v, e->name);
 			nhidden++;
 			pmu += strstr(e->why, "no hardware PMU") != NULL;
@@ -139,7 +148,7 @@ static void counter_cols(struct view *v, int prio)
 			none = r == ROW_UNATTRIBUTED || isnan(row_of(v, r)->metrics[k]);
 		snprintf(title, sizeof(title), "%s%s", mm->title[0] ? mm->title : mm->name,
 		         mm->unit);
-		if (none) { /* a ratio of columns that do not count */
+		if (none && !sorted_by(v, C_METRIC, k)) { /* a ratio of columns that do not count */
 			hide(v, title);
 			if (!v->show_nsup)
 				continue;
@@ -533,7 +542,7 @@ bool view_row_matches(const struct view *v, int r, const char *text)
 
 static bool matches(const struct view *v, int r)
 {
-	if (v->kind == VIEW_TASKS && v->user[0] && strcmp(v->m->tasks[r].user, v->user))
+	if (view_table_kind(v) == VIEW_TASKS && v->user[0] && strcmp(v->m->tasks[r].user, v->user))
 		return false; /* u */
 	return view_row_matches(v, r, v->filter);
 }

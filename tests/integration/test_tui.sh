@@ -132,7 +132,9 @@ wait_for 2 pane_has 'pfmtop keys' || fail "'h' did not open the help" "$TMP/pane
 for k in 'Tab' '1 2 3 4 5' 'Up/Down' 'PgUp/PgDn' 'Home/End' '< >' 'reverse' 'filter rows' 'Esc' \
 	'Enter' 'pause' 'delay' 'thread' 'kernel hotspots' 'user-space hotspots' 'since the start' \
 	'preset' 'theme' 'snapshot' 'quit'; do
-	pane_has "$k" || fail "the help does not mention '$k'" "$TMP/pane"
+	# the help may be longer than the screen: its next page too
+	pane_has "$k" || { keys NPage && wait_for 2 pane_has "$k" && keys PPage; } ||
+		fail "the help does not mention '$k'" "$TMP/pane"
 done
 keys x
 wait_for 2 pane_lacks 'pfmtop keys' || fail "a key did not close the help" "$TMP/pane"

@@ -38,7 +38,7 @@ lines = open(sys.argv[1], encoding='utf-8', errors='replace').read().splitlines(
 glyphs = sys.argv[2]
 title = next(l for l in lines if ' HIST ' in l and 'COMMAND' in l)
 end = title.index(' HIST ') + len(' HIST')
-row = next(l for l in lines if l.rstrip().endswith(' bursts'))
+row = next(l for l in lines if 'bursts 3000' in l and not l.startswith(' pfmtop '))
 cell = row[end - 12:end]
 used = {c for c in cell if c != ' '}
 assert used <= set(glyphs), (cell, used)

@@ -27,10 +27,10 @@ keys d
 wait_for 5 pane_has 'Delay in seconds' || fail "d: no prompt" "$TMP/pane"
 keys 2 Enter
 wait_for 5 pane_has 'every 2s' || fail "d 2: the delay is not 2 s" "$TMP/pane"
+keys 4
+wait_for 5 pane_has 'SHARE' || fail "4: not the Hotspots view" "$TMP/pane"
 keys 3
-wait_for 5 pane_has 'SHARE' || fail "3: not the Hotspots view" "$TMP/pane"
-keys 2
-wait_for 5 pane_has 'COMMAND' || fail "2: not the Tasks view" "$TMP/pane"
+wait_for 5 pane_has 'COMMAND' || fail "3: not the Tasks view" "$TMP/pane"
 keys '>' '>'
 wait_for 5 pane_has 'sort ' || fail "no sort shown" "$TMP/pane"
 keys q
@@ -76,7 +76,7 @@ printf '[view]\ndelay = 2\nview = tasks\n' >"$rc"
 cp "$rc" "$TMP/rc.before"
 keys "clear; TERM=xterm-256color '$PFMTOP' --no-config; echo rc=\$?" Enter
 wait_for 20 pane_has 'every 1s' 'CPU%' || fail "--no-config: the default delay is not used" "$TMP/pane"
-pane_has 'task-clock' && ! pane_has 'COMMAND' || fail "--no-config: not the default (CPUs) view" "$TMP/pane"
+pane_has 'Load ' 'Tasks ' 'COMMAND' || fail "--no-config: not the default (Overview) view" "$TMP/pane"
 keys d 3 Enter
 wait_for 5 pane_has 'every 3s' || fail "d 3 did not set the delay" "$TMP/pane"
 keys q

@@ -58,7 +58,7 @@ pass "UTF-8 names drawn as they are: zürich-λ"
 # batch table and JSON do, and --sort takes that label ---
 tm send-keys -t t "'$PFMTOP' --view tasks -d 0.5 -e page-faults,page-faults --sort 'page-faults#2'" Enter
 # (the command line typed holds the names too: wait for the column titles)
-twin_columns() { pane >"$TMP/pane" && grep -qE 'page-faults(/s)? +page-faults#2(/s)?' "$TMP/pane"; }
+twin_columns() { pane >"$TMP/pane" && grep -qE '(page-)?faults(/s)? +page-faults#2(/s)?' "$TMP/pane"; }
 wait_for 10 twin_columns || fail "the view's columns are not page-faults, page-faults#2 for -e page-faults,page-faults" "$TMP/pane"
 tm send-keys -t t q
 wait_for 5 pane_has 'tui$' || fail "'q' did not end pfmtop" "$TMP/pane"

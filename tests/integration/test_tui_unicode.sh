@@ -44,7 +44,7 @@ mapfile -t cols <"$TMP/cols"
 [ "${cols[0]}" -gt 0 ] && [ "${cols[0]}" = "${cols[1]}" ] ||
 	fail "the SYMBOL column moved after a wide name: columns ${cols[0]} and ${cols[1]}" "$TMP/pane" "$TMP/cols"
 [ "${cols[2]}" -le 80 ] || fail "a line is wider than the 80-column terminal (${cols[2]})" "$TMP/pane"
-keys 2
+keys 3
 wait_for 10 pane_has 'COMMAND' "$latin" "$cjk" || fail "the Tasks view does not show the names" "$TMP/pane"
 keys q
 wait_for 10 pane_has 'rc=0' || fail "q did not quit" "$TMP/pane"

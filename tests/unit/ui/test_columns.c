@@ -192,7 +192,8 @@ static void test_tasks_80_140_200(void **state)
 	assert_string_equal(c->title, "task-clock%");
 	for (int w = 140; w <= 200; w += 60) {
 		at(w, VIEW_TASKS);
-		titles_whole(true);
+		/* 140 is shared with the sparkline (HIST): short titles there */
+		titles_whole(w == 200);
 		c = find(C_STATE, 0, &i);
 		assert_non_null(c);
 		assert_true(v->x[i] >= 0 && v->w[i] >= (int)strlen(state_note));
