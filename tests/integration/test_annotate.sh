@@ -62,7 +62,10 @@ case "$hot_line $before" in
 *) fail "the hottest instruction is neither the div nor the one after it" "$TMP/annot" ;;
 esac
 [ "$our_addr" = "$perf_addr" ] || fail "pfmtop's hottest ($our_addr) is not perf's ($perf_addr)" "$TMP/annot" "$TMP/perf.txt"
-check "abs($our_share - $perf_share) <= 5" "the hottest share differs from perf's by more than 5 points" "$TMP/annot" "$TMP/perf.txt"
+# The share itself moves with the host: two perf runs in a row on the same
+# VM gave 87.4% and 78.2%, and pfmtop agreed with each run it followed. The
+# two runs here share the machine, so the bound is wider than that spread.
+check "abs($our_share - $perf_share) <= 15" "the hottest share differs from perf's by more than 15 points" "$TMP/annot" "$TMP/perf.txt"
 pass "divloop's hottest instruction $our_addr: $our_share% (perf annotate: $perf_share%)"
 
 # ---------------------------------------------------------------- no such function, never sampled
