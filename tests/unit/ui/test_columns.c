@@ -173,7 +173,7 @@ static void at(int cols, enum view_kind kind)
 static void test_tasks_80_140_200(void **state)
 {
 	const struct col *c;
-	int i;
+	int i = -1;
 
 	(void)state;
 	at(80, VIEW_TASKS);
@@ -216,7 +216,7 @@ static void test_tasks_80_140_200(void **state)
 static void test_cells_rates(void **state)
 {
 	char buf[CELL];
-	int i;
+	int i = -1;
 
 	(void)state;
 	at(200, VIEW_TASKS);
@@ -239,7 +239,7 @@ static void test_cells_rates(void **state)
 
 static void test_hotspots_module_whole(void **state)
 {
-	int i;
+	int i = -1;
 
 	(void)state;
 	for (int w = 140; w <= 200; w += 60) {
