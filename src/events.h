@@ -134,7 +134,8 @@ int events_parse_list(const char *list, struct events_list *out, char *err, size
 /* Append to buf (holding a message) the string list on a line of its own
  * and a caret under list[at, at + span): "\n  LIST\n  ^~~~". 0, or -1 with
  * buf unchanged when it does not fit, or the list is too long for a line
- * or holds bytes other than plain text. */
+ * or holds bytes other than plain text. A caret under the whole list points
+ * at nothing the message does not name: 0, buf unchanged (one line). */
 int events_caret(char *buf, size_t len, const char *list, size_t at, size_t span);
 
 /* Append to buf where event i of l was written, as events_caret() draws

@@ -187,6 +187,8 @@ int events_caret(char *buf, size_t len, const char *list, size_t at, size_t span
 		span = w - at;
 	if (!span)
 		span = 1;
+	if (!at && span >= w)
+		return 0; /* the whole list: the message names it already */
 	/* "\n  LIST\n  " then at blanks, '^' and span - 1 '~' */
 	if (n + 6 + w + at + span >= len)
 		return -1;
