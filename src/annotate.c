@@ -1,12 +1,14 @@
 /* annotate: a function's code from its ELF file or kcore, disassembled (capstone), with source
  * lines (libdw). */
 #include "annotate.h"
+#include "dlbind.h"
 
 #include "symbols.h"
 #include "untrusted.h"
 #include "util.h"
 
 #include <capstone/capstone.h>
+#include <dlfcn.h>
 #include <elf.h>
 #include <elfutils/libdw.h>
 #include <errno.h>
@@ -114,51 +116,108 @@ static void hex(char *out, size_t len, const unsigned char *id, size_t n)
 
 /* ---- capstone ---- */
 
-static int cs_for(const GElf_Ehdr *eh, csh *cs)
-{
+#ifndef PFMTOP_CAPSTONE_SONAME
+#define PFMTOP_CAPSTONE_SONAME "libcapstone.so.4"
+#endif
+
+/* capstone's functions, from the library opened for one annotate_load(). */
+struct capstone {
+	__typeof__(cs_open) *open;
+	__typeof__(cs_option) *option;
+	__typeof__(cs_close) *close;
+	__typeof__(cs_malloc) *malloc;
+	__typeof__(cs_free) *free;
+	__typeof__(cs_disasm_iter) *disasm_iter;
+	__typeof__(cs_insn_group) *insn_group;
+};
+
+struct disasm {
+	struct capstone cs;
+	void *dl; /* dlopen()'s handle */
+	csh h;
 	cs_arch arch;
+};
+
+/* A disassembler for the ELF's machine, or why there is none. */
+static int disasm_open(struct disasm *d, const GElf_Ehdr *eh, char *why, size_t whylen)
+{
+	static const struct dlbind_lib lib = {
+	    .soname = PFMTOP_CAPSTONE_SONAME,
+	    .test_env = "PFMTOP_TEST_CAPSTONE",
+	    .package = "libcapstone4",
+	    .without = "annotate cannot disassemble",
+	};
+	static const struct dlbind_sym syms[] = {
+	    DLBIND(struct capstone, open, cs_open),
+	    DLBIND(struct capstone, option, cs_option),
+	    DLBIND(struct capstone, close, cs_close),
+	    DLBIND(struct capstone, malloc, cs_malloc),
+	    DLBIND(struct capstone, free, cs_free),
+	    DLBIND(struct capstone, disasm_iter, cs_disasm_iter),
+	    DLBIND(struct capstone, insn_group, cs_insn_group),
+	};
 	cs_mode mode;
 
 	switch (eh->e_machine) {
 	case EM_X86_64:
-		arch = CS_ARCH_X86;
+		d->arch = CS_ARCH_X86;
 		mode = eh->e_ident[EI_CLASS] == ELFCLASS32 ? CS_MODE_32 : CS_MODE_64;
 		break;
 	case EM_386:
-		arch = CS_ARCH_X86;
+		d->arch = CS_ARCH_X86;
 		mode = CS_MODE_32;
 		break;
 	case EM_AARCH64:
-		arch = CS_ARCH_ARM64;
+		d->arch = CS_ARCH_ARM64;
 		mode = CS_MODE_ARM;
 		break;
 	default:
+		snprintf(why, whylen, "machine %u: no disassembler for it here",
+		         (unsigned)eh->e_machine);
 		return -ENOEXEC;
 	}
 	if (eh->e_ident[EI_DATA] == ELFDATA2MSB)
 		mode |= CS_MODE_BIG_ENDIAN;
-	if (cs_open(arch, mode, cs) != CS_ERR_OK)
+	d->dl = dlbind_open(&lib, syms, sizeof(syms) / sizeof(syms[0]), &d->cs, why, whylen);
+	if (!d->dl)
+		return -ELIBACC;
+	if (d->cs.open(d->arch, mode, &d->h) != CS_ERR_OK) {
+		snprintf(why, whylen, "machine %u: capstone cannot disassemble it",
+		         (unsigned)eh->e_machine);
+		dlclose(d->dl);
+		d->dl = NULL;
 		return -ENOEXEC;
-	if (arch == CS_ARCH_X86)
-		cs_option(*cs, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
-	cs_option(*cs, CS_OPT_DETAIL, CS_OPT_ON);
+	}
+	if (d->arch == CS_ARCH_X86)
+		d->cs.option(d->h, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
+	d->cs.option(d->h, CS_OPT_DETAIL, CS_OPT_ON);
 	return 0;
 }
 
+static void disasm_close(struct disasm *d)
+{
+	if (!d->dl)
+		return;
+	d->cs.close(&d->h);
+	dlclose(d->dl);
+	d->dl = NULL;
+}
+
 /* The immediate target of a jump or call, if it has one. */
-static bool branch_target(csh cs, const cs_insn *in, cs_arch arch, uint64_t *to)
+static bool branch_target(const struct disasm *dis, const cs_insn *in, uint64_t *to)
 {
 	const cs_detail *d = in->detail;
 
-	if (!d || !(cs_insn_group(cs, in, CS_GRP_JUMP) || cs_insn_group(cs, in, CS_GRP_CALL)))
+	if (!d || !(dis->cs.insn_group(dis->h, in, CS_GRP_JUMP) ||
+	            dis->cs.insn_group(dis->h, in, CS_GRP_CALL)))
 		return false;
-	if (arch == CS_ARCH_X86) {
+	if (dis->arch == CS_ARCH_X86) {
 		for (int i = 0; i < d->x86.op_count && i < 8; i++)
 			if (d->x86.operands[i].type == X86_OP_IMM) {
 				*to = (uint64_t)d->x86.operands[i].imm;
 				return true;
 			}
-	} else if (arch == CS_ARCH_ARM64) {
+	} else if (dis->arch == CS_ARCH_ARM64) {
 		for (int i = 0; i < d->arm64.op_count && i < 8; i++)
 			if (d->arm64.operands[i].type == ARM64_OP_IMM) {
 				*to = (uint64_t)d->arm64.operands[i].imm;
@@ -415,10 +474,10 @@ static int by_addr(const void *pa, const void *pb, void *arg)
 	return x < y ? -1 : x > y;
 }
 
-static int disassemble(struct annotate *a, csh cs, cs_arch arch, const uint8_t *code, size_t size,
-                       uint64_t start, struct source *src)
+static int disassemble(struct annotate *a, const struct disasm *dis, const uint8_t *code,
+                       size_t size, uint64_t start, struct source *src)
 {
-	cs_insn *in = cs_malloc(cs);
+	cs_insn *in = dis->cs.malloc(dis->h);
 	/* each instruction takes a byte at least, and has one source line
 	 * before it at most: lines stay below 2 * size + 1 */
 	const size_t max_lines = 2 * size + 1;
@@ -438,11 +497,11 @@ static int disassemble(struct annotate *a, csh cs, cs_arch arch, const uint8_t *
 
 		if (src && src->nr && (ret = source_before(a, src, here)))
 			break;
-		if (cs_disasm_iter(cs, &p, &left, &addr, in)) {
+		if (dis->cs.disasm_iter(dis->h, &p, &left, &addr, in)) {
 			snprintf(text, sizeof(text), "%s%s%s", in->mnemonic,
 			         in->op_str[0] ? " " : "", in->op_str);
 			ret = add_line(a, ANNOTATE_INSN, here, text);
-			if (!ret && branch_target(cs, in, arch, &to) && to >= start &&
+			if (!ret && branch_target(dis, in, &to) && to >= start &&
 			    to < start + size && (size_t)a->nr <= max_lines)
 				targets[a->nr - 1] = to + 1;
 		} else {
@@ -480,7 +539,7 @@ static int disassemble(struct annotate *a, csh cs, cs_arch arch, const uint8_t *
 out:
 	free(targets);
 	if (in)
-		cs_free(in, 1);
+		dis->cs.free(in, 1);
 	return ret;
 }
 
@@ -653,8 +712,7 @@ int annotate_load(struct annotate *a, const struct annotate_func *f)
 	uint8_t *code = NULL;
 	GElf_Ehdr eh;
 	Elf *elf = NULL;
-	csh cs = 0;
-	bool have_cs = false;
+	struct disasm dis = {.dl = NULL};
 	int fd = -1, ret;
 	size_t size;
 
@@ -731,22 +789,20 @@ int annotate_load(struct annotate *a, const struct annotate_func *f)
 			goto out;
 		}
 	}
-	ret = cs_for(&eh, &cs);
+	char msg[ANNOTATE_WHY];
+	ret = disasm_open(&dis, &eh, msg, sizeof(msg));
 	if (ret) {
-		why(a, "machine %u: no disassembler for it here", (unsigned)eh.e_machine);
+		why(a, "%s", msg);
 		goto out;
 	}
-	have_cs = true;
 	if (!f->kernel && !f->no_source)
 		source_open(&src, f, fd, a->start, a->end);
-	ret = disassemble(a, cs, eh.e_machine == EM_AARCH64 ? CS_ARCH_ARM64 : CS_ARCH_X86, code,
-	                  size, f->start, &src);
+	ret = disassemble(a, &dis, code, size, f->start, &src);
 	if (ret)
 		why(a, "cannot disassemble: %s", strerror(-ret));
 out:
 	source_close(&src);
-	if (have_cs)
-		cs_close(&cs);
+	disasm_close(&dis);
 	free(code);
 	if (elf)
 		elf_end(elf);

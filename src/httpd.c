@@ -1,10 +1,12 @@
 /* httpd: /metrics over HTTP(S) with libmicrohttpd, driven by the caller's epoll loop. */
 #include "httpd.h"
 
+#include "dlbind.h"
 #include "util.h"
 #include "webconfig.h"
 
 #include <arpa/inet.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gnutls/gnutls.h>
@@ -22,6 +24,82 @@
 #define HTTPD_TIMEOUT_S       10
 #define HTTPD_REQUEST_BYTES   (16 * 1024) /* request line and headers */
 #define HTTPD_DEFAULT_RATE    1000
+
+#ifndef PFMTOP_MHD_SONAME
+#define PFMTOP_MHD_SONAME "libmicrohttpd.so.12"
+#endif
+
+/* libmicrohttpd's functions (and the two of GnuTLS, its TLS library, that
+ * check a client's certificate), from the library opened by httpd_open(). */
+struct httpd_mhd {
+	__typeof__(MHD_start_daemon) *start_daemon;
+	__typeof__(MHD_stop_daemon) *stop_daemon;
+	__typeof__(MHD_run) *run;
+	__typeof__(MHD_get_timeout) *get_timeout;
+	__typeof__(MHD_get_daemon_info) *get_daemon_info;
+	__typeof__(MHD_get_connection_info) *get_connection_info;
+	__typeof__(MHD_is_feature_supported) *is_feature_supported;
+	__typeof__(MHD_create_response_from_buffer) *create_response_from_buffer;
+	__typeof__(MHD_create_response_from_buffer_with_free_callback_cls)
+	    *create_response_from_buffer_with_free_callback_cls;
+	__typeof__(MHD_add_response_header) *add_response_header;
+	__typeof__(MHD_queue_response) *queue_response;
+	__typeof__(MHD_destroy_response) *destroy_response;
+	__typeof__(MHD_lookup_connection_value) *lookup_connection_value;
+	__typeof__(MHD_basic_auth_get_username_password) *basic_auth_get_username_password;
+	__typeof__(MHD_queue_basic_auth_fail_response) *queue_basic_auth_fail_response;
+	__typeof__(MHD_free) *free;
+	__typeof__(gnutls_certificate_get_peers) *get_peers;
+	__typeof__(gnutls_certificate_verify_peers2) *verify_peers2;
+};
+
+/* Opens libmicrohttpd into h->mhd: 0, or -errno with one line in err. */
+static int mhd_open(struct httpd *h, char *err, size_t errlen)
+{
+	static const struct dlbind_lib lib = {
+	    .soname = PFMTOP_MHD_SONAME,
+	    .test_env = "PFMTOP_TEST_MHD",
+	    .package = "libmicrohttpd12",
+	    .without = "--listen cannot serve metrics",
+	};
+	static const struct dlbind_sym syms[] = {
+	    DLBIND(struct httpd_mhd, start_daemon, MHD_start_daemon),
+	    DLBIND(struct httpd_mhd, stop_daemon, MHD_stop_daemon),
+	    DLBIND(struct httpd_mhd, run, MHD_run),
+	    DLBIND(struct httpd_mhd, get_timeout, MHD_get_timeout),
+	    DLBIND(struct httpd_mhd, get_daemon_info, MHD_get_daemon_info),
+	    DLBIND(struct httpd_mhd, get_connection_info, MHD_get_connection_info),
+	    DLBIND(struct httpd_mhd, is_feature_supported, MHD_is_feature_supported),
+	    DLBIND(struct httpd_mhd, create_response_from_buffer, MHD_create_response_from_buffer),
+	    DLBIND(struct httpd_mhd, create_response_from_buffer_with_free_callback_cls,
+	           MHD_create_response_from_buffer_with_free_callback_cls),
+	    DLBIND(struct httpd_mhd, add_response_header, MHD_add_response_header),
+	    DLBIND(struct httpd_mhd, queue_response, MHD_queue_response),
+	    DLBIND(struct httpd_mhd, destroy_response, MHD_destroy_response),
+	    DLBIND(struct httpd_mhd, lookup_connection_value, MHD_lookup_connection_value),
+	    DLBIND(struct httpd_mhd, basic_auth_get_username_password,
+	           MHD_basic_auth_get_username_password),
+	    DLBIND(struct httpd_mhd, queue_basic_auth_fail_response,
+	           MHD_queue_basic_auth_fail_response),
+	    DLBIND(struct httpd_mhd, free, MHD_free),
+	    /* a libmicrohttpd without TLS has no GnuTLS: no client certificates */
+	    DLBIND_OPT(struct httpd_mhd, get_peers, gnutls_certificate_get_peers),
+	    DLBIND_OPT(struct httpd_mhd, verify_peers2, gnutls_certificate_verify_peers2),
+	};
+
+	h->mhd = calloc(1, sizeof(*h->mhd));
+	if (!h->mhd) {
+		snprintf(err, errlen, "--listen: out of memory");
+		return -ENOMEM;
+	}
+	h->dl = dlbind_open(&lib, syms, sizeof(syms) / sizeof(syms[0]), h->mhd, err, errlen);
+	if (!h->dl) {
+		free(h->mhd);
+		h->mhd = NULL;
+		return -ELIBACC; /* not the user's to fix with an option */
+	}
+	return 0;
+}
 
 static const unsigned httpd_codes[HTTPD_NR_CODES] = {200, 401, 404, 405, 413, 429, 500, 503};
 
@@ -165,18 +243,18 @@ static enum MHD_Result reply(struct httpd *h, struct MHD_Connection *c, unsigned
                              const char *type, const char *text)
 {
 	struct MHD_Response *r =
-	    MHD_create_response_from_buffer(strlen(text), (void *)text, MHD_RESPMEM_PERSISTENT);
+	    h->mhd->create_response_from_buffer(strlen(text), (void *)text, MHD_RESPMEM_PERSISTENT);
 	enum MHD_Result ret;
 
 	if (!r)
 		return MHD_NO;
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	h->mhd->add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
 	if (code == MHD_HTTP_METHOD_NOT_ALLOWED)
-		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+		h->mhd->add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
 	if (code == MHD_HTTP_TOO_MANY_REQUESTS || code == MHD_HTTP_SERVICE_UNAVAILABLE)
-		MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "1");
-	ret = MHD_queue_response(c, code, r);
-	MHD_destroy_response(r);
+		h->mhd->add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "1");
+	ret = h->mhd->queue_response(c, code, r);
+	h->mhd->destroy_response(r);
 	count(h, code);
 	return ret;
 }
@@ -188,7 +266,7 @@ static void blob_done(void *arg)
 
 static enum MHD_Result metrics(struct httpd *h, struct MHD_Connection *c)
 {
-	const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
+	const char *accept = h->mhd->lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
 	/* As Prometheus's client libraries do: OpenMetrics when asked for, else
 	 * the 0.0.4 text format (curl, promtool, older scrapers). */
 	enum om_dialect d = accept && strstr(accept, "application/openmetrics-text")
@@ -204,14 +282,15 @@ static enum MHD_Result metrics(struct httpd *h, struct MHD_Connection *c)
 	if (!b)
 		return reply(h, c, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain",
 		             "pfmtop could not render its metrics (out of memory)\n");
-	r = MHD_create_response_from_buffer_with_free_callback_cls(b->len, b->data, blob_done, b);
+	r = h->mhd->create_response_from_buffer_with_free_callback_cls(b->len, b->data, blob_done,
+	                                                               b);
 	if (!r) {
 		httpd_blob_unref(b);
 		return MHD_NO;
 	}
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, om_content_type(d));
-	ret = MHD_queue_response(c, MHD_HTTP_OK, r);
-	MHD_destroy_response(r);
+	h->mhd->add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, om_content_type(d));
+	ret = h->mhd->queue_response(c, MHD_HTTP_OK, r);
+	h->mhd->destroy_response(r);
 	count(h, MHD_HTTP_OK);
 	return ret;
 }
@@ -234,18 +313,18 @@ static bool within_rate(struct httpd *h)
 
 /* RequireAndVerifyClientCert: a certificate was shown and GnuTLS found it
  * signed by client_ca_file (given to it as the trust list). */
-static bool client_verified(struct MHD_Connection *c)
+static bool client_verified(const struct httpd *h, struct MHD_Connection *c)
 {
 	const union MHD_ConnectionInfo *ci =
-	    MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	    h->mhd->get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
 	unsigned int status = 0, n = 0;
 	gnutls_session_t s;
 
-	if (!ci)
+	if (!ci || !h->mhd->get_peers || !h->mhd->verify_peers2)
 		return false;
 	s = (gnutls_session_t)ci->tls_session;
-	return gnutls_certificate_get_peers(s, &n) && n > 0 &&
-	       gnutls_certificate_verify_peers2(s, &status) == GNUTLS_E_SUCCESS && status == 0;
+	return h->mhd->get_peers(s, &n) && n > 0 &&
+	       h->mhd->verify_peers2(s, &status) == GNUTLS_E_SUCCESS && status == 0;
 }
 
 static bool authorized(struct httpd *h, struct MHD_Connection *c)
@@ -255,14 +334,14 @@ static bool authorized(struct httpd *h, struct MHD_Connection *c)
 	bool ok;
 
 	if (h->cfg.web && h->cfg.web->client_auth == WEBCONFIG_REQUIRE_CLIENT_CERT &&
-	    !client_verified(c))
+	    !client_verified(h, c))
 		return false;
 	if (!h->cfg.web || !webconfig_wants_auth(h->cfg.web))
 		return true;
-	user = MHD_basic_auth_get_username_password(c, &pass);
+	user = h->mhd->basic_auth_get_username_password(c, &pass);
 	ok = user && pass && webconfig_check_user(h->cfg.web, user, pass);
-	MHD_free(user);
-	MHD_free(pass);
+	h->mhd->free(user);
+	h->mhd->free(pass);
 	return ok;
 }
 
@@ -275,12 +354,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	                           "</body></html>\n";
 	struct httpd *h = cls;
 	const char *length =
-	    MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+	    h->mhd->lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
 
 	/* Asked first with the headers alone: a body announced is refused
 	 * before it is read. */
 	if (*upload_data_size || (length && strcmp(length, "0")) ||
-	    MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING))
+	    h->mhd->lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING))
 		return reply(h, c, MHD_HTTP_CONTENT_TOO_LARGE, "text/plain",
 		             "pfmtop takes no request bodies\n");
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
@@ -290,14 +369,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		return reply(h, c, MHD_HTTP_TOO_MANY_REQUESTS, "text/plain",
 		             "too many requests: try again in a second\n");
 	if (!authorized(h, c)) {
-		struct MHD_Response *r = MHD_create_response_from_buffer(
+		struct MHD_Response *r = h->mhd->create_response_from_buffer(
 		    strlen("unauthorized\n"), (void *)"unauthorized\n", MHD_RESPMEM_PERSISTENT);
 		enum MHD_Result ret;
 
 		if (!r)
 			return MHD_NO;
-		ret = MHD_queue_basic_auth_fail_response(c, "pfmtop", r);
-		MHD_destroy_response(r);
+		ret = h->mhd->queue_basic_auth_fail_response(c, "pfmtop", r);
+		h->mhd->destroy_response(r);
 		count(h, MHD_HTTP_UNAUTHORIZED);
 		return ret;
 	}
@@ -331,13 +410,19 @@ int httpd_open(struct httpd *h, const struct httpd_config *cfg, char *err, size_
 	h->tokens = h->cfg.max_rate;
 	h->last_ns = util_now_ns();
 	memcpy(h->codes, httpd_codes, sizeof(h->codes));
-	if (tls && MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+	ret = mhd_open(h, err, errlen);
+	if (ret)
+		return ret;
+	if (tls && h->mhd->is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
 		snprintf(err, errlen, "--web-config: this libmicrohttpd has no TLS support");
+		httpd_close(h);
 		return -ENOTSUP;
 	}
 	ret = bind_listen(h, cfg, err, errlen);
-	if (ret)
+	if (ret) {
+		httpd_close(h);
 		return ret;
+	}
 	struct MHD_OptionItem opts[] = {
 	    {MHD_OPTION_LISTEN_SOCKET, h->sock, NULL},
 	    {MHD_OPTION_CONNECTION_LIMIT, HTTPD_MAX_CONNECTIONS, NULL},
@@ -352,16 +437,15 @@ int httpd_open(struct httpd *h, const struct httpd_config *cfg, char *err, size_
 	     tls ? cfg->web->client_ca_pem : NULL},
 	    {MHD_OPTION_END, 0, NULL},
 	};
-	h->d = MHD_start_daemon(MHD_USE_EPOLL | (tls ? MHD_USE_TLS : 0), 0, NULL, NULL, on_request,
-	                        h, MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
+	h->d = h->mhd->start_daemon(MHD_USE_EPOLL | (tls ? MHD_USE_TLS : 0), 0, NULL, NULL,
+	                            on_request, h, MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
 	if (!h->d) {
 		snprintf(err, errlen, "--listen %s: libmicrohttpd would not start%s", cfg->listen,
 		         tls ? " (check the certificate and key of --web-config)" : "");
-		close(h->sock);
-		h->sock = -1;
+		httpd_close(h);
 		return -EINVAL;
 	}
-	info = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_EPOLL_FD);
+	info = h->mhd->get_daemon_info(h->d, MHD_DAEMON_INFO_EPOLL_FD);
 	h->epoll_fd = info ? info->epoll_fd : -1;
 	if (h->epoll_fd < 0) {
 		snprintf(err, errlen, "--listen: libmicrohttpd has no epoll fd to give");
@@ -385,8 +469,8 @@ void httpd_run(struct httpd *h)
 	MHD_UNSIGNED_LONG_LONG ms = 0;
 
 	for (int i = 0; h->d && i < 64; i++) {
-		MHD_run(h->d);
-		if (MHD_get_timeout(h->d, &ms) != MHD_YES || ms > 0)
+		h->mhd->run(h->d);
+		if (h->mhd->get_timeout(h->d, &ms) != MHD_YES || ms > 0)
 			break;
 	}
 }
@@ -394,9 +478,14 @@ void httpd_run(struct httpd *h)
 void httpd_close(struct httpd *h)
 {
 	if (h->d)
-		MHD_stop_daemon(h->d);
+		h->mhd->stop_daemon(h->d);
 	if (h->sock >= 0)
 		close(h->sock);
+	if (h->dl)
+		dlclose(h->dl);
+	free(h->mhd);
 	h->d = NULL;
+	h->dl = NULL;
+	h->mhd = NULL;
 	h->sock = h->epoll_fd = -1;
 }

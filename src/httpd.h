@@ -37,8 +37,10 @@ struct MHD_Daemon;
 
 struct httpd {
 	struct MHD_Daemon *d;
-	int sock;        /* the listening socket (ours: MHD only uses it) */
-	int epoll_fd;    /* MHD's: readable when it has work */
+	void *dl;              /* libmicrohttpd, opened by httpd_open() */
+	struct httpd_mhd *mhd; /* its functions */
+	int sock;              /* the listening socket (ours: MHD only uses it) */
+	int epoll_fd;          /* MHD's: readable when it has work */
 	char where[128]; /* the address as served, for messages: "http://127.0.0.1:9464/metrics" */
 	struct httpd_config cfg;
 	double tokens; /* the rate limit's bucket */

@@ -1,7 +1,8 @@
 /* pfmlib: libpfm4, opened with dlopen() the first time an event name needs it. */
 #include "pfmlib.h"
 
-#include <dlfcn.h>
+#include "dlbind.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,52 +21,25 @@ static char why[320];
 
 static int load(void)
 {
-	static const struct {
-		const char *name;
-		size_t off;
-	} syms[] = {
-	    {"pfm_initialize", offsetof(struct pfmlib, initialize)},
-	    {"pfm_get_os_event_encoding", offsetof(struct pfmlib, get_os_event_encoding)},
-	    {"pfm_get_pmu_info", offsetof(struct pfmlib, get_pmu_info)},
-	    {"pfm_get_event_info", offsetof(struct pfmlib, get_event_info)},
-	    {"pfm_get_event_next", offsetof(struct pfmlib, get_event_next)},
-	    {"pfm_strerror", offsetof(struct pfmlib, strerror)},
-	    {"pfm_get_version", offsetof(struct pfmlib, get_version)},
+	static const struct dlbind_lib libpfm = {
+	    .soname = PFMTOP_LIBPFM_SONAME,
+	    .test_env = "PFMTOP_TEST_LIBPFM",
+	    .package = "libpfm4",
+	    .without = WITHOUT,
 	};
-	const char *soname = secure_getenv("PFMTOP_TEST_LIBPFM");
-	const char *dlerr;
-	void *h;
+	static const struct dlbind_sym syms[] = {
+	    DLBIND(struct pfmlib, initialize, pfm_initialize),
+	    DLBIND(struct pfmlib, get_os_event_encoding, pfm_get_os_event_encoding),
+	    DLBIND(struct pfmlib, get_pmu_info, pfm_get_pmu_info),
+	    DLBIND(struct pfmlib, get_event_info, pfm_get_event_info),
+	    DLBIND(struct pfmlib, get_event_next, pfm_get_event_next),
+	    DLBIND(struct pfmlib, strerror, pfm_strerror),
+	    DLBIND(struct pfmlib, get_version, pfm_get_version),
+	};
 	int ret;
 
-	if (!soname || !soname[0])
-		soname = PFMTOP_LIBPFM_SONAME;
-	h = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
-	if (!h) {
-		dlerr = dlerror();
-		if (!dlerr || strstr(dlerr, "No such file"))
-			snprintf(why, sizeof(why),
-			         "libpfm4 is not installed (apt-get install libpfm4): " WITHOUT);
-		else
-			snprintf(why, sizeof(why),
-			         "cannot load libpfm4 (%s): reinstall it (apt-get install "
-			         "--reinstall libpfm4); until then " WITHOUT,
-			         dlerr);
+	if (!dlbind_open(&libpfm, syms, sizeof(syms) / sizeof(syms[0]), &lib, why, sizeof(why)))
 		return -1;
-	}
-	for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
-		void *f = dlsym(h, syms[i].name);
-
-		if (!f) {
-			snprintf(why, sizeof(why),
-			         "%s has no %s: reinstall libpfm4 (apt-get install --reinstall "
-			         "libpfm4); until then " WITHOUT,
-			         soname, syms[i].name);
-			dlclose(h);
-			return -1;
-		}
-		/* POSIX guarantees that a data pointer from dlsym() converts. */
-		memcpy((char *)&lib + syms[i].off, &f, sizeof(f));
-	}
 	ret = lib.initialize();
 	if (ret != PFM_SUCCESS) {
 		snprintf(why, sizeof(why), "cannot initialise libpfm4: %s", lib.strerror(ret));
