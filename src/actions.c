@@ -170,7 +170,7 @@ bool actions_is_file(const char *arg)
 static bool has_variants(const struct preset_set *set, const char *name)
 {
 	for (int i = 0; i < set->nr; i++)
-		if (set->p[i].pmu[0] && !strcmp(set->p[i].name, name))
+		if (set->p[i]->pmu[0] && !strcmp(set->p[i]->name, name))
 			return true;
 	return false;
 }
@@ -282,8 +282,8 @@ const struct preset *actions_pick_preset(const struct preset_set *set, const cha
 	if (actions_is_file(arg)) {
 		name = NULL;
 		for (int i = 0; i < set->nr && !name; i++)
-			if (set->p[i].origin == PRESET_ORIGIN_FILE)
-				name = set->p[i].name;
+			if (set->p[i]->origin == PRESET_ORIGIN_FILE)
+				name = set->p[i]->name;
 		if (!name) {
 			untrusted_complain("%s holds no [preset NAME] section\n", arg);
 			exit(2);
@@ -322,7 +322,7 @@ int actions_list_presets(void)
 	warn_skipped(&set);
 	printf("%-12s %-10s %-34s %s\n", "PRESET", "ORIGIN", "HERE", "DESCRIPTION");
 	for (int i = 0; i < set.nr; i++) {
-		const struct preset *p = &set.p[i];
+		const struct preset *p = set.p[i];
 		char here[64], name[PRESET_NAME_MAX + PRESET_PMU_MAX + 2];
 
 		if (p->pmu[0])

@@ -867,12 +867,12 @@ static int run(struct app *a)
 		    actions_pick_preset(set, a->opt.preset ? a->opt.preset : "default", &a->probe),
 		    &a->resolved);
 		for (int i = 0; i < set->nr && a->nr_preset_names < MAX_PRESET_NAMES; i++) {
-			bool seen = set->p[i].pmu[0] != '\0'; /* variants come with their base */
+			bool seen = set->p[i]->pmu[0] != '\0'; /* variants come with their base */
 			for (int k = 0; k < a->nr_preset_names && !seen; k++)
-				seen = !strcmp(a->preset_names[k], set->p[i].name);
+				seen = !strcmp(a->preset_names[k], set->p[i]->name);
 			if (seen)
 				continue;
-			util_strlcpy(a->preset_names[a->nr_preset_names], set->p[i].name,
+			util_strlcpy(a->preset_names[a->nr_preset_names], set->p[i]->name,
 			             sizeof(a->preset_names[0]));
 			a->preset_list[a->nr_preset_names] = a->preset_names[a->nr_preset_names];
 			a->nr_preset_names++;

@@ -920,10 +920,24 @@ static void set_origin(struct preset *p, const struct parse *ps, const struct se
 	p->origin = origin;
 }
 
+/* p (zeroed) = *bp, copying only what bp uses: a preset is ~70 KB, mostly
+ * room for events and metrics it does not have, and each page touched is a
+ * page fault at every start. */
+static void copy_used(struct preset *p, const struct preset *bp)
+{
+	const size_t tail = offsetof(struct preset, origin);
+
+	memcpy(p, bp, offsetof(struct preset, ev));
+	memcpy(p->ev, bp->ev, (size_t)bp->nr_events * sizeof(bp->ev[0]));
+	p->nr_metrics = bp->nr_metrics;
+	memcpy(p->metric, bp->metric, (size_t)bp->nr_metrics * sizeof(bp->metric[0]));
+	memcpy((char *)p + tail, (const char *)bp + tail, sizeof(*p) - tail);
+}
+
+/* p: zeroed */
 static int build_base(struct parse *ps, const struct sec_data *d, struct preset *p,
                       enum preset_origin origin)
 {
-	memset(p, 0, sizeof(*p));
 	set_origin(p, ps, d->s, origin);
 	if (!d->events)
 		return perr(ps, d->s->line, 1, "[preset %s] has no events", d->s->name);
@@ -943,7 +957,7 @@ static int build_variant(struct parse *ps, const struct sec_data *base, const st
 {
 	bool new_events = d->events != NULL;
 
-	*p = *bp;
+	copy_used(p, bp);
 	set_origin(p, ps, d->s, origin);
 	if (d->desc)
 		snprintf(p->description, sizeof(p->description), "%s", val(d->desc));
@@ -993,7 +1007,7 @@ static int build_variant(struct parse *ps, const struct sec_data *base, const st
 /* Index just past the group (base + variants) starting at i. */
 int preset_group_end(const struct preset_set *set, int i)
 {
-	for (i++; i < set->nr && set->p[i].pmu[0]; i++)
+	for (i++; i < set->nr && set->p[i]->pmu[0]; i++)
 		;
 	return i;
 }
@@ -1001,7 +1015,7 @@ int preset_group_end(const struct preset_set *set, int i)
 int preset_group_find(const struct preset_set *set, const char *name)
 {
 	for (int i = 0; i < set->nr; i = preset_group_end(set, i))
-		if (!strcmp(set->p[i].name, name))
+		if (!strcmp(set->p[i]->name, name))
 			return i;
 	return -1;
 }
@@ -1009,54 +1023,65 @@ int preset_group_find(const struct preset_set *set, const char *name)
 /* Room for n more presets in set; 0 or -ENOMEM (set unchanged). */
 static int set_reserve(struct preset_set *set, int n)
 {
-	struct preset *p;
+	int cap = set->cap ? set->cap : 16;
+	struct preset **p;
 
 	if (set->nr + n <= set->cap)
 		return 0;
-	p = realloc(set->p, (size_t)(set->nr + n) * sizeof(*p));
+	while (cap < set->nr + n)
+		cap *= 2;
+	p = realloc(set->p, (size_t)cap * sizeof(*p));
 	if (!p)
 		return -ENOMEM;
 	set->p = p;
-	set->cap = set->nr + n;
+	set->cap = cap;
 	return 0;
 }
 
-/* Put the group np[0..n) into set, in place of any group of the same name.
- * set_reserve() made room for n first: this cannot fail. */
-static void set_put(struct preset_set *set, struct preset *np, int n)
+/* Move the group g[0..n) into set (the set owns them from now on), in
+ * place of any group of the same name. set_reserve() made room for n
+ * first: this cannot fail. */
+static void set_put(struct preset_set *set, struct preset **g, int n)
 {
-	int at = preset_group_find(set, np[0].name), old = 0;
-	struct preset *p = set->p;
+	int at = preset_group_find(set, g[0]->name), old = 0;
+	struct preset **p = set->p;
 
 	if (at >= 0) {
 		old = preset_group_end(set, at) - at;
-		np[0].overrides = true;
-		np[0].overridden = set->p[at].origin;
+		g[0]->overrides = true;
+		g[0]->overridden = p[at]->origin;
+		for (int i = at; i < at + old; i++)
+			util_big_free(p[i]);
 	} else {
 		at = set->nr;
 	}
 	memmove(p + at + n, p + at + old, (size_t)(set->nr - at - old) * sizeof(*p));
-	memcpy(p + at, np, (size_t)n * sizeof(*p));
+	memcpy(p + at, g, (size_t)n * sizeof(*p));
 	set->nr += n - old;
 }
 
 static int build_all(struct parse *ps, struct preset_set *set, enum preset_origin origin)
 {
-	struct sec_data *d = calloc((size_t)ps->nr_sec, sizeof(*d));
-	struct preset *np = calloc((size_t)ps->nr_sec, sizeof(*np));
-	struct preset *g = malloc((size_t)ps->nr_sec * sizeof(*g));
+	struct sec_data *d = util_big_zalloc((size_t)ps->nr_sec * sizeof(*d));
+	struct preset **np = calloc((size_t)ps->nr_sec, sizeof(*np));
+	struct preset **g = calloc((size_t)ps->nr_sec, sizeof(*g));
 	int *base = calloc((size_t)ps->nr_sec, sizeof(*base)), n = 0;
 
 	if (!d || !np || !g || !base) {
 		ps->ret = -ENOMEM;
 		goto out;
 	}
+	for (int i = 0; i < ps->nr_sec; i++)
+		if (!(np[i] = util_big_zalloc(sizeof(*np[i])))) {
+			ps->ret = -ENOMEM;
+			goto out;
+		}
 	for (int i = 0; i < ps->nr_sec && !ps->ret; i++)
 		interpret_section(ps, &ps->sec[i], &d[i]);
 	/* bases first (variants start from them), then variants, file order */
 	for (int i = 0; i < ps->nr_sec && !ps->ret; i++)
 		if (!ps->sec[i].pmu[0])
-			build_base(ps, &d[i], &np[i], origin);
+			build_base(ps, &d[i], np[i], origin);
 	for (int i = 0; i < ps->nr_sec && !ps->ret; i++) {
 		base[i] = -1;
 		if (!ps->sec[i].pmu[0])
@@ -1069,7 +1094,7 @@ static int build_all(struct parse *ps, struct preset_set *set, enum preset_origi
 			     "variant [preset %s:%s] has no [preset %s] in this file",
 			     ps->sec[i].name, ps->sec[i].pmu, ps->sec[i].name);
 		else
-			build_variant(ps, &d[base[i]], &np[base[i]], &d[i], &np[i], origin);
+			build_variant(ps, &d[base[i]], np[base[i]], &d[i], np[i], origin);
 	}
 	if (ps->ret)
 		goto out;
@@ -1084,14 +1109,19 @@ static int build_all(struct parse *ps, struct preset_set *set, enum preset_origi
 		if (ps->sec[i].pmu[0])
 			continue;
 		g[0] = np[i];
+		np[i] = NULL;
 		n = 1;
 		for (int j = 0; j < ps->nr_sec; j++)
-			if (ps->sec[j].pmu[0] && base[j] == i)
+			if (ps->sec[j].pmu[0] && base[j] == i) {
 				g[n++] = np[j];
+				np[j] = NULL;
+			}
 		set_put(set, g, n);
 	}
 out:
-	free(d);
+	for (int i = 0; np && i < ps->nr_sec; i++)
+		util_big_free(np[i]); /* not put in the set */
+	util_big_free(d);
 	free(np);
 	free(g);
 	free(base);

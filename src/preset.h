@@ -149,7 +149,7 @@ struct preset_file {
  * files lists what preset_load_all() read, in order. */
 struct preset_set {
 	int nr, cap;
-	struct preset *p;
+	struct preset **p; /* each allocated on its own: moved, never copied */
 	int nr_files, cap_files;
 	struct preset_file *files;
 };

@@ -244,7 +244,7 @@ int preset_check_file(const char *path, const char *const *pmus, int nr_pmus, pr
 		return 2;
 	}
 	for (int i = 0; i < set.nr; i = preset_group_end(&set, i)) {
-		const struct preset *p = preset_find(&set, set.p[i].name, pmus, nr_pmus);
+		const struct preset *p = preset_find(&set, set.p[i]->name, pmus, nr_pmus);
 		int ret;
 
 		if (i)
@@ -253,9 +253,9 @@ int preset_check_file(const char *path, const char *const *pmus, int nr_pmus, pr
 		if (ret > worst)
 			worst = ret;
 		for (int v = i + 1; v < preset_group_end(&set, i); v++)
-			if (&set.p[v] != p)
+			if (set.p[v] != p)
 				fprintf(out, "  variant :%s not for this machine (%s)\n",
-				        set.p[v].pmu, "checked as text only");
+				        set.p[v]->pmu, "checked as text only");
 	}
 	preset_set_free(&set);
 	return worst;

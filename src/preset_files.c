@@ -47,6 +47,8 @@ void preset_set_init(struct preset_set *set)
 
 void preset_set_free(struct preset_set *set)
 {
+	for (int i = 0; i < set->nr; i++)
+		util_big_free(set->p[i]);
 	free(set->p);
 	free(set->files);
 	memset(set, 0, sizeof(*set));
@@ -324,7 +326,7 @@ const struct preset_file *preset_broken_file(const struct preset_set *set, const
 	/* A broken file before the one that defines name would have been
 	 * overridden by it anyway. */
 	for (int i = 0; at >= 0 && i < set->nr_files; i++)
-		if (!set->files[i].ret && !strcmp(set->files[i].path, set->p[at].file))
+		if (!set->files[i].ret && !strcmp(set->files[i].path, set->p[at]->file))
 			from = i + 1;
 	for (int i = from; i < set->nr_files; i++) {
 		const struct preset_file *f = &set->files[i];
@@ -376,20 +378,20 @@ const struct preset *preset_find(const struct preset_set *set, const char *name,
 	pick = at;
 	end = preset_group_end(set, at);
 	for (int i = at + 1; i < end; i++) {
-		int score = pmu_score(set->p[i].pmu, pmus, nr_pmus);
+		int score = pmu_score(set->p[i]->pmu, pmus, nr_pmus);
 
 		if (score > best) {
 			best = score;
 			pick = i;
 		}
 	}
-	return &set->p[pick];
+	return set->p[pick];
 }
 
 void preset_list_print(const struct preset_set *set, FILE *out)
 {
 	for (int i = 0; i < set->nr; i++) {
-		const struct preset *p = &set->p[i];
+		const struct preset *p = set->p[i];
 		char where[PRESET_PATH_MAX + 16];
 
 		snprintf(where, sizeof(where), "%s:%d", p->file, p->line);

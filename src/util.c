@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -95,6 +96,34 @@ int util_grow(void *items, int nr, int *cap, size_t elem, int first)
 	*p = q;
 	*cap = n;
 	return 0;
+}
+
+/* The mapping's length, in front of the memory handed out (64 bytes keep
+ * its alignment for any type). */
+#define BIG_HEAD 64
+
+void *util_big_zalloc(size_t size)
+{
+	char *m;
+
+	if (size > SIZE_MAX - BIG_HEAD)
+		return NULL;
+	size += BIG_HEAD;
+	m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	memcpy(m, &size, sizeof(size));
+	return m + BIG_HEAD;
+}
+
+void util_big_free(void *p)
+{
+	size_t size;
+
+	if (!p)
+		return;
+	memcpy(&size, (char *)p - BIG_HEAD, sizeof(size));
+	munmap((char *)p - BIG_HEAD, size);
 }
 
 int util_u32_cmp(const void *a, const void *b)

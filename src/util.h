@@ -24,6 +24,13 @@ uint64_t util_wall_ns(void);
  */
 int util_grow(void *items, int nr, int *cap, size_t elem, int first);
 
+/* Zeroed memory for a large struct that is mostly room (a preset is ~70
+ * KB): mapped on its own, so that the pages never written are never touched
+ * (each touched page costs a page fault at every start). NULL when out of
+ * memory; freed with util_big_free() (NULL is fine). */
+void *util_big_zalloc(size_t size);
+void util_big_free(void *p);
+
 /* Seconds since boot (CLOCK_BOOTTIME: the clock of /proc start times). */
 double util_boot_s(void);
 

@@ -144,14 +144,14 @@ static void fuzz_preset(const char *text, size_t len)
 		return;
 	}
 	for (int i = 0; i < set.nr; i++)
-		check_preset(&set, &set.p[i]);
+		check_preset(&set, set.p[i]);
 	/* the same text again replaces every preset by itself */
 	nr = set.nr;
 	CHECK(preset_parse(&set, text, len, "fuzz.ini", PRESET_ORIGIN_USER, &err) == 0);
 	CHECK(set.nr == nr);
 	for (int i = 0; i < set.nr; i++)
-		CHECK(set.p[i].origin == PRESET_ORIGIN_USER &&
-		      (set.p[i].pmu[0] || set.p[i].overrides));
+		CHECK(set.p[i]->origin == PRESET_ORIGIN_USER &&
+		      (set.p[i]->pmu[0] || set.p[i]->overrides));
 	preset_set_free(&set);
 }
 

@@ -288,14 +288,16 @@ static void test_nothing_half_applied(void **state)
 	nr = set.nr;
 	copy = malloc((size_t)nr * sizeof(*copy));
 	assert_non_null(copy);
-	memcpy(copy, set.p, (size_t)nr * sizeof(*copy));
+	for (int i = 0; i < nr; i++)
+		copy[i] = *set.p[i];
 	/* the first section is fine and would override "full": it must not */
 	assert_int_equal(preset_parse(&set, bad, strlen(bad), "bad.ini", PRESET_ORIGIN_USER, &err),
 			 -EINVAL);
 	assert_string_equal(err.file, "bad.ini");
 	assert_int_equal(err.line, 6);
 	assert_int_equal(set.nr, nr);
-	assert_memory_equal(set.p, copy, (size_t)nr * sizeof(*copy));
+	for (int i = 0; i < nr; i++)
+		assert_memory_equal(set.p[i], &copy[i], sizeof(*copy));
 	/* a good one does */
 	assert_int_equal(preset_parse(&set, good, strlen(good), "good.ini", PRESET_ORIGIN_USER,
 				      &err),
@@ -305,7 +307,7 @@ static void test_nothing_half_applied(void **state)
 	assert_true(find(&set, "full")->overrides);
 	assert_int_equal(find(&set, "full")->overridden, PRESET_ORIGIN_FILE);
 	assert_int_equal(find(&set, "full")->origin, PRESET_ORIGIN_USER);
-	assert_string_equal(set.p[0].name, "full"); /* in place */
+	assert_string_equal(set.p[0]->name, "full"); /* in place */
 	free(copy);
 	preset_set_free(&set);
 }
@@ -354,17 +356,17 @@ static void test_text_edge_cases(void **state)
 				      PRESET_ORIGIN_FILE, &err),
 			 0);
 	assert_int_equal(set.nr, 2);
-	assert_string_equal(set.p[1].pmu, "skl, icl");
+	assert_string_equal(set.p[1]->pmu, "skl, icl");
 	/* the variant's inherited metric and events came from a base defined later */
-	assert_string_equal(set.p[1].ev[0].name, "x");
+	assert_string_equal(set.p[1]->ev[0].name, "x");
 	preset_set_free(&set);
 
 	/* ';' starts a comment only after a blank, not right after '=' */
 	preset_set_init(&set);
 	assert_int_equal(preset_parse(&set, semi, strlen(semi), "t.ini", PRESET_ORIGIN_FILE, &err),
 			 0);
-	assert_string_equal(set.p[0].description, ";x");
-	assert_string_equal(set.p[0].ev[1].name, "cpu-clock");
+	assert_string_equal(set.p[0]->description, ";x");
+	assert_string_equal(set.p[0]->ev[1].name, "cpu-clock");
 	preset_set_free(&set);
 }
 
@@ -441,11 +443,11 @@ static void test_variants(void **state)
 	assert_string_equal(metric(p, "CPI")->text, "cycles / instructions");
 
 	/* groups: base first, then its variants in file order */
-	assert_string_equal(set.p[0].name, "v");
-	assert_string_equal(set.p[0].pmu, "");
-	assert_string_equal(set.p[5].pmu, "icl");
-	assert_string_equal(set.p[6].name, "w");
-	assert_string_equal(set.p[6].pmu, "");
+	assert_string_equal(set.p[0]->name, "v");
+	assert_string_equal(set.p[0]->pmu, "");
+	assert_string_equal(set.p[5]->pmu, "icl");
+	assert_string_equal(set.p[6]->name, "w");
+	assert_string_equal(set.p[6]->pmu, "");
 	preset_set_free(&set);
 }
 
@@ -945,7 +947,7 @@ static void test_shipped(void **state)
 	assert_string_equal(metric(find(&set, "default"), "IPC")->text, "instructions / cycles");
 
 	for (int i = 0; i < set.nr; i++) {
-		p = &set.p[i];
+		p = set.p[i];
 		if (p->pmu[0])
 			assert_known_pmus(p);
 		/* every name resolves (PMU-specific ones on their PMU) */
@@ -971,11 +973,11 @@ static void test_shipped(void **state)
 	assert_int_equal(preset_load_dir(&disk, dir, PRESET_ORIGIN_DATADIR, &err), 0);
 	assert_int_equal(disk.nr, set.nr);
 	for (int i = 0; i < set.nr; i++) {
-		assert_string_equal(disk.p[i].name, set.p[i].name);
-		assert_string_equal(disk.p[i].pmu, set.p[i].pmu);
-		assert_int_equal(disk.p[i].nr_events, set.p[i].nr_events);
-		assert_memory_equal(disk.p[i].ev, set.p[i].ev, sizeof(set.p[i].ev));
-		assert_memory_equal(disk.p[i].metric, set.p[i].metric, sizeof(set.p[i].metric));
+		assert_string_equal(disk.p[i]->name, set.p[i]->name);
+		assert_string_equal(disk.p[i]->pmu, set.p[i]->pmu);
+		assert_int_equal(disk.p[i]->nr_events, set.p[i]->nr_events);
+		assert_memory_equal(disk.p[i]->ev, set.p[i]->ev, sizeof(set.p[i]->ev));
+		assert_memory_equal(disk.p[i]->metric, set.p[i]->metric, sizeof(set.p[i]->metric));
 	}
 	preset_set_free(&disk);
 

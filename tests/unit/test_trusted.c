@@ -142,7 +142,7 @@ static void test_preset_dir(void **state)
 	preset_set_init(&set);
 	assert_int_equal(preset_load_dir(&set, d, PRESET_ORIGIN_DATADIR, &err), 0);
 	assert_int_equal(set.nr, 1);
-	assert_string_equal(set.p[0].name, "ok");
+	assert_string_equal(set.p[0]->name, "ok");
 	assert_int_equal(set.nr_files, 3);
 	assert_int_equal(set.files[0].ret, -EPERM);
 	assert_string_equal(set.files[0].err.msg, "owned by uid 65534, not by root");
