@@ -17,7 +17,11 @@ struct rowhist {
 	int ns, len, forget;
 	uint64_t gen;
 	struct slot *slots;
-	float *vals; /* slot i: len entries of ns floats from vals + i * len * ns */
+	/* Entry k of slot i's ring: ns floats at vals + (k * cap + i) * ns. The
+	 * rows' entries of one interval are side by side: an interval of a few
+	 * hundred rows writes a few pages, not one page per row (each page
+	 * first touched is a page fault). */
+	float *vals;
 	int nr, cap;
 	uint32_t *hash; /* slot index + 1, 0 empty; linear probing */
 	uint32_t hmask;
@@ -34,14 +38,9 @@ static uint32_t mix(int64_t id)
 	return (uint32_t)(z ^ (z >> 31));
 }
 
-static size_t entry_floats(const struct rowhist *h)
+static float *entry(const struct rowhist *h, int slot, int k)
 {
-	return (size_t)h->len * (size_t)h->ns;
-}
-
-static float *ring_of(const struct rowhist *h, int slot)
-{
-	return h->vals + (size_t)slot * entry_floats(h);
+	return h->vals + ((size_t)k * (size_t)h->cap + (size_t)slot) * (size_t)h->ns;
 }
 
 /* The hash made again for the slots there are, sized for cap of them. */
@@ -88,19 +87,26 @@ static int find(const struct rowhist *h, int64_t id, uint32_t *at)
 	return -1;
 }
 
-/* Room for cap slots (more or fewer than now). */
+/* Room for cap slots (at least nr; more or fewer than now). */
 static int resize(struct rowhist *h, int cap)
 {
+	const size_t ns = (size_t)h->ns;
 	struct slot *s;
 	float *v;
 
-	s = realloc(h->slots, (size_t)cap * sizeof(*s));
-	if (!s)
-		return -1;
-	h->slots = s;
-	v = realloc(h->vals, (size_t)cap * entry_floats(h) * sizeof(*v));
+	v = malloc((size_t)cap * (size_t)h->len * ns * sizeof(*v));
 	if (!v)
 		return -1;
+	for (int k = 0; k < h->len && h->nr; k++)
+		memcpy(v + (size_t)k * (size_t)cap * ns, entry(h, 0, k),
+		       (size_t)h->nr * ns * sizeof(*v));
+	s = realloc(h->slots, (size_t)cap * sizeof(*s));
+	if (!s) {
+		free(v);
+		return -1;
+	}
+	h->slots = s;
+	free(h->vals);
 	h->vals = v;
 	h->cap = cap;
 	return rehash(h);
@@ -177,9 +183,9 @@ float *rowhist_push(struct rowhist *h, int64_t id, uint64_t start)
 		s->start = start;
 		s->count = s->head = 0;
 	} else if (s->seen == h->gen && s->count) {
-		return ring_of(h, i) + (size_t)((s->head + h->len - 1) % h->len) * (size_t)h->ns;
+		return entry(h, i, (s->head + h->len - 1) % h->len);
 	}
-	e = ring_of(h, i) + (size_t)s->head * (size_t)h->ns;
+	e = entry(h, i, s->head);
 	for (int k = 0; k < h->ns; k++)
 		e[k] = NAN;
 	s->head = (s->head + 1) % h->len;
@@ -201,7 +207,9 @@ void rowhist_end(struct rowhist *h)
 			continue;
 		if (j != i) {
 			h->slots[j] = *s;
-			memcpy(ring_of(h, j), ring_of(h, i), entry_floats(h) * sizeof(float));
+			for (int k = 0; k < h->len; k++)
+				memcpy(entry(h, j, k), entry(h, i, k),
+				       (size_t)h->ns * sizeof(float));
 		}
 		j++;
 	}
@@ -238,7 +246,7 @@ int rowhist_get(const struct rowhist *h, int64_t id, int s, float *out, int max,
 	n = sl->count < max ? sl->count : max;
 	for (int k = 0; k < n; k++) {
 		int at = (sl->head - n + k + 2 * h->len) % h->len;
-		out[k] = ring_of(h, i)[(size_t)at * (size_t)h->ns + (size_t)s];
+		out[k] = entry(h, i, at)[s];
 	}
 	if (fresh)
 		*fresh = sl->seen == h->gen;
@@ -253,6 +261,7 @@ int rowhist_rows(const struct rowhist *h)
 size_t rowhist_bytes(const struct rowhist *h)
 {
 	return sizeof(*h) +
-	       (size_t)h->cap * (sizeof(struct slot) + entry_floats(h) * sizeof(float)) +
+	       (size_t)h->cap *
+	           (sizeof(struct slot) + (size_t)h->len * (size_t)h->ns * sizeof(float)) +
 	       (h->hash ? (size_t)(h->hmask + 1) * sizeof(uint32_t) : 0);
 }
