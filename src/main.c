@@ -61,9 +61,10 @@ struct app {
 	bool command_done;        /* the viewer shows a command's totals: q quits */
 	int watched[MAX_WATCHED]; /* fds the loop watches for the session */
 	int nr_watched;
-	bool first_tick; /* the viewer's first tick is a short one */
-	bool headless;   /* --daemon, or --listen without -b and without a terminal */
-	bool replace;    /* metrics to -o FILE: replaced whole at each refresh */
+	int first_tick; /* the viewer's short first interval: 2 before its middle, 1 before its end
+	                 */
+	bool headless;  /* --daemon, or --listen without -b and without a terminal */
+	bool replace;   /* metrics to -o FILE: replaced whole at each refresh */
 	struct exporter ex;
 	struct output rec; /* --record FILE */
 	struct pfr_writer recw;
@@ -320,10 +321,18 @@ static void on_tick(struct loop *l, uint64_t expirations, void *arg)
 	if (a->view && cmdout_poll(&a->cmd_out))
 		command_banner(a);
 	exporter_run(&a->ex); /* its connections' timeouts */
+	if (a->first_tick == 2) {
+		/* Half-way: the code sampled so far is named now, so that the
+		 * first frame does not wait for its symbol tables. */
+		a->first_tick = 1;
+		loop_set_tick(l, FIRST_TICK_NS / 2, on_tick, a);
+		session_warm(a->s);
+		return;
+	}
 	if (a->first_tick) {
 		/* The viewer's first frame came after a short interval; from now on
 		 * the chosen one. */
-		a->first_tick = false;
+		a->first_tick = 0;
 		loop_set_tick(l, a->opt.session.interval_ns, on_tick, a);
 	}
 	if (a->view && view_paused(a->view))
@@ -1046,9 +1055,9 @@ static int run(struct app *a)
 	watch_session(a);
 	/* A person waits for the first screen: it shows the first 50 ms (scaled
 	 * as every interval is), then the chosen interval takes over. */
-	a->first_tick = a->view && a->opt.session.interval_ns > FIRST_TICK_NS;
-	loop_set_tick(a->loop, a->first_tick ? FIRST_TICK_NS : a->opt.session.interval_ns, on_tick,
-	              a);
+	a->first_tick = a->view && a->opt.session.interval_ns > FIRST_TICK_NS ? 2 : 0;
+	loop_set_tick(a->loop, a->first_tick ? FIRST_TICK_NS / 2 : a->opt.session.interval_ns,
+	              on_tick, a);
 	/* Symbols load while the first interval runs, not before the first frame. */
 	session_prepare(a->s);
 	/* A command may already be gone (SIGCHLD then arrives through the loop). */

@@ -384,6 +384,37 @@ static bool still_named(pid_t pid, void *arg)
 	return k->nr && bsearch(&key, k->pids, k->nr, sizeof(key), util_u32_cmp);
 }
 
+/* Room in p->rows for every row: a group's weight must be whole, and rows
+ * below any cut may belong to a group above it. */
+static void rows_room(struct profile *p)
+{
+	if ((int64_t)p->hot.used >= p->cap_rows) {
+		int cap = (int)p->hot.used + 1024;
+		struct hotspots_row *r = realloc(p->rows, (size_t)cap * sizeof(*r));
+		if (r) {
+			p->rows = r;
+			p->cap_rows = cap;
+		}
+	}
+}
+
+void profile_warm(struct profile *p)
+{
+	struct hotspots_filter f = HOTSPOTS_FILTER_ALL;
+	struct hotspots_totals tot;
+	uint64_t start;
+	int n;
+
+	profile_prepare(p);
+	if (!p->open)
+		return;
+	sampler_drain(&p->samp, -1);
+	rows_room(p);
+	n = hotspots_top(&p->hot, HOTSPOTS_INTERVAL, &f, p->rows, p->cap_rows, &tot);
+	for (int i = 0; i < n; i++)
+		hotspots_symbol(&p->hot, &p->rows[i], symbol_of, p, &start);
+}
+
 void profile_tick(struct profile *p, struct model *m, bool totals)
 {
 	bool accumulated = totals || (p->cfg && p->cfg->accumulated);
@@ -418,16 +449,7 @@ void profile_tick(struct profile *p, struct model *m, bool totals)
 		f.cpu = p->cfg->filter_cpu;
 	}
 	f.by_cpu = hotkeys_has(&p->keys, HOTKEYS_CPU);
-	/* Every row: a group's weight must be whole, and rows below any cut
-	 * may belong to a group above it. */
-	if ((int64_t)p->hot.used >= p->cap_rows) {
-		int cap = (int)p->hot.used + 1024;
-		struct hotspots_row *r = realloc(p->rows, (size_t)cap * sizeof(*r));
-		if (r) {
-			p->rows = r;
-			p->cap_rows = cap;
-		}
-	}
+	rows_room(p);
 	n = hotspots_top(&p->hot, mode, &f, p->rows, p->cap_rows, &tot);
 	for (int i = 0; i < n; i++)
 		if (!(p->rows[i].kernel ? p->cfg->hide_kernel : p->cfg->hide_user))

@@ -138,6 +138,12 @@ int profile_open(struct profile *p, const struct profile_config *cfg, const stru
  * every process's mappings. The first profile_tick() does it if no one did. */
 void profile_prepare(struct profile *p);
 
+/* Part-way through an interval: take in the samples so far and name their
+ * code, so that the symbol tables they need are read while the interval
+ * runs and not at its end (the viewer's first frame waits for them). The
+ * interval's figures are the same as without it. */
+void profile_warm(struct profile *p);
+
 /* Enable sampling (no-op with enable_on_exec). */
 int profile_enable(struct profile *p);
 

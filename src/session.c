@@ -498,6 +498,11 @@ void session_prepare(struct session *s)
 	profile_prepare(&s->prof);
 }
 
+void session_warm(struct session *s)
+{
+	profile_warm(&s->prof);
+}
+
 void session_fini(struct session *s)
 {
 	for (int i = 0; i < s->nr_targets; i++) {

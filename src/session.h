@@ -110,6 +110,9 @@ int session_start(struct session *s, char *err, size_t errlen);
  * the first interval. The first session_tick() does it otherwise. */
 void session_prepare(struct session *s);
 
+/* Part-way through the first interval: profile_warm(). */
+void session_warm(struct session *s);
+
 /* Read everything and rebuild s->model for the interval since the last tick
  * (final: totals since the start instead). 0 or -errno. */
 int session_tick(struct session *s, bool final);
