@@ -42,14 +42,19 @@ cleanup() {
 trap cleanup EXIT
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
-# CPU seconds of a process: the larger of /proc/PID/stat (every thread
-# that ever ran, children included, in clock ticks) and the sum of its live
-# threads' schedstat run times (nanoseconds: precise where ticks are coarse).
+# CPU seconds of a process since it exec'd (the pane's shell ran in the
+# same process before: its CPU, saved in FILE0 from /proc/PID/stat just
+# before the exec, is not the tool's): the larger of /proc/PID/stat (every
+# thread that ever ran, children included, in clock ticks) and the sum of
+# its live threads' schedstat run times (nanoseconds: precise where ticks
+# are coarse), less the shell's part.
+stat_s() { awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%.3f", ($12 + $13 + $14 + $15) / hz }' "$1"; }
 cpu_s() {
-	local ticks ns
-	ticks=$(awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%.3f", ($12 + $13 + $14 + $15) / hz }' "/proc/$1/stat")
+	local ticks ns before
+	ticks=$(stat_s "/proc/$1/stat")
+	before=$(stat_s "$2")
 	ns=$(cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ n += $1 } END { printf "%.3f", n / 1e9 }')
-	awk -v a="$ticks" -v b="$ns" 'BEGIN { print (a > b ? a : b) }'
+	awk -v a="$ticks" -v b="$ns" -v c="$before" 'BEGIN { printf "%.3f\n", (a - c > b ? a - c : b) }'
 }
 rss_kb() { awk '/^VmHWM:/ { print $2 }' "/proc/$1/status"; }
 child_of() { # the process a pane's shell exec'd into
@@ -85,7 +90,7 @@ fi
 # shows the Hotspots view, perf top's job (VIEW=overview: the first screen,
 # meters, tasks and the top hotspots); a full frame has symbolized rows.
 tm new-session -d -s b -x 120 -y 40 \
-	"date +%s%N >'$TMP/t0'; exec env TERM=xterm-256color $cache_env '$PFMTOP' -F $FREQ --sample-event cpu-clock --view ${VIEW:-hotspots} $cg_pfm"
+	"cat /proc/\$\$/stat >'$TMP/pfm.stat0'; date +%s%N >'$TMP/t0'; exec env TERM=xterm-256color $cache_env '$PFMTOP' -F $FREQ --sample-event cpu-clock --view ${VIEW:-hotspots} $cg_pfm"
 start=$(now_ms)
 while :; do
 	if tm capture-pane -p -t b | grep -Eq "$frame_re"; then
@@ -103,14 +108,14 @@ first_ms=$(((t1 - $(cat "$TMP/t0")) / 1000000))
 pfm_pid=$(child_of b)
 
 # perf top beside it, same event and frequency, in its own window.
-tm new-window -d -t b: -n perf "exec env TERM=xterm-256color perf top -e cpu-clock -F $FREQ $cg_perf"
+tm new-window -d -t b: -n perf "cat /proc/\$\$/stat >'$TMP/perf.stat0'; exec env TERM=xterm-256color perf top -e cpu-clock -F $FREQ $cg_perf"
 sleep 1
 perf_pid=$(child_of b:perf)
 
 sleep "$SECS"
-pfm_cpu=$(cpu_s "$pfm_pid")
+pfm_cpu=$(cpu_s "$pfm_pid" "$TMP/pfm.stat0")
 pfm_rss=$(rss_kb "$pfm_pid")
-perf_cpu=$(cpu_s "$perf_pid")
+perf_cpu=$(cpu_s "$perf_pid" "$TMP/perf.stat0")
 perf_rss=$(rss_kb "$perf_pid")
 tm send-keys -t b:0 q
 tm send-keys -t b:perf q
