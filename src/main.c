@@ -220,12 +220,13 @@ static void emit(struct app *a)
 		return;
 	}
 	if (a->view) {
-		if (a->hist_on && timeline_add(&a->hist, session_model(a->s)) == 0 &&
-		    timeline_len(&a->hist) > HISTORY_MAX_FRAMES)
-			timeline_forget(&a->hist, timeline_len(&a->hist) - HISTORY_MAX_FRAMES);
 		a->hist_pos = -1; /* new figures: the live screen again */
 		view_timeline(a->view, "");
 		view_draw(a->view, session_model(a->s));
+		/* kept for going back once on the screen: a frame waits for nothing */
+		if (a->hist_on && timeline_add(&a->hist, session_model(a->s)) == 0 &&
+		    timeline_len(&a->hist) > HISTORY_MAX_FRAMES)
+			timeline_forget(&a->hist, timeline_len(&a->hist) - HISTORY_MAX_FRAMES);
 		return;
 	}
 	a->snapshots++;
