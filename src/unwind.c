@@ -19,11 +19,19 @@
 /* The largest binary copied to keep it from changing under libdw. */
 #define STABLE_COPY_MAX (256u << 20)
 
+/* Binaries kept open for every process's unwinder; past it, the one
+ * reported longest ago is let go (processes holding it keep it). */
+#define UNWIND_MAX_BINS 128
+
 /*
  * One Dwfl per process, kept across samples: its modules are the binaries
  * the process maps (from the symbolizer's mappings, files opened the way it
- * opens them), reported once each, so that each binary's ELF and CFI tables
- * are read once per process and reused by every sample. When the mappings
+ * opens them), reported once each, so that each binary's CFI tables are
+ * read once per process and reused by every sample. The binaries' files
+ * themselves are opened and mapped once for all processes (struct ubin):
+ * the Dwfl of each process that maps libc takes a reference to one libelf
+ * handle of it, so a new process costs no file opened, read or mapped for
+ * a binary seen before, and its pages are faulted in once. When the mappings
  * change the new binaries are added to it; when one it holds went away it
  * is rebuilt. Unwinding reads the registers and the stack copy of the
  * sample being unwound (struct uproc.cur), and other memory from the
@@ -44,6 +52,23 @@ struct umap {
 	enum umap_state state;
 };
 
+/*
+ * A binary opened for unwinding, shared by the processes' Dwfls: known by
+ * its file's identity (device, inode, size, change time), so a binary
+ * replaced on disk is another one. The cache holds one reference to elf;
+ * each module reported with it holds another (libelf counts them), and fd
+ * is closed with the last (by libdwfl, or here when the cache's is last).
+ */
+struct ubin {
+	Elf *elf; /* NULL: a free slot */
+	int fd;
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec ctime;
+	uint64_t used; /* unwind.clock when last reported */
+};
+
 struct uproc {
 	pid_t pid; /* 0: a free slot */
 	Dwfl *dwfl;
@@ -55,11 +80,14 @@ struct uproc {
 	struct unwind *u;
 	const struct unwind_sample *cur; /* the sample being unwound */
 	uint64_t sp;                     /* its stack pointer */
+	struct ubin *pending;            /* the binary cb_find_elf hands over */
+	const char *pending_path;        /* and its path, as the process names it */
 };
 
 struct unwind {
 	struct symbols *sym;
 	struct uproc procs[UNWIND_MAX_PROCS];
+	struct ubin bins[UNWIND_MAX_BINS];
 	uint64_t clock;
 	bool no_cache;
 	struct symbols_map *mbuf; /* symbols_maps() scratch */
@@ -135,12 +163,26 @@ static int stable_fd(int fd)
 
 /* ---- libdwfl callbacks ---- */
 
+/* A module's file: the shared binary report_map() is reporting, with a
+ * reference of its own; nothing for any other (none is asked for). */
 static int cb_find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
                        char **file_name, Elf **elfp)
 {
-	(void)mod, (void)userdata, (void)modname, (void)base, (void)file_name;
-	*elfp = NULL; /* every module comes with its file already open */
-	return -1;
+	struct uproc *p = *userdata;
+	struct ubin *b = p ? p->pending : NULL;
+
+	(void)mod, (void)modname, (void)base;
+	*elfp = NULL;
+	if (!b)
+		return -1;
+	*elfp = elf_begin(b->fd, ELF_C_READ_MMAP_PRIVATE, b->elf); /* the same handle, counted */
+	if (!*elfp)
+		return -1;
+	/* Its name, for cb_find_debuginfo's .gnu_debuglink search (libdwfl
+	 * frees it). */
+	free(*file_name);
+	*file_name = strdup(p->pending_path);
+	return b->fd;
 }
 
 /* True when the ELF file at fd has a .debug_frame section (read without a
@@ -312,6 +354,15 @@ static void umaps_free(struct uproc *p)
 	p->nr_maps = 0;
 }
 
+/* Let the cache's reference to b go (the fd with it when it was the last). */
+static void ubin_drop(struct ubin *b)
+{
+	if (b->elf && elf_end(b->elf) == 0)
+		close(b->fd);
+	memset(b, 0, sizeof(*b));
+	b->fd = -1;
+}
+
 static void uproc_drop(struct uproc *p)
 {
 	if (p->dwfl)
@@ -324,8 +375,11 @@ struct unwind *unwind_new(struct symbols *sym)
 {
 	struct unwind *u = calloc(1, sizeof(*u));
 
-	if (u)
-		u->sym = sym;
+	if (!u)
+		return NULL;
+	u->sym = sym;
+	for (int i = 0; i < UNWIND_MAX_BINS; i++)
+		u->bins[i].fd = -1;
 	return u;
 }
 
@@ -335,6 +389,8 @@ void unwind_free(struct unwind *u)
 		return;
 	for (int i = 0; i < UNWIND_MAX_PROCS; i++)
 		uproc_drop(&u->procs[i]);
+	for (int i = 0; i < UNWIND_MAX_BINS; i++)
+		ubin_drop(&u->bins[i]);
 	free(u->mbuf);
 	free(u);
 }
@@ -381,36 +437,93 @@ static struct uproc *uproc_get(struct unwind *u, pid_t pid)
 }
 
 /*
- * The load bias of a binary whose file offset pgoff is mapped at start:
- * from its executable PT_LOAD holding pgoff (ELF keeps p_offset and p_vaddr
- * congruent, so start - pgoff + p_offset - p_vaddr is where its vaddr 0 is).
+ * Where a binary whose file offset pgoff is mapped at start lies: its load
+ * bias, from its executable PT_LOAD holding pgoff (ELF keeps p_offset and
+ * p_vaddr congruent, so start - pgoff + p_offset - p_vaddr is where its
+ * vaddr 0 is), and the module's range as libdwfl counts it (from the first
+ * PT_LOAD's aligned p_vaddr to the end of the highest one).
  */
-static int load_bias(int fd, uint64_t start, uint64_t pgoff, uint64_t *bias)
+static int load_range(Elf *elf, uint64_t start, uint64_t pgoff, uint64_t *bias, uint64_t *lo,
+                      uint64_t *hi)
 {
-	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
 	size_t nph;
-	int ret = -ENOEXEC;
+	bool found = false, first = true;
 
-	if (!elf)
-		return -ENOEXEC;
 	if (elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &nph))
-		goto out;
+		return -ENOEXEC;
+	*lo = *hi = 0;
 	for (size_t i = 0; i < nph; i++) {
 		GElf_Phdr ph;
-		uint64_t lo;
+		uint64_t off;
 
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
 			continue;
-		lo = ph.p_offset & ~(uint64_t)0xfff;
-		if (pgoff < lo || pgoff - lo >= ph.p_offset - lo + ph.p_filesz)
+		if (first)
+			*lo = ph.p_vaddr & -(ph.p_align ? ph.p_align : 1);
+		first = false;
+		if (ph.p_vaddr + ph.p_memsz > *hi)
+			*hi = ph.p_vaddr + ph.p_memsz;
+		if (found || !(ph.p_flags & PF_X))
+			continue;
+		off = ph.p_offset & ~(uint64_t)0xfff;
+		if (pgoff < off || pgoff - off >= ph.p_offset - off + ph.p_filesz)
 			continue;
 		*bias = start - pgoff + ph.p_offset - ph.p_vaddr;
-		ret = 0;
-		break;
+		found = true;
 	}
-out:
-	elf_end(elf);
-	return ret;
+	if (!found || *hi <= *lo)
+		return -ENOEXEC;
+	*lo += *bias;
+	*hi += *bias;
+	return 0;
+}
+
+/*
+ * The shared binary of the file open at fd (taken): the one kept when the
+ * same file was opened before, else fd made stable, read and kept (in a
+ * free slot, or the one used longest ago). NULL when it cannot be read.
+ */
+static struct ubin *ubin_get(struct unwind *u, int fd)
+{
+	struct ubin *b = NULL;
+	struct stat st;
+
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return NULL;
+	}
+	for (int i = 0; i < UNWIND_MAX_BINS; i++) {
+		struct ubin *c = &u->bins[i];
+
+		if (c->elf && c->dev == st.st_dev && c->ino == st.st_ino && c->size == st.st_size &&
+		    c->ctime.tv_sec == st.st_ctim.tv_sec &&
+		    c->ctime.tv_nsec == st.st_ctim.tv_nsec) {
+			close(fd);
+			c->used = u->clock;
+			return c;
+		}
+		if (!b || (b->elf && (!c->elf || c->used < b->used)))
+			b = c;
+	}
+	fd = stable_fd(fd);
+	if (fd < 0)
+		return NULL;
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP_PRIVATE, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		elf_end(elf);
+		close(fd);
+		return NULL;
+	}
+	ubin_drop(b);
+	*b = (struct ubin){.elf = elf,
+	                   .fd = fd,
+	                   .dev = st.st_dev,
+	                   .ino = st.st_ino,
+	                   .size = st.st_size,
+	                   .ctime = st.st_ctim,
+	                   .used = u->clock};
+	u->st.bins_opened++;
+	return b;
 }
 
 /* Report the binary of p->maps[i] to p's Dwfl; its state is set either way. */
@@ -423,7 +536,8 @@ static void report_map(struct unwind *u, struct uproc *p, int i)
 	                              .binary = um->binary,
 	                              .path = um->path,
 	                              .name = um->name};
-	uint64_t bias;
+	uint64_t bias = 0, lo, hi, got;
+	struct ubin *b;
 	int fd;
 
 	um->state = UMAP_FAILED;
@@ -435,28 +549,32 @@ static void report_map(struct unwind *u, struct uproc *p, int i)
 			return;
 		}
 	fd = symbols_map_open(u->sym, p->pid, &m);
-	if (fd >= 0)
-		fd = stable_fd(fd);
-	if (fd < 0) {
-		u->st.module_fail++;
-		return;
-	}
-	if (load_bias(fd, m.start, m.pgoff, &bias)) {
-		close(fd);
+	b = fd >= 0 ? ubin_get(u, fd) : NULL;
+	if (!b || load_range(b->elf, m.start, m.pgoff, &bias, &lo, &hi)) {
 		u->st.module_fail++;
 		return;
 	}
 	dwfl_report_begin_add(p->dwfl);
-	Dwfl_Module *mod = dwfl_report_elf(p->dwfl, m.name, m.path, fd, bias, true);
+	Dwfl_Module *mod = dwfl_report_module(p->dwfl, m.name, lo, hi);
 	dwfl_report_end(p->dwfl, NULL, NULL);
 	if (!mod) {
-		close(fd); /* on failure libdwfl leaves an fd it was given open */
 		u->st.module_fail++;
 		return;
 	}
 	void **ud;
 	if (dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL))
-		*ud = p; /* for cb_find_debuginfo */
+		*ud = p; /* for cb_find_elf and cb_find_debuginfo */
+	/* Its file now, while cb_find_elf knows which: libdwfl would ask for
+	 * it at the first frame in it anyway. The bias must be ours. */
+	p->pending = b;
+	p->pending_path = m.path;
+	Elf *elf = dwfl_module_getelf(mod, &got);
+	p->pending = NULL;
+	p->pending_path = NULL;
+	if (!elf || got != bias) {
+		u->st.module_fail++;
+		return; /* a module with no file: unwinding stops in it */
+	}
 	um->state = UMAP_REPORTED;
 	u->st.modules++;
 }

@@ -69,6 +69,7 @@ struct unwind_stats {
 	uint64_t incomplete;  /* samples whose unwinding stopped on an error */
 	uint64_t dwfl_new;    /* per-process unwinders built */
 	uint64_t modules;     /* binaries reported to them */
+	uint64_t bins_opened; /* binary files opened and read (shared by the processes) */
 	uint64_t module_fail; /* binaries that could not be opened or read */
 };
 

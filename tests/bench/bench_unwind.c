@@ -178,7 +178,8 @@ static void perf_rate(const char *self, double secs)
 		unlink(data);
 		return;
 	}
-	snprintf(cmd, sizeof(cmd), "perf report -i %s --stdio --no-children -n --sort comm 2>/dev/null", data);
+	snprintf(cmd, sizeof(cmd),
+	         "perf report -i %s --stdio --no-children -n --sort comm 2>/dev/null", data);
 	getrusage(RUSAGE_CHILDREN, &before);
 	f = popen(cmd, "r");
 	if (f) {
@@ -197,9 +198,10 @@ static void perf_rate(const char *self, double secs)
 	             (double)(after.ru_stime.tv_sec - before.ru_stime.tv_sec) +
 	             (double)(after.ru_stime.tv_usec - before.ru_stime.tv_usec) / 1e6;
 	if (samples > 0 && cpu > 0)
-		printf("perf report --call-graph dwarf: %ld samples in %.2f s CPU: %.0f samples/s per "
-		       "core (the whole report: reading, unwinding, symbols, output)\n",
-		       samples, cpu, (double)samples / cpu);
+		printf(
+		    "perf report --call-graph dwarf: %ld samples in %.2f s CPU: %.0f samples/s per "
+		    "core (the whole report: reading, unwinding, symbols, output)\n",
+		    samples, cpu, (double)samples / cpu);
 	else
 		printf("perf: could not read perf report's sample count\n");
 	unlink(data);
@@ -278,10 +280,12 @@ int main(int argc, char **argv)
 	       few, dt2, few / dt2, (dt2 / few) / (dt / r.nr));
 	struct unwind_stats st;
 	unwind_get_stats(u, &st);
-	printf("unwinders built: %llu, binaries reported: %llu (%llu failed), samples stopped on an "
+	printf("unwinders built: %llu, binaries reported: %llu (%llu failed, %llu files opened), "
+	       "samples stopped on an "
 	       "error: %llu\n",
 	       (unsigned long long)st.dwfl_new, (unsigned long long)st.modules,
-	       (unsigned long long)st.module_fail, (unsigned long long)st.incomplete);
+	       (unsigned long long)st.module_fail, (unsigned long long)st.bins_opened,
+	       (unsigned long long)st.incomplete);
 	unwind_free(u);
 	symbols_free(sym);
 	kill(child, SIGKILL);
