@@ -100,18 +100,25 @@ static const void *moved(const void *p, const void *from, void *to)
 void sbqueue_push_sample(struct sbqueue *q, const struct record *rec,
                          const struct perf_event_header *raw)
 {
+	const struct records_sample *in = &rec->sample;
 	struct sbqueue_item *it;
 	struct records_sample *smp;
+	size_t len = raw->size;
 	void *copy;
 
+	/* The user stack copy is the record's last part read through a
+	 * pointer: only its dyn_size bytes are real (often a small part of the
+	 * size asked for), so the copy ends with them. */
+	if (in->stack && in->stack_dyn_size <= in->stack_size)
+		len = (size_t)(in->stack - (const unsigned char *)raw) + in->stack_dyn_size;
 	if (q->nr >= SBQUEUE_MAX)
 		sbqueue_flush(q, UINT64_MAX);
 	if (util_grow(&q->items, q->nr, &q->cap, sizeof(*q->items), 64) != 0 ||
-	    !(copy = malloc(raw->size))) {
+	    !(copy = malloc(len ? len : 1))) {
 		q->fn(rec, q->arg);
 		return;
 	}
-	memcpy(copy, raw, raw->size);
+	memcpy(copy, raw, len);
 	it = &q->items[q->nr++];
 	it->rec = *rec;
 	it->seq = q->seq++;
@@ -125,6 +132,8 @@ void sbqueue_push_sample(struct sbqueue *q, const struct record *rec,
 	smp->branch_counters = moved(smp->branch_counters, raw, copy);
 	smp->regs = moved(smp->regs, raw, copy);
 	smp->stack = moved(smp->stack, raw, copy);
+	if (smp->stack)
+		smp->stack_size = smp->stack_dyn_size; /* what the copy holds */
 }
 
 int sbqueue_round(struct sbqueue *q, int (*drain)(void *ctx), void *ctx)
