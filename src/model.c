@@ -107,6 +107,7 @@ void model_fini(struct model *m)
 	free(m->hot);
 	free(m->paths);
 	free(m->frames);
+	free(m->frame_names);
 	free(m->sampling.rings);
 	free(m->annot.lines);
 	memset(m, 0, sizeof(*m));
@@ -283,6 +284,8 @@ struct model_callpath *model_add_path(struct model *m, int nr)
 	while (m->nr_frames + nr > m->cap_frames)
 		if (util_grow(&m->frames, m->cap_frames, &m->cap_frames, sizeof(*m->frames), 64))
 			return NULL;
+	if (!m->nr_frames)
+		m->nr_frame_names = 0; /* a new set of paths */
 	struct model_callpath *p = &m->paths[m->nr_paths++];
 	memset(p, 0, sizeof(*p));
 	p->first = m->nr_frames;
@@ -290,6 +293,49 @@ struct model_callpath *model_add_path(struct model *m, int nr)
 	memset(&m->frames[p->first], 0, (size_t)nr * sizeof(*m->frames));
 	m->nr_frames += nr;
 	return p;
+}
+
+uint32_t model_frame_name(struct model *m, const char *name, size_t max)
+{
+	const size_t n = max ? strnlen(name, max - 1) : 0;
+	uint32_t off;
+
+	if (!n)
+		return 0;
+	if (!m->nr_frame_names)
+		m->nr_frame_names = 1; /* offset 0 is "" */
+	if (m->nr_frame_names + n + 1 > m->cap_frame_names) {
+		size_t cap = m->cap_frame_names ? m->cap_frame_names * 2 : 4096;
+		char *b;
+
+		while (cap < m->nr_frame_names + n + 1)
+			cap *= 2;
+		if (cap > UINT32_MAX || !(b = realloc(m->frame_names, cap)))
+			return 0;
+		b[0] = '\0';
+		m->frame_names = b;
+		m->cap_frame_names = cap;
+	}
+	off = (uint32_t)m->nr_frame_names;
+	memcpy(m->frame_names + off, name, n);
+	m->frame_names[off + n] = '\0';
+	m->nr_frame_names += n + 1;
+	return off;
+}
+
+static const char *frame_text(const struct model *m, uint32_t off)
+{
+	return off && off < m->nr_frame_names ? m->frame_names + off : "";
+}
+
+const char *model_frame_symbol(const struct model *m, const struct model_frame *f)
+{
+	return frame_text(m, f->symbol);
+}
+
+const char *model_frame_module(const struct model *m, const struct model_frame *f)
+{
+	return frame_text(m, f->module);
 }
 
 struct model_ring *model_add_ring(struct model *m)

@@ -109,10 +109,15 @@ struct model_hotspot {
 	uint64_t ip;     /* an address in it (its heaviest): what annotate asks for */
 };
 
-/* One frame of a call path. */
+/* Longest names a call path's frame keeps (bytes, NUL included). */
+#define MODEL_FRAME_SYMBOL_MAX 512
+#define MODEL_FRAME_MODULE_MAX 64
+
+/* One frame of a call path: its names are kept once per model, in
+ * model.frame_names (model_frame_symbol(), model_frame_module()), so that
+ * a function on many paths costs its name once. */
 struct model_frame {
-	char symbol[512];
-	char module[64];
+	uint32_t symbol, module; /* offsets in model.frame_names (0: "") */
 	bool kernel;
 };
 
@@ -239,6 +244,8 @@ struct model {
 	struct model_callpath *paths; /* -g: by row, callers first, heaviest first */
 	int nr_frames, cap_frames;
 	struct model_frame *frames;
+	char *frame_names; /* the frames' names, NUL-terminated, from offset 1 */
+	size_t nr_frame_names, cap_frame_names;
 	struct model_annotation annot;
 };
 
@@ -277,8 +284,17 @@ struct model_ring *model_add_ring(struct model *m);
  */
 void model_round(struct model *m);
 
-/* Append a call path of nr frames (zeroed) to m; NULL on ENOMEM. */
+/* Append a call path of nr frames (zeroed) to m; NULL on ENOMEM. The
+ * first path after nr_frames went back to 0 empties the frames' names. */
 struct model_callpath *model_add_path(struct model *m, int nr);
+
+/* name (cut at max bytes, NUL included) kept in m's frame names: its
+ * offset, for model_frame's symbol or module; 0 ("") when out of memory. */
+uint32_t model_frame_name(struct model *m, const char *name, size_t max);
+
+/* A frame's names (never NULL). */
+const char *model_frame_symbol(const struct model *m, const struct model_frame *f);
+const char *model_frame_module(const struct model *m, const struct model_frame *f);
 
 /* Reset a row's cells to "not counted" and metrics to NaN. */
 void model_row_reset(const struct model *m, struct model_row *r);

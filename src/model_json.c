@@ -405,9 +405,12 @@ static void get_paths(struct reader *r, json_t *h, const char *key, int row, boo
 		p->samples = get_u64(r, o, "samples");
 		for (size_t k = 0; k < nr && !r->failed; k++) {
 			json_t *f = json_array_get(frames, k);
+			char sym[MODEL_FRAME_SYMBOL_MAX], mod[MODEL_FRAME_MODULE_MAX];
 			struct model_frame *mf = &r->m->frames[p->first + (int)k];
-			get_name(r, f, "symbol", mf->symbol, sizeof(mf->symbol));
-			get_name(r, f, "module", mf->module, sizeof(mf->module));
+			get_name(r, f, "symbol", sym, sizeof(sym));
+			get_name(r, f, "module", mod, sizeof(mod));
+			mf->symbol = model_frame_name(r->m, sym, sizeof(sym));
+			mf->module = model_frame_name(r->m, mod, sizeof(mod));
 			mf->kernel = get_bool(r, f, "kernel");
 		}
 	}

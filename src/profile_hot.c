@@ -281,6 +281,13 @@ struct frame_slot {
 	bool kernel, unknown;
 };
 
+/* A projected id's names as this tick's model keeps them (model_frame). */
+struct frame_name {
+	uint32_t gen; /* profile_tree.name_gen when set */
+	uint32_t symbol, module;
+	bool kernel;
+};
+
 #define FRAME_CACHE_MAX (1u << 20) /* frames cached before the cache starts over */
 #define FUNCS_MAX       (1u << 22) /* distinct functions before new ones are one */
 #define CHAIN_RETRIES   3u         /* a chain with unknown frames is resolved again */
@@ -301,6 +308,8 @@ struct profile_tree {
 	/* this tick */
 	uint32_t *proj; /* scratch: a chain as projected ids */
 	uint32_t cap_proj;
+	struct frame_name *names; /* by projected id: named once a tick */
+	uint32_t cap_names, name_gen;
 	bool by_sym, by_dso, by_pid, by_comm;
 	int64_t filter_pid;
 	struct profile *p;
@@ -541,31 +550,55 @@ static void add_chain(uint32_t pid, const uint64_t *ips, uint32_t nr, uint64_t s
 	calltree_add(&t->ct, t->proj, n, chain_class(t, pid), samples);
 }
 
-/* The names of a path's frame, a projected id (project()). */
-static void frame_names(struct profile *p, uint32_t proj, struct model_frame *f)
+/* The names of a path's frame, a projected id (project()), into buffers
+ * of MODEL_FRAME_SYMBOL_MAX and MODEL_FRAME_MODULE_MAX bytes. */
+static bool frame_names(struct profile *p, uint32_t proj, char *symbol, char *module)
 {
 	const struct profile_tree *t = p->tree;
 	const char *key = t->by_sym ? strtab_text(&t->funcs, proj) : "";
 	const char *name;
 
 	if (!t->by_sym) { /* the module stands for the function, or nothing does */
-		f->symbol[0] = '\0';
-		util_strlcpy(f->module, t->by_dso ? strtab_text(&t->modules, proj) : "",
-		             sizeof(f->module));
-		return;
+		symbol[0] = '\0';
+		util_strlcpy(module, t->by_dso ? strtab_text(&t->modules, proj) : "",
+		             MODEL_FRAME_MODULE_MAX);
+		return false;
 	}
 	if (!*key) { /* none (out of memory, or too many functions) */
-		util_strlcpy(f->symbol, "[unknown]", sizeof(f->symbol));
-		util_strlcpy(f->module, "[unknown]", sizeof(f->module));
+		util_strlcpy(symbol, "[unknown]", MODEL_FRAME_SYMBOL_MAX);
+		util_strlcpy(module, "[unknown]", MODEL_FRAME_MODULE_MAX);
+		return false;
+	}
+	name = key + 1 + strlen(key + 1) + 1;
+	util_strlcpy(module, key + 1, MODEL_FRAME_MODULE_MAX);
+	if (p->cfg->raw_names || key[0] == 'k')
+		util_strlcpy(symbol, name, MODEL_FRAME_SYMBOL_MAX);
+	else
+		demangle(name, symbol, MODEL_FRAME_SYMBOL_MAX);
+	return key[0] == 'k';
+}
+
+/* A path's frame for projected id proj: named (and demangled) once a
+ * tick, however many paths it is on. */
+static void frame_of(struct profile *p, struct model *m, uint32_t proj, struct model_frame *f)
+{
+	struct profile_tree *t = p->tree;
+	char symbol[MODEL_FRAME_SYMBOL_MAX], module[MODEL_FRAME_MODULE_MAX];
+	struct frame_name *c = proj < t->cap_names ? &t->names[proj] : NULL;
+
+	if (c && c->gen == t->name_gen) {
+		*f = (struct model_frame){
+		    .symbol = c->symbol, .module = c->module, .kernel = c->kernel};
 		return;
 	}
-	f->kernel = key[0] == 'k';
-	name = key + 1 + strlen(key + 1) + 1;
-	util_strlcpy(f->module, key + 1, sizeof(f->module));
-	if (p->cfg->raw_names || f->kernel)
-		util_strlcpy(f->symbol, name, sizeof(f->symbol));
-	else
-		demangle(name, f->symbol, sizeof(f->symbol));
+	f->kernel = frame_names(p, proj, symbol, module);
+	f->symbol = model_frame_name(m, symbol, sizeof(symbol));
+	f->module = model_frame_name(m, module, sizeof(module));
+	if (c)
+		*c = (struct frame_name){.gen = t->name_gen,
+		                         .symbol = f->symbol,
+		                         .module = f->module,
+		                         .kernel = f->kernel};
 }
 
 static void add_paths(struct profile *p, struct model *m, int row, bool callee,
@@ -581,7 +614,7 @@ static void add_paths(struct profile *p, struct model *m, int row, bool callee,
 		mp->samples = paths[i].samples;
 		mp->share = total ? 100.0 * (double)paths[i].samples / (double)total : 0.0;
 		for (uint32_t k = 0; k < paths[i].nr; k++)
-			frame_names(p, paths[i].func[k], &m->frames[mp->first + (int)k]);
+			frame_of(p, m, paths[i].func[k], &m->frames[mp->first + (int)k]);
 	}
 }
 
@@ -629,6 +662,19 @@ void profile_call_trees(struct profile *p, const struct hotspots_row *rows, stru
 	res = calloc((size_t)(nr ? nr : 1), sizeof(*res));
 	if (!res)
 		return;
+	/* This tick's names: the model's were emptied with its paths. */
+	if (proj_space(t) > t->cap_names) {
+		struct frame_name *c = realloc(t->names, proj_space(t) * sizeof(*c));
+		if (c) {
+			memset(c + t->cap_names, 0, (proj_space(t) - t->cap_names) * sizeof(*c));
+			t->names = c;
+			t->cap_names = proj_space(t);
+		}
+	}
+	if (++t->name_gen == 0) { /* wrapped: no entry may look current */
+		memset(t->names, 0, t->cap_names * sizeof(*t->names));
+		t->name_gen = 1;
+	}
 	calltree_finish(&t->ct, res);
 	for (int i = 0; i < nr; i++) {
 		struct model_hotspot *h = &m->hot[i];
@@ -659,6 +705,7 @@ void profile_hot_free(struct profile *p)
 		free(p->tree->frames);
 		free(p->tree->chains);
 		free(p->tree->proj);
+		free(p->tree->names);
 		calltree_fini(&p->tree->ct);
 		free(p->tree);
 		p->tree = NULL;

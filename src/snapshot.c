@@ -363,7 +363,8 @@ static void text_paths(FILE *out, const struct model *m)
 		fprintf(out, "    %5.1f%% %s ", p->share, p->callee ? "calls " : "from  ");
 		for (int k = 1; k < p->nr && k < 8; k++) {
 			const struct model_frame *f = &m->frames[p->first + k];
-			name_cell(name, f->symbol[0] ? f->symbol : f->module);
+			const char *sym = model_frame_symbol(m, f);
+			name_cell(name, sym[0] ? sym : model_frame_module(m, f));
 			fprintf(out, "%s%s", k > 1 ? (p->callee ? " > " : " < ") : "", name);
 		}
 		fputs(p->nr > 1   ? (p->nr > 8 ? " ...\n" : "\n")
@@ -708,9 +709,9 @@ static void json_tree(FILE *out, const struct model *m, int row)
 			for (int k = 0; k < p->nr; k++) {
 				const struct model_frame *f = &m->frames[p->first + k];
 				fputs(k ? ",{" : "{", out);
-				untrusted_json_field(out, "symbol", f->symbol);
+				untrusted_json_field(out, "symbol", model_frame_symbol(m, f));
 				fputc(',', out);
-				untrusted_json_field(out, "module", f->module);
+				untrusted_json_field(out, "module", model_frame_module(m, f));
 				fprintf(out, ",\"kernel\":%s}", f->kernel ? "true" : "false");
 			}
 			fputs("]}", out);

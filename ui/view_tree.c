@@ -11,14 +11,18 @@
 #define TREE_MAX_LINES 64
 #define TREE_MAX_PATHS 32
 
-static const char *frame_label(const struct model_frame *f)
+static const char *frame_label(const struct model *m, const struct model_frame *f)
 {
-	return f->symbol[0] ? f->symbol : f->module[0] ? f->module : "[unknown]";
+	const char *sym = model_frame_symbol(m, f), *mod = model_frame_module(m, f);
+
+	return sym[0] ? sym : mod[0] ? mod : "[unknown]";
 }
 
-static bool same_frame(const struct model_frame *a, const struct model_frame *b)
+static bool same_frame(const struct model *m, const struct model_frame *a,
+                       const struct model_frame *b)
 {
-	return !strcmp(a->symbol, b->symbol) && !strcmp(a->module, b->module) &&
+	return !strcmp(model_frame_symbol(m, a), model_frame_symbol(m, b)) &&
+	       !strcmp(model_frame_module(m, a), model_frame_module(m, b)) &&
 	       a->kernel == b->kernel;
 }
 
@@ -41,7 +45,7 @@ static void emit(struct view *v, const int *set, int n, int d)
 		const struct model_frame *f = &m->frames[pi->first + d];
 		for (int j = i; j < n; j++) {
 			const struct model_callpath *pj = &m->paths[set[j]];
-			if (done[j] || pj->nr <= d || !same_frame(f, &m->frames[pj->first + d]))
+			if (done[j] || pj->nr <= d || !same_frame(m, f, &m->frames[pj->first + d]))
 				continue;
 			done[j] = true;
 			share += pj->share;
@@ -50,7 +54,7 @@ static void emit(struct view *v, const int *set, int n, int d)
 		struct view_tree_line *l = &v->tree[v->nr_tree++];
 		l->depth = d;
 		l->share = share;
-		util_strlcpy(l->name, frame_label(f), sizeof(l->name));
+		util_strlcpy(l->name, frame_label(m, f), sizeof(l->name));
 		emit(v, sub, ns, d + 1);
 	}
 }

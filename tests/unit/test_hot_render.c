@@ -37,8 +37,8 @@ static void path(struct model *m, int row, bool callee, double share, int nr, co
 	p->share = share;
 	p->samples = (uint64_t)(share * 10);
 	for (int i = 0; i < nr; i++) {
-		util_strlcpy(m->frames[p->first + i].symbol, names[i], sizeof(m->frames[0].symbol));
-		util_strlcpy(m->frames[p->first + i].module, "prog", sizeof(m->frames[0].module));
+		m->frames[p->first + i].symbol = model_frame_name(m, names[i], MODEL_FRAME_SYMBOL_MAX);
+		m->frames[p->first + i].module = model_frame_name(m, "prog", MODEL_FRAME_MODULE_MAX);
 	}
 }
 

@@ -221,7 +221,7 @@ static void test_keys_and_paths(void **state)
 		assert_true(p->hot >= 0 && p->hot < m.nr_hot);
 		assert_true(p->nr >= 1 && p->first + p->nr <= m.nr_frames);
 		/* every path starts at its row's own function */
-		assert_string_equal(m.frames[p->first].symbol, m.hot[p->hot].symbol);
+		assert_string_equal(model_frame_symbol(&m, &m.frames[p->first]), m.hot[p->hot].symbol);
 		assert_true(p->share <= m.hot[p->hot].children + 1e-9);
 	}
 	model_fini(&m);
