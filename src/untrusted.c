@@ -140,6 +140,14 @@ bool untrusted_json(FILE *f, const char *s)
 
 	fputc('"', f);
 	while (*u) {
+		/* A run of plain ASCII goes out as it is, in one write. */
+		const unsigned char *run = u;
+		while (*u >= 0x20 && *u < 0x7f && *u != '"' && *u != '\\')
+			u++;
+		if (u > run)
+			fwrite(run, 1, (size_t)(u - run), f);
+		if (!*u)
+			break;
 		n = utf8_char(u, &cp);
 		if (n == 0) {
 			fputs("\\ufffd", f);
