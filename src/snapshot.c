@@ -683,11 +683,30 @@ static void json_health(FILE *out, const char *key, const struct model_health_fi
 	        f->throttled ? "true" : "false", f->corrupt);
 }
 
+/* Where the paths of rows from row on start, when m's paths are in row
+ * order (as the producers keep them; by_row says whether they are): the
+ * rows' paths are then found without a pass over all of them per row. */
+static int paths_from(const struct model *m, int row, bool by_row)
+{
+	int lo = 0, hi = m->nr_paths;
+
+	while (by_row && lo < hi) {
+		const int mid = lo + (hi - lo) / 2;
+
+		if (m->paths[mid].hot < row)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* -g: a row's children and self shares (null when not known) and its
  * call paths, callers and callees, each frame named. */
-static void json_tree(FILE *out, const struct model *m, int row)
+static void json_tree(FILE *out, const struct model *m, int row, bool by_row)
 {
 	const struct model_hotspot *h = &m->hot[row];
+	const int from = paths_from(m, row, by_row);
 
 	fputs(",\"children\":", out);
 	json_number(out, h->children);
@@ -697,9 +716,11 @@ static void json_tree(FILE *out, const struct model *m, int row)
 		int n = 0;
 
 		fprintf(out, ",\"%s\":[", dir ? "callees" : "callers");
-		for (int i = 0; i < m->nr_paths; i++) {
+		for (int i = from; i < m->nr_paths; i++) {
 			const struct model_callpath *p = &m->paths[i];
 
+			if (by_row && p->hot > row)
+				break;
 			if (p->hot != row || p->callee != (dir == 1) || p->first < 0 ||
 			    p->first + p->nr > m->nr_frames)
 				continue;
@@ -743,6 +764,9 @@ static void json_sampling(FILE *out, const struct model *m)
 		fprintf(out, "\"call_chains\":true,\"chain_samples\":%" PRIu64 ",",
 		        s->chain_samples);
 	fputs("\"rows\":[", out);
+	bool by_row = true;
+	for (int i = 1; i < m->nr_paths && by_row; i++)
+		by_row = m->paths[i].hot >= m->paths[i - 1].hot;
 	for (int i = 0; i < m->nr_hot; i++) {
 		const struct model_hotspot *h = &m->hot[i];
 		fprintf(out, "%s{\"share\":", i ? "," : "");
@@ -758,7 +782,7 @@ static void json_sampling(FILE *out, const struct model *m)
 			fprintf(out, ",\"tid\":%d,\"cpu\":%d,\"processes\":%d", (int)h->tid, h->cpu,
 			        h->processes);
 		if (s->callchain)
-			json_tree(out, m, i);
+			json_tree(out, m, i, by_row);
 		fputc('}', out);
 	}
 	fprintf(out, "]},\"sampling\":{\"enabled\":%s", s->enabled ? "true" : "false");
