@@ -11,6 +11,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -389,7 +390,11 @@ static bool still_named(pid_t pid, void *arg)
 static void rows_room(struct profile *p)
 {
 	if ((int64_t)p->hot.used >= p->cap_rows) {
+		/* Doubled: a table growing by a few keys a tick is not copied
+		 * whole every tick. */
 		int cap = (int)p->hot.used + 1024;
+		if (cap < 2 * p->cap_rows && p->cap_rows < INT_MAX / 2)
+			cap = 2 * p->cap_rows;
 		struct hotspots_row *r = realloc(p->rows, (size_t)cap * sizeof(*r));
 		if (r) {
 			p->rows = r;

@@ -276,9 +276,9 @@ struct frame_slot {
 	uint64_t ip;
 	uint32_t pid; /* + 1; 0: empty */
 	uint32_t epoch;
-	uint32_t func;
+	uint32_t func : 30; /* below FUNCS_MAX */
+	uint32_t kernel : 1, unknown : 1;
 	uint32_t tick; /* when an unknown one was asked */
-	bool kernel, unknown;
 };
 
 /* A projected id's names as this tick's model keeps them (model_frame). */
@@ -291,6 +291,8 @@ struct frame_name {
 #define FRAME_CACHE_MAX (1u << 20) /* frames cached before the cache starts over */
 #define FUNCS_MAX       (1u << 22) /* distinct functions before new ones are one */
 #define CHAIN_RETRIES   3u         /* a chain with unknown frames is resolved again */
+_Static_assert(FUNCS_MAX < (1u << 30), "a frame slot's func holds any function id");
+_Static_assert(sizeof(struct frame_slot) == 24, "a frame slot is 24 bytes");
 
 struct profile_tree {
 	struct profile_strtab funcs;   /* "k|u" module NUL name: a function's id */

@@ -8,17 +8,19 @@
 #define STACKS_DEFAULT_MAX 65536
 
 struct stacks_slot {
-	uint64_t hash;
-	uint64_t samples;
-	size_t off; /* the chain's first frame in the arena */
+	uint32_t hash; /* of the chain (its low half) */
 	uint32_t pid;
+	uint32_t off; /* the chain's first frame in the arena */
 	uint16_t nr;
 	bool used;
+	uint64_t samples;
 	/* Never written by stacks_add(): zero for a new key (the slots come
 	 * from calloc and are never reused), moved along when the table grows. */
 	uint64_t base; /* samples at the last stacks_interval_reset() */
 	uint64_t user; /* the caller's word (stacks_walk()) */
 };
+
+_Static_assert(sizeof(struct stacks_slot) == 40, "a key is 40 bytes");
 
 int stacks_init(struct stacks *t, uint32_t max)
 {
@@ -32,6 +34,11 @@ void stacks_fini(struct stacks *t)
 	free(t->slots);
 	free(t->arena);
 	memset(t, 0, sizeof(*t));
+}
+
+size_t stacks_bytes(const struct stacks *t)
+{
+	return (size_t)t->cap * sizeof(*t->slots) + t->arena_cap * sizeof(*t->arena);
 }
 
 static uint64_t hash_chain(uint32_t pid, const uint64_t *ips, uint32_t nr)
@@ -69,9 +76,11 @@ static int grow(struct stacks *t)
 	return 0;
 }
 
-static int arena_put(struct stacks *t, const uint64_t *ips, uint32_t nr, size_t *off)
+static int arena_put(struct stacks *t, const uint64_t *ips, uint32_t nr, uint32_t *off)
 {
-	*off = t->arena_used;
+	if (t->arena_used + nr > UINT32_MAX)
+		return -ENOMEM; /* offsets are 32-bit: far past any bound on keys */
+	*off = (uint32_t)t->arena_used;
 	if (!nr)
 		return 0;
 	if (t->arena_used + nr > t->arena_cap) {
@@ -107,7 +116,7 @@ void stacks_add(struct stacks *t, uint32_t pid, const uint64_t *ips, uint64_t nr
 	for (k = (uint32_t)h & (t->cap - 1); t->slots[k].used; k = (k + 1) & (t->cap - 1)) {
 		struct stacks_slot *s = &t->slots[k];
 
-		if (s->hash == h && s->pid == pid && s->nr == nr &&
+		if (s->hash == (uint32_t)h && s->pid == pid && s->nr == nr &&
 		    (!nr || !memcmp(t->arena + s->off, ips, nr * sizeof(*ips)))) {
 			s->samples++;
 			return;
@@ -119,7 +128,7 @@ void stacks_add(struct stacks *t, uint32_t pid, const uint64_t *ips, uint64_t nr
 		t->dropped++;
 		return;
 	}
-	t->slots[k].hash = h;
+	t->slots[k].hash = (uint32_t)h;
 	t->slots[k].pid = pid;
 	t->slots[k].nr = (uint16_t)nr;
 	t->slots[k].samples = 1;

@@ -30,6 +30,9 @@ struct stacks {
 int stacks_init(struct stacks *t, uint32_t max);
 void stacks_fini(struct stacks *t);
 
+/* Bytes the table holds (its slots and its arena of frames). */
+size_t stacks_bytes(const struct stacks *t);
+
 /* One sample's chain as the kernel wrote it (leaf first, PERF_CONTEXT_*
  * markers included; longer than STACKS_MAX_FRAMES: cut at the root end). */
 void stacks_add(struct stacks *t, uint32_t pid, const uint64_t *ips, uint64_t nr);

@@ -160,8 +160,9 @@ int main(void)
 		stacks_add(&t, (uint32_t)(k % 50), chains[k], FRAMES);
 	}
 	dt = now_s() - t0;
-	printf("stacks_add: %.1f M chains/s (%d frames, %u distinct, %llu dropped)\n",
-	       ADDS / dt / 1e6, FRAMES, t.used, (unsigned long long)t.dropped);
+	printf("stacks_add: %.1f M chains/s (%d frames, %u distinct, %llu dropped), the table "
+	       "%zu KiB\n",
+	       ADDS / dt / 1e6, FRAMES, t.used, (unsigned long long)t.dropped, stacks_bytes(&t) / 1024);
 	stacks_fini(&t);
 	return trees();
 }
