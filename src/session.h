@@ -23,7 +23,9 @@
 
 #define SESSION_MAX_CPUS   4096
 #define SESSION_FD_RESERVE 32 /* fds kept free for /proc, output, terminal */
-#define SESSION_IDLE_TICKS 10 /* a task idle this many ticks loses its counters */
+#define SESSION_IDLE_TICKS                                                                         \
+	10 /* a task idle this many ticks loses its counters                                       \
+	    * (with --cpu-min above 0) */
 
 struct session_config {
 	struct events_list events; /* what to count (parsed -e, or the default) */

@@ -72,7 +72,10 @@ static void proc_fds_trim(struct session *s, long keep)
 bool session_drops(const struct session *s, const struct session_target *t, bool shown_exited)
 {
 	bool task = t->tid >= 0 && s->mode != MODEL_COMMAND;
-	bool idle = s->mode == MODEL_SYSTEM && t->idle_ticks >= SESSION_IDLE_TICKS;
+	/* With --cpu-min 0 every task qualifies: an idle one would get its
+	 * counters back in the same tick, reopened, and lose an interval. */
+	bool idle =
+	    s->mode == MODEL_SYSTEM && t->idle_ticks >= SESSION_IDLE_TICKS && s->cfg->cpu_min > 0;
 
 	return task && (shown_exited || idle || (!t->counted && s->mode == MODEL_SYSTEM));
 }

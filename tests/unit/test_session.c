@@ -299,7 +299,7 @@ static void test_stat_skipped_when_not_run(void **state)
 	long hz = procfs_hz();
 
 	config(&c, "task-clock");
-	c.cpu_min = 0; /* counters for every task */
+	c.cpu_min = 1e-12; /* counters for every task that ran (idle ones give them back) */
 	assert_int_equal(session_init(&s, &c, err, sizeof(err)), 0);
 	assert_true(s.tw_open);
 	/* the baseline gives counters to 2, 4242, 4243: busy over their lives */
@@ -378,6 +378,37 @@ static void test_stat_skipped_when_not_run(void **state)
 	assert_false(r->counted);
 	assert_true(r->cpu_pct > 0);
 	assert_true(fabs(r->cpu_pct - 3.0 / (double)hz / s.model.interval_s * 100.0) < 1e-6 * r->cpu_pct);
+}
+
+/*
+ * With --cpu-min 0 every task qualifies for counters: an idle one keeps
+ * them (given back, it would get them again at once, reopened, and lose an
+ * interval to it), and its row stays counted.
+ */
+static void test_idle_kept_at_cpu_min_0(void **state)
+{
+	struct session_config c;
+	char err[256];
+	struct session_target *t;
+
+	config(&c, "task-clock");
+	c.cpu_min = 0;
+	assert_int_equal(session_init(&s, &c, err, sizeof(err)), 0);
+	assert_int_equal(session_start(&s, err, sizeof(err)), 0);
+	t = task_target(4242);
+	assert_non_null(t);
+	int fd = t->cs.c[0].fd;
+	for (int i = 0; i < SESSION_IDLE_TICKS + 2; i++) {
+		queue_tasks(1000, 1000); /* the same reading: it did not run */
+		assert_int_equal(session_tick(&s, false), 0);
+	}
+	t = task_target(4242);
+	assert_non_null(t);
+	assert_true(t->idle_ticks > SESSION_IDLE_TICKS);
+	assert_true(t->counted);
+	assert_int_equal(t->cs.c[0].fd, fd); /* never closed nor reopened */
+	assert_true(task_row(4242)->counted);
+	assert_string_equal(task_row(4242)->note, "");
 }
 
 static const struct model_row *thread_row(pid_t tid)
@@ -601,6 +632,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_user_read_once, setup_proc_copy, teardown_proc_copy),
 		cmocka_unit_test_setup_teardown(test_stat_skipped_when_not_run, setup_proc_copy,
 						teardown_proc_copy),
+		cmocka_unit_test_setup_teardown(test_idle_kept_at_cpu_min_0, setup_proc_copy,
+		                                teardown_proc_copy),
 		cmocka_unit_test_setup_teardown(test_zombie_not_live, setup_proc_copy, teardown_proc_copy),
 		cmocka_unit_test_setup_teardown(test_zombie_thread_not_live, setup_proc_copy,
 						teardown_proc_copy),
