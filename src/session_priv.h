@@ -37,6 +37,7 @@ struct session_target {
 	char comm[32];
 	uid_t uid;
 	uint64_t ticks, prev_ticks; /* /proc utime+stime */
+	int nr_threads;             /* of its process, from its last stat read */
 	int statfd;                 /* its /proc stat file kept open, or -1 */
 	bool refreshed;             /* its /proc figures are this tick's, and it is live */
 	bool stat_read;             /* its stat has been read since its counters were enabled */
@@ -49,6 +50,7 @@ struct proc_sample {
 	uint64_t starttime, ticks;
 	double cpu_pct; /* over the last interval */
 	bool stale;     /* ticks not read this time (counted, and staying so) */
+	int nr_threads; /* of its process, from its stat (0: not known) */
 	int fd;         /* its stat file kept open, or -1 */
 	bool have_uid;  /* uid read (once in the task's life: pid + starttime) */
 	uid_t uid;

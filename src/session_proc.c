@@ -134,6 +134,134 @@ static int push_cand(struct session *s, const struct proc_sample *p)
 	return 0;
 }
 
+/* What session_proc_rows() keeps for the tasks of one scan. */
+struct scan {
+	const struct cover *cov;
+	int nr_cov;
+	double interval_s, boot_s;
+};
+
+/*
+ * Task (pid, tid) of the /proc scan (tid == pid without -H): its sample,
+ * and its row if task targets do not give it one. *nth: the number of
+ * threads of its process as its stat says now, 0 when not known. 0 or
+ * -ENOMEM.
+ */
+static int scan_task(struct session *s, const struct scan *sc, pid_t pid, pid_t tid, int *nth)
+{
+	struct model *m = &s->model;
+	struct procfs_task pt = {0};
+	struct proc_sample cur = {.pid = pid, .tid = tid, .fd = -1};
+	struct proc_sample *old =
+	    s->nr_proc_prev
+	        ? bsearch(&cur, s->proc_prev, (size_t)s->nr_proc_prev, sizeof(cur), cmp_proc)
+	        : NULL;
+	pid_t id = s->cfg->threads ? tid : pid;
+	const struct cover *cv =
+	    sc->cov ? bsearch(&id, sc->cov, (size_t)sc->nr_cov, sizeof(*sc->cov), cmp_cover_id)
+	            : NULL;
+	const struct session_target *ct = cv && cv->t >= 0 ? &s->targets[cv->t] : NULL;
+
+	*nth = 0;
+	if (ct && ct->pid == pid) {
+		/* A counted thread (-H): session_refresh_targets() has this
+		 * very stat file's figures. */
+		if (old)
+			session_proc_fd_close(s, &old->fd);
+		cur.starttime = ct->starttime;
+		cur.ticks = ct->ticks;
+		cur.nr_threads = ct->nr_threads;
+	} else if (cv && cv->stays && !s->cfg->threads) {
+		/*
+		 * A counted process, counted still at the next tick: its row
+		 * comes from its threads' targets, and its own figures are of
+		 * no use until it has none left. That is known a tick ahead,
+		 * when they are read again: its first /proc-only interval
+		 * starts there. Its sample (fd, user) waits.
+		 */
+		if (old) {
+			cur = *old;
+			cur.stale = true;
+			old->fd = -1;
+			if (push_proc(s, &cur)) {
+				session_proc_fd_close(s, &cur.fd);
+				return -ENOMEM;
+			}
+		}
+		return 0;
+	} else if (scan_stat(s, old, pid, s->cfg->threads ? tid : 0, &cur.fd, &pt)) {
+		return 0;
+	} else if (procfs_task_dead(&pt, s->cfg->threads)) {
+		/* Exited, not yet reaped: no live row (a counted one was shown
+		 * exited already). */
+		session_proc_fd_close(s, &cur.fd);
+		return 0;
+	} else {
+		cur.starttime = pt.starttime;
+		cur.ticks = pt.utime + pt.stime;
+		cur.nr_threads = pt.num_threads;
+	}
+	*nth = cur.nr_threads;
+	uint64_t delta = cur.ticks;
+	if (old && old->starttime == cur.starttime) {
+		/* A stale sample is of a process counted still (whose delta is
+		 * not used), but after an ENOMEM in covered_ids(). */
+		delta = old->stale ? 0 : cur.ticks - old->ticks;
+		cur.have_uid = old->have_uid;
+		cur.uid = old->uid;
+	} else if (s->baseline) {
+		delta = 0; /* first look: no interval yet */
+	}
+	cur.cpu_pct =
+	    sc->interval_s > 0 ? (double)delta / (double)procfs_hz() / sc->interval_s * 100.0 : NAN;
+	/* No interval yet: its life so far tells whether it is busy. */
+	double busy = s->baseline ? life_cpu_pct(&cur, sc->boot_s) : cur.cpu_pct;
+	if (push_proc(s, &cur)) {
+		session_proc_fd_close(s, &cur.fd);
+		return -ENOMEM;
+	}
+	if (cv)
+		return 0; /* counted: its row is there already */
+	if (s->cfg->cpu_min >= 0 && busy >= s->cfg->cpu_min && pid != s->self) {
+		struct proc_sample c = cur;
+		c.cpu_pct = busy; /* busiest first */
+		push_cand(s, &c);
+	}
+	struct model_row *r = model_add_task(m);
+	if (!r)
+		return -ENOMEM;
+	r->kind = s->cfg->threads ? MODEL_ROW_THREAD : MODEL_ROW_PROCESS;
+	r->pid = pid;
+	r->tid = tid;
+	r->ppid = pt.ppid;
+	util_strlcpy(r->comm, pt.comm, sizeof(r->comm));
+	r->user[0] = '\0'; /* looked up for the rows shown only */
+	r->nr_threads = pt.num_threads;
+	r->cpu_pct = cur.cpu_pct;
+	if (s->cfg->cpu_min >= 0)
+		util_strlcpy(r->note, "idle: /proc only", sizeof(r->note));
+	return 0;
+}
+
+/*
+ * Was process pid alone in it (one thread, its main one) at the last tick?
+ * Then its main thread is read first and tells whether it still is: a
+ * process gets threads only from one of its own, so its thread count from
+ * a stat read this tick, or from one before while that thread has not run
+ * since, is the truth now. That spares the listing of its task directory
+ * (open, read, close) for most processes of a machine.
+ */
+static bool was_single(const struct session *s, pid_t pid)
+{
+	struct proc_sample key = {.pid = pid, .tid = pid};
+	const struct proc_sample *p =
+	    s->nr_proc_prev
+	        ? bsearch(&key, s->proc_prev, (size_t)s->nr_proc_prev, sizeof(key), cmp_proc)
+	        : NULL;
+
+	return p && p->nr_threads == 1;
+}
+
 /*
  * Every task on the machine from /proc, for the system-wide task table: a
  * row for each task that session_counted_rows() did not already give one, and
@@ -141,116 +269,34 @@ static int push_cand(struct session *s, const struct proc_sample *p)
  */
 void session_proc_rows(struct session *s, double interval_s)
 {
-	int n = procfs_pids(&s->proc, &s->pids), nr_cov;
-	const pid_t *pids = s->pids.id, *tids;
-	struct model *m = &s->model;
+	int n = procfs_pids(&s->proc, &s->pids), nr_cov, nth;
+	const pid_t *pids = s->pids.id;
 	struct cover *cov = covered_ids(s, &nr_cov);
-	double boot_s = s->baseline ? util_boot_s() : 0;
+	struct scan sc = {cov, nr_cov, interval_s, s->baseline ? util_boot_s() : 0};
 
 	s->nr_proc_cur = 0;
 	s->nr_cand = 0;
 	for (int i = 0; i < n; i++) {
-		int nt = 1;
-		if (s->cfg->threads) {
-			nt = procfs_threads(&s->proc, pids[i], &s->tids);
-			if (nt <= 0)
-				continue;
-			tids = s->tids.id;
-		} else {
-			tids = &pids[i];
-		}
-		for (int k = 0; k < nt; k++) {
-			struct procfs_task pt = {0};
-			struct proc_sample cur = {.pid = pids[i], .tid = tids[k], .fd = -1};
-			struct proc_sample *old =
-			    s->nr_proc_prev ? bsearch(&cur, s->proc_prev, (size_t)s->nr_proc_prev,
-			                              sizeof(cur), cmp_proc)
-			                    : NULL;
-			pid_t id = s->cfg->threads ? tids[k] : pids[i];
-			const struct cover *cv =
-			    cov ? bsearch(&id, cov, (size_t)nr_cov, sizeof(*cov), cmp_cover_id)
-			        : NULL;
-			const struct session_target *ct =
-			    cv && cv->t >= 0 ? &s->targets[cv->t] : NULL;
+		bool main_done = false;
 
-			if (ct && ct->pid == pids[i]) {
-				/* A counted thread (-H): session_refresh_targets() has this
-				 * very stat file's figures. */
-				if (old)
-					session_proc_fd_close(s, &old->fd);
-				cur.starttime = ct->starttime;
-				cur.ticks = ct->ticks;
-			} else if (cv && cv->stays && !s->cfg->threads) {
-				/*
-				 * A counted process, counted still at the next
-				 * tick: its row comes from its threads' targets,
-				 * and its own figures are of no use until it has
-				 * none left. That is known a tick ahead, when they
-				 * are read again: its first /proc-only interval
-				 * starts there. Its sample (fd, user) waits.
-				 */
-				if (old) {
-					cur = *old;
-					cur.stale = true;
-					old->fd = -1;
-					if (push_proc(s, &cur)) {
-						session_proc_fd_close(s, &cur.fd);
-						goto out;
-					}
-				}
-				continue;
-			} else if (scan_stat(s, old, pids[i], s->cfg->threads ? tids[k] : 0,
-			                     &cur.fd, &pt)) {
-				continue;
-			} else if (procfs_task_dead(&pt, s->cfg->threads)) {
-				/* Exited, not yet reaped: no live row (a counted
-				 * one was shown exited already). */
-				session_proc_fd_close(s, &cur.fd);
-				continue;
-			} else {
-				cur.starttime = pt.starttime;
-				cur.ticks = pt.utime + pt.stime;
-			}
-			uint64_t delta = cur.ticks;
-			if (old && old->starttime == cur.starttime) {
-				/* A stale sample is of a process counted still
-				 * (whose delta is not used), but after an ENOMEM
-				 * in covered_ids(). */
-				delta = old->stale ? 0 : cur.ticks - old->ticks;
-				cur.have_uid = old->have_uid;
-				cur.uid = old->uid;
-			} else if (s->baseline) {
-				delta = 0; /* first look: no interval yet */
-			}
-			cur.cpu_pct = interval_s > 0
-			                  ? (double)delta / (double)procfs_hz() / interval_s * 100.0
-			                  : NAN;
-			/* No interval yet: its life so far tells whether it is busy. */
-			double busy = s->baseline ? life_cpu_pct(&cur, boot_s) : cur.cpu_pct;
-			if (push_proc(s, &cur)) {
-				session_proc_fd_close(s, &cur.fd);
+		if (!s->cfg->threads) {
+			if (scan_task(s, &sc, pids[i], pids[i], &nth))
 				goto out;
-			}
-			if (cv)
-				continue; /* counted: its row is there already */
-			if (s->cfg->cpu_min >= 0 && busy >= s->cfg->cpu_min && pids[i] != s->self) {
-				struct proc_sample c = cur;
-				c.cpu_pct = busy; /* busiest first */
-				push_cand(s, &c);
-			}
-			struct model_row *r = model_add_task(m);
-			if (!r)
+			continue;
+		}
+		if (was_single(s, pids[i])) {
+			if (scan_task(s, &sc, pids[i], pids[i], &nth))
 				goto out;
-			r->kind = s->cfg->threads ? MODEL_ROW_THREAD : MODEL_ROW_PROCESS;
-			r->pid = pids[i];
-			r->tid = tids[k];
-			r->ppid = pt.ppid;
-			util_strlcpy(r->comm, pt.comm, sizeof(r->comm));
-			r->user[0] = '\0'; /* looked up for the rows shown only */
-			r->nr_threads = pt.num_threads;
-			r->cpu_pct = cur.cpu_pct;
-			if (s->cfg->cpu_min >= 0)
-				util_strlcpy(r->note, "idle: /proc only", sizeof(r->note));
+			if (nth == 1)
+				continue; /* alone still: no listing */
+			main_done = true;
+		}
+		int nt = procfs_threads(&s->proc, pids[i], &s->tids);
+		for (int k = 0; k < nt; k++) {
+			if (main_done && s->tids.id[k] == pids[i])
+				continue;
+			if (scan_task(s, &sc, pids[i], s->tids.id[k], &nth))
+				goto out;
 		}
 	}
 out:

@@ -233,6 +233,7 @@ static void fill_task_info(struct session *s, struct session_target *t)
 		t->starttime = pt.starttime;
 		t->ppid = pt.ppid;
 		t->ticks = t->prev_ticks = pt.utime + pt.stime;
+		t->nr_threads = pt.num_threads;
 	}
 	t->pstart = t->tid == t->pid                                  ? t->starttime
 	            : procfs_task_stat(&s->proc, t->pid, 0, &pt) == 0 ? pt.starttime
@@ -252,6 +253,7 @@ static void open_task(struct session *s, struct session_target *t)
 	if (session_stat_kept(s, t->pid, t->tid, &t->statfd, &pt) == 0 &&
 	    pt.starttime == t->starttime) {
 		t->ticks = t->prev_ticks = pt.utime + pt.stime;
+		t->nr_threads = pt.num_threads;
 		t->stat_read = true;
 	}
 }
@@ -466,6 +468,7 @@ void session_refresh_targets(struct session *s)
 			t->ticks = pt.utime + pt.stime;
 			t->starttime = pt.starttime;
 			t->ppid = pt.ppid;
+			t->nr_threads = pt.num_threads;
 			util_strlcpy(t->comm, pt.comm, sizeof(t->comm));
 			t->refreshed = !t->exited;
 			t->stat_read = true;

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -470,6 +471,47 @@ static void test_zombie_thread_not_live(void **state)
 }
 
 /*
+ * With -H a process alone in it (one thread) at the last tick is not listed
+ * again while its main thread's stat says it still is: a thread that only
+ * its task directory shows is not seen. Once the stat counts two threads,
+ * the directory is listed and the new thread gets its row.
+ */
+static void test_single_thread_not_listed(void **state)
+{
+	struct session_config c;
+	char err[256], path[PATH_MAX + 32];
+	FILE *f;
+
+	config(&c, "task-clock");
+	c.threads = true;
+	assert_int_equal(session_init(&s, &c, err, sizeof(err)), 0);
+	assert_int_equal(session_start(&s, err, sizeof(err)), 0);
+	assert_int_equal(session_tick(&s, false), 0);
+	assert_non_null(thread_row(2));
+	assert_int_equal(sample(2, 2)->nr_threads, 1);
+
+	snprintf(path, sizeof(path), "%s/proc/2/task/5", proc_copy);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/proc/2/task/5/stat", proc_copy);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("5 (kworker) S 2 0 0 0 -1 69238880 0 0 0 0 4 1 0 0 20 0 2 0 3 0 0 "
+	      "18446744073709551615 0 0 0 0 0 0 0 2147483647 0 0 0 0 17 1 0 0 0 0 0\n",
+	      f);
+	fclose(f);
+	assert_int_equal(session_tick(&s, false), 0);
+	assert_non_null(thread_row(2));
+	assert_null(thread_row(5));
+
+	rewrite("2/task/2/stat", " 20 0 1 0 2 ", " 20 0 2 0 2 ");
+	assert_int_equal(session_tick(&s, false), 0);
+	assert_non_null(thread_row(2));
+	assert_non_null(thread_row(5));
+	assert_int_equal(thread_row(5)->pid, 2);
+	assert_int_equal(sample(2, 2)->nr_threads, 2);
+}
+
+/*
  * A counted process that exits is shown exited once, then dropped; while it
  * stays a zombie, it does not come back as a /proc-only row.
  */
@@ -585,8 +627,8 @@ static void test_groups_metrics_multiplexing(void **state)
 	const struct counter_value *cyc = &m->cpus[0].cells[0], *ins = &m->cpus[0].cells[1];
 	assert_int_equal(cyc->state, COUNTER_MULTIPLEXED);
 	assert_true(fabs(cyc->coverage - 0.5) < 1e-9);
-	assert_true(cyc->value == 4000.0);  /* (3000-1000) * 2000/1000 */
-	assert_true(ins->value == 8000.0);  /* (5500-1500) * 2 */
+	assert_true(cyc->value == 4000.0); /* (3000-1000) * 2000/1000 */
+	assert_true(ins->value == 8000.0); /* (5500-1500) * 2 */
 	assert_true(fabs(m->cpus[0].metrics[0] - 2.0) < 1e-9);
 	assert_true(fabs(m->total.metrics[0] - 2.0) < 1e-9);
 	assert_true(m->total.cells[0].value == 8000.0);
@@ -622,23 +664,27 @@ static void test_no_such_pid(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_no_hardware_pmu, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_groups_metrics_multiplexing, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_unknown_event_is_an_error, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_no_such_pid, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_proc_fds_follow_tasks, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_proc_fds_follow_threads, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_target_fds, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_user_read_once, setup_proc_copy, teardown_proc_copy),
-		cmocka_unit_test_setup_teardown(test_stat_skipped_when_not_run, setup_proc_copy,
-						teardown_proc_copy),
-		cmocka_unit_test_setup_teardown(test_idle_kept_at_cpu_min_0, setup_proc_copy,
-		                                teardown_proc_copy),
-		cmocka_unit_test_setup_teardown(test_zombie_not_live, setup_proc_copy, teardown_proc_copy),
-		cmocka_unit_test_setup_teardown(test_zombie_thread_not_live, setup_proc_copy,
-						teardown_proc_copy),
-		cmocka_unit_test_setup_teardown(test_zombie_after_exited, setup_proc_copy,
-						teardown_proc_copy),
+	    cmocka_unit_test_setup_teardown(test_no_hardware_pmu, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_groups_metrics_multiplexing, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_unknown_event_is_an_error, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_no_such_pid, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_proc_fds_follow_tasks, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_proc_fds_follow_threads, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_target_fds, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_user_read_once, setup_proc_copy,
+	                                    teardown_proc_copy),
+	    cmocka_unit_test_setup_teardown(test_stat_skipped_when_not_run, setup_proc_copy,
+	                                    teardown_proc_copy),
+	    cmocka_unit_test_setup_teardown(test_idle_kept_at_cpu_min_0, setup_proc_copy,
+	                                    teardown_proc_copy),
+	    cmocka_unit_test_setup_teardown(test_single_thread_not_listed, setup_proc_copy,
+	                                    teardown_proc_copy),
+	    cmocka_unit_test_setup_teardown(test_zombie_not_live, setup_proc_copy,
+	                                    teardown_proc_copy),
+	    cmocka_unit_test_setup_teardown(test_zombie_thread_not_live, setup_proc_copy,
+	                                    teardown_proc_copy),
+	    cmocka_unit_test_setup_teardown(test_zombie_after_exited, setup_proc_copy,
+	                                    teardown_proc_copy),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
