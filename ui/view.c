@@ -105,6 +105,13 @@ struct view *view_open(const struct view_config *cfg, char *err, size_t errlen)
 		free(v);
 		return NULL;
 	}
+	/* ncurses (6.4 at least) flushes after every cursor move while the
+	 * screen is in its first state, never left: a frame then goes out in
+	 * a write() per move, hundreds for a full one. Left and resumed once,
+	 * before anything is drawn or set (endwin() turns the keypad mode
+	 * off), it writes a frame in one go. */
+	endwin();
+	refresh();
 	cbreak();
 	noecho();
 	nonl();
