@@ -59,7 +59,7 @@ for c in tmux strace chrt; do
 	}
 done
 
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/pfmtop-bench_view.XXXXXX")
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/bench_view.XXXXXX")
 load=
 stop_load() {
 	[ -n "$load" ] || return 0
