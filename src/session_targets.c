@@ -73,9 +73,10 @@ bool session_drops(const struct session *s, const struct session_target *t, bool
 {
 	bool task = t->tid >= 0 && s->mode != MODEL_COMMAND;
 	/* With --cpu-min 0 every task qualifies: an idle one would get its
-	 * counters back in the same tick, reopened, and lose an interval. */
-	bool idle =
-	    s->mode == MODEL_SYSTEM && t->idle_ticks >= SESSION_IDLE_TICKS && s->cfg->cpu_min > 0;
+	 * counters back in the same tick, reopened, and lose an interval;
+	 * unless tasks went uncounted for want of fds (then it makes room). */
+	bool idle = s->mode == MODEL_SYSTEM && t->idle_ticks >= SESSION_IDLE_TICKS &&
+	            (s->cfg->cpu_min > 0 || s->nr_fd_limited);
 
 	return task && (shown_exited || idle || (!t->counted && s->mode == MODEL_SYSTEM));
 }
