@@ -39,37 +39,12 @@ NBUSY=${NBUSY:-200}
 }
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/pfmtop-bench_tasks.XXXXXX")
-load=
-stop_load() {
-	[ -n "$load" ] || return 0
-	kill -TERM "$load" 2>/dev/null || true
-	for _ in $(seq 100); do
-		kill -0 "$load" 2>/dev/null || break
-		sleep 0.05
-	done
-	kill -KILL "$load" 2>/dev/null || true # its children die with it (PDEATHSIG)
-	wait "$load" 2>/dev/null || true
-	load=
-}
+# shellcheck source=tests/bench/load.sh
+. "$(dirname "$0")/load.sh"
 trap 'stop_load; rm -rf "$TMP"' EXIT
 
 # --- the load ---
-start=$(date +%s.%N)
-"$BENCH_LOAD" "$NIDLE" "$NBUSY" 1200 >"$TMP/load.out" &
-load=$!
-for _ in $(seq 600); do
-	grep -q ready "$TMP/load.out" 2>/dev/null && break
-	kill -0 "$load" 2>/dev/null || break
-	sleep 0.05
-done
-grep -q ready "$TMP/load.out" || {
-	echo "bench_tasks: bench_load $NIDLE $NBUSY did not get ready" >&2
-	exit 1
-}
-ntasks=$(printf '%s\n' /proc/[0-9]*/task/[0-9]* | wc -l)
-printf 'load: %d idle processes + %d spinning threads, up in %.1f s; %s threads on the machine, %d CPUs\n' \
-	"$NIDLE" "$NBUSY" "$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')" "$ntasks" "$(nproc)"
-sleep 1 # let it settle
+start_load bench_tasks
 
 # --- the runs ---
 # The monitor runs at real-time priority so that its samples are on time.

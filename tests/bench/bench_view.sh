@@ -60,18 +60,8 @@ for c in tmux strace chrt; do
 done
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/bench_view.XXXXXX")
-load=
-stop_load() {
-	[ -n "$load" ] || return 0
-	kill -TERM "$load" 2>/dev/null || true
-	for _ in $(seq 100); do
-		kill -0 "$load" 2>/dev/null || break
-		sleep 0.05
-	done
-	kill -KILL "$load" 2>/dev/null || true # its children die with it (PDEATHSIG)
-	wait "$load" 2>/dev/null || true
-	load=
-}
+# shellcheck source=tests/bench/load.sh
+. "$(dirname "$0")/load.sh"
 stop_tmux() {
 	for s in "$TMP"/tmux*.sock; do
 		[ -S "$s" ] && tmux -S "$s" kill-server 2>/dev/null || true
@@ -79,23 +69,7 @@ stop_tmux() {
 }
 trap 'stop_tmux; stop_load; rm -rf "$TMP"' EXIT
 
-start=$(date +%s.%N)
-"$BENCH_LOAD" "$NIDLE" "$NBUSY" 1200 >"$TMP/load.out" &
-load=$!
-for _ in $(seq 600); do
-	grep -q ready "$TMP/load.out" 2>/dev/null && break
-	kill -0 "$load" 2>/dev/null || break
-	sleep 0.05
-done
-grep -q ready "$TMP/load.out" || {
-	echo "bench_view: bench_load $NIDLE $NBUSY did not get ready" >&2
-	exit 1
-}
-ntasks=$(printf '%s\n' /proc/[0-9]*/task/[0-9]* | wc -l)
-printf 'load: %d idle processes + %d spinning threads, up in %.1f s; %s threads on the machine, %d CPUs; %s\n' \
-	"$NIDLE" "$NBUSY" "$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')" \
-	"$ntasks" "$(nproc)" "$(uptime | sed 's/.*load/load/')"
-sleep 1
+start_load bench_view
 
 ulimit -Sn "$(ulimit -Hn)" # every thread gets its counters
 timeout 1200 chrt -f 60 python3 - "$PFMTOP" "$TMP" "${SECS:-8}" "${SIZES:-200x60 80x24}" <<'EOF'
