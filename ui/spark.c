@@ -16,6 +16,12 @@ bool spark_utf8_locale(void)
 	return cs && (!strcasecmp(cs, "UTF-8") || !strcasecmp(cs, "utf8"));
 }
 
+/* A value not counted, or not a number. */
+static bool missing(float v)
+{
+	return isnan(v) || isinf(v);
+}
+
 bool spark_range(const float *vals, int n, int width, double *lo, double *hi)
 {
 	bool any = false;
@@ -23,7 +29,7 @@ bool spark_range(const float *vals, int n, int width, double *lo, double *hi)
 	*lo = 0;
 	*hi = 0;
 	for (int i = n > width ? n - width : 0; i < n; i++) {
-		if (isnan(vals[i]) || isinf(vals[i]))
+		if (missing(vals[i]))
 			continue;
 		if (!any || vals[i] > *hi)
 			*hi = vals[i];
@@ -61,21 +67,29 @@ static int steps_of(double v, double lo, double hi, int steps)
 	return s < 0 ? 0 : s > steps ? steps : (int)s;
 }
 
+/* Blank columns for the room no value fills (the oldest are left out when
+ * more than width): the index of the first value shown. */
+static int lead(char *buf, size_t len, size_t *at, int n, int width)
+{
+	const int first = n > width ? n - width : 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < width - (n - first); i++)
+		put_glyph(buf, len, at, " ");
+	return first;
+}
+
 char *spark_line(const float *vals, int n, int width, bool utf8, char *buf, size_t len)
 {
 	double lo, hi;
 	size_t at = 0;
-	int first = n > width ? n - width : 0;
 	char a[2] = {0, 0};
 
 	if (!len)
 		return buf;
-	buf[0] = '\0';
 	spark_range(vals, n, width, &lo, &hi);
-	for (int i = 0; i < width - (n - first); i++)
-		put_glyph(buf, len, &at, " ");
-	for (int i = first; i < n; i++) {
-		if (isnan(vals[i]) || isinf(vals[i])) {
+	for (int i = lead(buf, len, &at, n, width); i < n; i++) {
+		if (missing(vals[i])) {
 			put_glyph(buf, len, &at, " ");
 			continue;
 		}
@@ -95,17 +109,13 @@ char *spark_graph_row(const float *vals, int n, int width, int height, int row, 
                       double hi, bool utf8, char *buf, size_t len)
 {
 	size_t at = 0;
-	int first = n > width ? n - width : 0;
 	int below = (height - 1 - row) * 8; /* steps under this line */
 	char a[2] = {0, 0};
 
 	if (!len)
 		return buf;
-	buf[0] = '\0';
-	for (int i = 0; i < width - (n - first); i++)
-		put_glyph(buf, len, &at, " ");
-	for (int i = first; i < n; i++) {
-		if (isnan(vals[i]) || isinf(vals[i])) {
+	for (int i = lead(buf, len, &at, n, width); i < n; i++) {
+		if (missing(vals[i])) {
 			put_glyph(buf, len, &at, " ");
 			continue;
 		}
