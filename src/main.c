@@ -39,6 +39,13 @@
 #define MAX_PRESET_NAMES     64
 #define FIRST_TICK_NS        50000000ull /* the viewer's first interval */
 
+/* The viewer's first interval is FIRST_TICK_NS, with a tick half-way. */
+enum first_tick {
+	FIRST_OVER,   /* the chosen interval */
+	FIRST_SECOND, /* its second half, to the first frame */
+	FIRST_HALF,   /* its first half, to the symbol look-ups */
+};
+
 struct app {
 	struct options opt;
 	struct session *s; /* the engine (opaque) */
@@ -61,10 +68,9 @@ struct app {
 	bool command_done;        /* the viewer shows a command's totals: q quits */
 	int watched[MAX_WATCHED]; /* fds the loop watches for the session */
 	int nr_watched;
-	int first_tick; /* the viewer's short first interval: 2 before its middle, 1 before its end
-	                 */
-	bool headless;  /* --daemon, or --listen without -b and without a terminal */
-	bool replace;   /* metrics to -o FILE: replaced whole at each refresh */
+	enum first_tick first_tick; /* the viewer's short first interval */
+	bool headless;              /* --daemon, or --listen without -b and without a terminal */
+	bool replace;               /* metrics to -o FILE: replaced whole at each refresh */
 	struct exporter ex;
 	struct output rec; /* --record FILE */
 	struct pfr_writer recw;
@@ -322,18 +328,18 @@ static void on_tick(struct loop *l, uint64_t expirations, void *arg)
 	if (a->view && cmdout_poll(&a->cmd_out))
 		command_banner(a);
 	exporter_run(&a->ex); /* its connections' timeouts */
-	if (a->first_tick == 2) {
+	if (a->first_tick == FIRST_HALF) {
 		/* Half-way: the code sampled so far is named now, so that the
 		 * first frame does not wait for its symbol tables. */
-		a->first_tick = 1;
+		a->first_tick = FIRST_SECOND;
 		loop_set_tick(l, FIRST_TICK_NS / 2, on_tick, a);
 		session_warm(a->s);
 		return;
 	}
-	if (a->first_tick) {
+	if (a->first_tick == FIRST_SECOND) {
 		/* The viewer's first frame came after a short interval; from now on
 		 * the chosen one. */
-		a->first_tick = 0;
+		a->first_tick = FIRST_OVER;
 		loop_set_tick(l, a->opt.session.interval_ns, on_tick, a);
 	}
 	if (a->view && view_paused(a->view))
@@ -1056,8 +1062,10 @@ static int run(struct app *a)
 	watch_session(a);
 	/* A person waits for the first screen: it shows the first 50 ms (scaled
 	 * as every interval is), then the chosen interval takes over. */
-	a->first_tick = a->view && a->opt.session.interval_ns > FIRST_TICK_NS ? 2 : 0;
-	loop_set_tick(a->loop, a->first_tick ? FIRST_TICK_NS / 2 : a->opt.session.interval_ns,
+	a->first_tick =
+	    a->view && a->opt.session.interval_ns > FIRST_TICK_NS ? FIRST_HALF : FIRST_OVER;
+	loop_set_tick(a->loop,
+	              a->first_tick == FIRST_HALF ? FIRST_TICK_NS / 2 : a->opt.session.interval_ns,
 	              on_tick, a);
 	/* Symbols load while the first interval runs, not before the first frame. */
 	session_prepare(a->s);
