@@ -8,7 +8,7 @@ need_root # system-wide target (the default)
 
 # hangup.py PFMTOP ARGS...: "STATUS SECONDS" (or "running 10")
 cat >"$TMP/hangup.py" <<'PY'
-import os, subprocess, sys, time
+import os, select, subprocess, sys, time
 m, s = os.openpty()
 env = dict(os.environ, TERM="xterm-256color")
 p = subprocess.Popen(sys.argv[1:], stdin=s, stdout=s, stderr=subprocess.DEVNULL,
@@ -16,6 +16,9 @@ p = subprocess.Popen(sys.argv[1:], stdin=s, stdout=s, stderr=subprocess.DEVNULL,
 os.close(s)
 t = time.time()
 while time.time() - t < 1.5:  # the view draws; then its terminal goes
+    # a screen that does not change is not written again: never block
+    if not select.select([m], [], [], 0.1)[0]:
+        continue
     try:
         os.read(m, 65536)
     except OSError:
