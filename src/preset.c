@@ -72,11 +72,11 @@ struct seg {
 struct entry {
 	char key[256];
 	int line;
-	char value[VALUE_MAX];
+	char *value; /* malloc'd, vlen bytes and a NUL */
 	size_t vlen;
 	size_t vstart; /* 1 when the value was wrapped in double quotes */
-	int nr_segs;
-	struct seg seg[SEGS_MAX];
+	int nr_segs, cap_segs;
+	struct seg *seg; /* malloc'd */
 };
 
 struct section {
@@ -335,13 +335,16 @@ static int add_entry(struct parse *ps, size_t klen, const char *value)
 		return perr(ps, ps->lineno, (int)ps->first + 1, "key too long");
 	if (util_grow(&s->entries, s->nr_entries, &s->cap_entries, sizeof(*s->entries), 8))
 		return ps->ret = -ENOMEM;
-	e = &s->entries[s->nr_entries++];
-	memset(e, 0, offsetof(struct entry, value));
+	e = &s->entries[s->nr_entries];
+	*e = (struct entry){.line = ps->lineno, .vlen = vlen};
 	memcpy(e->key, l + ps->first, klen); /* the raw bytes, none hidden */
-	e->line = ps->lineno;
+	e->value = malloc(vlen + 1);
+	if (!e->value || util_grow(&e->seg, 0, &e->cap_segs, sizeof(*e->seg), 1)) {
+		free(e->value);
+		return ps->ret = -ENOMEM;
+	}
+	s->nr_entries++;
 	memcpy(e->value, value, vlen + 1);
-	e->vlen = vlen;
-	e->vstart = 0;
 	e->nr_segs = 1;
 	e->seg[0] = (struct seg){ps->lineno, (int)col, 0, vlen};
 	return 0;
@@ -356,6 +359,7 @@ static int continue_entry(struct parse *ps, const char *value)
 	struct entry *e = &s->entries[s->nr_entries - 1];
 	size_t sep = e->vlen ? 1 : 0, n = 0;
 	int col = (int)ps->first + 1;
+	char *grown;
 
 	while (value[n] && !(value[n] == ';' && n && isspace((unsigned char)value[n - 1])))
 		n++;
@@ -364,9 +368,16 @@ static int continue_entry(struct parse *ps, const char *value)
 	if (e->nr_segs == SEGS_MAX)
 		return perr(ps, ps->lineno, col, "value continued over too many lines (at most %d)",
 		            SEGS_MAX);
-	if (e->vlen + sep + n >= sizeof(e->value))
-		return perr(ps, ps->lineno, col, "value too long (at most %zu characters)",
-		            sizeof(e->value) - 1);
+	if (e->vlen + sep + n >= VALUE_MAX)
+		return perr(ps, ps->lineno, col, "value too long (at most %d characters)",
+		            VALUE_MAX - 1);
+	grown = realloc(e->value, e->vlen + sep + n + 1);
+	if (!grown || util_grow(&e->seg, e->nr_segs, &e->cap_segs, sizeof(*e->seg), 4)) {
+		if (grown)
+			e->value = grown;
+		return ps->ret = -ENOMEM;
+	}
+	e->value = grown;
 	if (sep)
 		e->value[e->vlen++] = ' ';
 	e->seg[e->nr_segs++] = (struct seg){ps->lineno, col, e->vlen, n};
@@ -1153,8 +1164,13 @@ int preset_parse(struct preset_set *set, const char *text, size_t len, const cha
 	}
 	if (!ps.ret)
 		build_all(&ps, set, origin); /* an error leaves set unchanged */
-	for (int i = 0; i < ps.nr_sec; i++)
+	for (int i = 0; i < ps.nr_sec; i++) {
+		for (int j = 0; j < ps.sec[i].nr_entries; j++) {
+			free(ps.sec[i].entries[j].value);
+			free(ps.sec[i].entries[j].seg);
+		}
 		free(ps.sec[i].entries);
+	}
 	free(ps.sec);
 	return ps.ret;
 }

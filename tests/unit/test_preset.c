@@ -370,6 +370,62 @@ static void test_text_edge_cases(void **state)
 	preset_set_free(&set);
 }
 
+/* A value continued over many lines: joined, each piece placed in the file
+ * for errors; past 64 lines or 4095 characters, refused where it overflows. */
+static void test_continued_values(void **state)
+{
+	char text[16384];
+	size_t at;
+	struct preset_set set;
+
+	/* 63 continuation lines of a description: joined with single blanks */
+	at = (size_t)snprintf(text, sizeof(text), "[preset long]\nevents = cpu-clock\n"
+						  "description = d\n");
+	for (int i = 1; i < 64; i++)
+		at += (size_t)snprintf(text + at, sizeof(text) - at, "  %d\n", i % 10);
+	preset_set_init(&set);
+	assert_int_equal(preset_parse(&set, text, at, "t.ini", PRESET_ORIGIN_FILE, &err), 0);
+	assert_int_equal(strlen(set.p[0]->description), 127);
+	assert_memory_equal(set.p[0]->description, "d 1 2 3", 7);
+	assert_string_equal(set.p[0]->description + 122, "1 2 3");
+	preset_set_free(&set);
+
+	/* an error in a later line of a value is placed on that line */
+	static const char *const names[] = {"task-clock",   "page-faults",      "context-switches",
+					    "cpu-migrations", "minor-faults", "major-faults",
+					    "alignment-faults", "emulation-faults", "cpu-clock"};
+	at = (size_t)snprintf(text, sizeof(text), "[preset long]\nevents = cpu-clock\n");
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		at += (size_t)snprintf(text + at, sizeof(text) - at, "  , %s\n", names[i]);
+	preset_set_init(&set);
+	assert_int_equal(preset_parse(&set, text, at, "t.ini", PRESET_ORIGIN_FILE, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "'cpu-clock' is listed twice"));
+	assert_int_equal(err.line, 11);
+	assert_int_equal(err.col, 5);
+	preset_set_free(&set);
+
+	/* a 65th line is one too many */
+	at = (size_t)snprintf(text, sizeof(text), "[preset long]\nevents = cpu-clock\n"
+						  "description = d\n");
+	for (int i = 1; i < 65; i++)
+		at += (size_t)snprintf(text + at, sizeof(text) - at, "  %d\n", i % 10);
+	preset_set_init(&set);
+	assert_int_equal(preset_parse(&set, text, at, "t.ini", PRESET_ORIGIN_FILE, &err), -EINVAL);
+	assert_int_equal(err.line, 67);
+	assert_non_null(strstr(err.msg, "too many lines (at most 64)"));
+	preset_set_free(&set);
+
+	/* 4095 characters at most: lines of 150 overflow on the 28th, line 30 */
+	at = (size_t)snprintf(text, sizeof(text), "[preset long]\ndescription = d\n");
+	for (int i = 0; i < 30; i++)
+		at += (size_t)snprintf(text + at, sizeof(text) - at, "  %0150d\n", i);
+	preset_set_init(&set);
+	assert_int_equal(preset_parse(&set, text, at, "t.ini", PRESET_ORIGIN_FILE, &err), -EINVAL);
+	assert_int_equal(err.line, 30);
+	assert_non_null(strstr(err.msg, "value too long (at most 4095 characters)"));
+	preset_set_free(&set);
+}
+
 /* ---- variants ---- */
 
 static const char *pick(const struct preset_set *set, const char *name, const char *pmu1,
@@ -1115,6 +1171,7 @@ int main(void)
 		cmocka_unit_test(test_error_caret),
 		cmocka_unit_test(test_nothing_half_applied),
 		cmocka_unit_test(test_text_edge_cases),
+		cmocka_unit_test(test_continued_values),
 		cmocka_unit_test(test_variants),
 		cmocka_unit_test(test_search_path),
 		cmocka_unit_test(test_skip_unselected),
