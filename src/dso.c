@@ -165,8 +165,8 @@ struct dso *sym_dso_get(struct symbols *s, const char *path, uint32_t maj, uint3
  * -ENOENT when there is none or it holds no functions, -ENOMEM. */
 static int add_syms(struct tabbuild *b, Elf *elf, Elf64_Word type)
 {
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
+	Elf_Scn *scn = NULL, *strs;
+	GElf_Shdr sh, ssh;
 	Elf_Data *data;
 	size_t i, n, before = b->nr;
 	int err = 0;
@@ -180,6 +180,10 @@ static int add_syms(struct tabbuild *b, Elf *elf, Elf64_Word type)
 	if (!data)
 		return -ENOENT;
 	n = sh.sh_size / sh.sh_entsize;
+	/* at most n symbols, their names at most the string table */
+	strs = elf_getscn(elf, sh.sh_link);
+	if (strs && gelf_getshdr(strs, &ssh) && ssh.sh_size < ((size_t)1 << 30) && n < (1u << 24))
+		err = sym_build_reserve(b, n, (size_t)ssh.sh_size);
 	for (i = 0; !err && i < n; i++) {
 		GElf_Sym sym;
 		const char *name;

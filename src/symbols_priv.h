@@ -271,6 +271,7 @@ bool sym_has_suffix(const char *s, const char *suffix);
 void sym_result_set(struct symbols_result *out, enum symbols_status status, const char *name,
                     uint64_t offset, const char *module);
 void sym_result_no_symbol(struct symbols_result *out, const char *module, uint64_t offset);
+int sym_build_reserve(struct tabbuild *b, size_t n, size_t names);
 void sym_build_free(struct tabbuild *b);
 int sym_build_add(struct tabbuild *b, uint64_t start, uint64_t size, const char *name, size_t len,
                   int64_t rank);

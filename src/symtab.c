@@ -82,6 +82,30 @@ int64_t sym_pool_add(struct pool *p, const char *name, size_t len)
 	return off;
 }
 
+/* Room for n more symbols and names bytes more of names, so that a table
+ * whose size the caller knows grows once: each doubling of a big block
+ * copies it and touches fresh pages. */
+int sym_build_reserve(struct tabbuild *b, size_t n, size_t names)
+{
+	if (b->cap - b->nr < n) {
+		struct rawsym *v = realloc(b->v, (b->nr + n) * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		b->v = v;
+		b->cap = b->nr + n;
+	}
+	if (b->pool.cap - b->pool.len < names && b->pool.len + names <= UINT32_MAX) {
+		char *buf = realloc(b->pool.buf, b->pool.len + names);
+
+		if (!buf)
+			return -ENOMEM;
+		b->pool.buf = buf;
+		b->pool.cap = b->pool.len + names;
+	}
+	return 0;
+}
+
 void sym_build_free(struct tabbuild *b)
 {
 	free(b->v);
