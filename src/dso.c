@@ -305,6 +305,37 @@ static int dso_read_stripped(struct dso *d, Elf *elf)
 	return finish_syms(d, &b, err && merr ? -ENOENT : 0);
 }
 
+/*
+ * d's function symbols from elf, read from fd (kind says which file that
+ * is: a debug file, or the binary itself, whose .dynsym and MiniDebugInfo
+ * count when stripped): from the cache file for d's build id and fd's file
+ * when there is a valid one, else read and then cached. 0, or -ENOENT when
+ * elf names no function, -ENOMEM.
+ */
+static int dso_read_cached(struct symbols *s, struct dso *d, enum dcache_kind kind, int fd,
+                           Elf *elf, bool stripped_too)
+{
+	struct dcache_key k = {.kind = kind};
+	struct stat st;
+	int err;
+
+	if (fd >= 0 && d->build_id_len && !fstat(fd, &st)) {
+		memcpy(k.build_id, d->build_id, d->build_id_len);
+		k.build_id_len = d->build_id_len;
+		sym_dcache_key_stat(&k, &st);
+		if (sym_dcache_load(s, &k, &d->tab)) {
+			s->stats.dso_cache_hits++;
+			return 0;
+		}
+	}
+	err = dso_read_syms(d, elf, SHT_SYMTAB);
+	if (err == -ENOENT && stripped_too)
+		err = dso_read_stripped(d, elf);
+	if (!err && k.build_id_len)
+		sym_dcache_store(s, &k, &d->tab);
+	return err;
+}
+
 /* Open path read-only if it is a regular file (and, when ino is not 0,
  * that inode). fd or -errno. */
 static int open_regular(const char *path, uint64_t ino)
@@ -327,7 +358,6 @@ static int open_regular(const char *path, uint64_t ino)
 #define DEBUG_DIR "/usr/lib/debug"
 
 /* Longest build id taken; GNU ld writes 20 bytes (SHA-1), some use 16 or 32. */
-#define BUILD_ID_MAX 64
 
 int symbols_elf_build_id(Elf *elf, unsigned char *id, size_t len)
 {
@@ -599,20 +629,19 @@ static int debug_by_link(const struct symbols *s, const struct dso *d, pid_t pid
  * the binary's segments still map file offsets to them. 0 when read, or
  * -ENOENT when there is no usable debug file (or it names no function).
  */
-static int dso_read_debug(const struct symbols *s, struct dso *d, pid_t pid, Elf *bin)
+static int dso_read_debug(struct symbols *s, struct dso *d, pid_t pid, Elf *bin)
 {
-	unsigned char id[BUILD_ID_MAX];
-	int n = symbols_elf_build_id(bin, id, sizeof(id)), fd = -ENOENT, err;
+	int fd = -ENOENT, err;
 	char got[PATH_MAX];
 	Elf *elf = NULL;
 
-	if (n > 0)
-		fd = debug_by_build_id(s, pid, id, n, &elf, got);
+	if (d->build_id_len)
+		fd = debug_by_build_id(s, pid, d->build_id, d->build_id_len, &elf, got);
 	if (fd < 0)
 		fd = debug_by_link(s, d, pid, bin, &elf, got);
 	if (fd < 0)
 		return -ENOENT;
-	err = dso_read_syms(d, elf, SHT_SYMTAB);
+	err = dso_read_cached(s, d, DCACHE_DEBUG, fd, elf, false);
 	if (!err) {
 		free(d->debug_path);
 		d->debug_path = strdup(got);
@@ -622,9 +651,9 @@ static int dso_read_debug(const struct symbols *s, struct dso *d, pid_t pid, Elf
 	return err;
 }
 
-/* The loadable segments and function symbols of elf into d; pid < 0: no
- * debug file is looked for. */
-static int dso_read_image(struct symbols *s, struct dso *d, pid_t pid, Elf *elf)
+/* The loadable segments and function symbols of elf (read from fd, or from
+ * memory when fd < 0) into d; pid < 0: no debug file is looked for. */
+static int dso_read_image(struct symbols *s, struct dso *d, pid_t pid, Elf *elf, int fd)
 {
 	size_t phnum, i;
 	int err;
@@ -649,9 +678,7 @@ static int dso_read_image(struct symbols *s, struct dso *d, pid_t pid, Elf *elf)
 		s->stats.debug_loads++;
 		return 0;
 	}
-	err = dso_read_syms(d, elf, SHT_SYMTAB);
-	if (err == -ENOENT)
-		err = dso_read_stripped(d, elf);
+	err = dso_read_cached(s, d, DCACHE_BINARY, fd, elf, true);
 	if (err == -ENOENT)
 		err = 0; /* stripped: ips still get module+0xVADDR */
 	return err;
@@ -664,7 +691,7 @@ static int dso_read_elf(struct symbols *s, struct dso *d, pid_t pid, int fd)
 
 	if (!elf)
 		return -ENOEXEC;
-	err = dso_read_image(s, d, pid, elf);
+	err = dso_read_image(s, d, pid, elf, fd);
 	elf_end(elf);
 	return err;
 }
@@ -878,7 +905,7 @@ const struct dso *sym_vdso_get(struct symbols *s, uint64_t size)
 		memcpy(copy, (const void *)(uintptr_t)start, own);
 		s->vdso->base = s->vdso->file;
 		elf = elf_memory(copy, own);
-		if (!elf || dso_read_image(s, s->vdso, -1, elf)) {
+		if (!elf || dso_read_image(s, s->vdso, -1, elf, -1)) {
 			sym_dso_destroy(s->vdso);
 			s->vdso = NULL;
 		} else {

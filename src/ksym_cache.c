@@ -211,7 +211,7 @@ static int boot_id_read(const struct symbols *s, char id[BOOT_ID_LEN + 1])
  * environment is read with secure_getenv(): a process with more privileges
  * than its user (file capabilities, setuid) may see kernel addresses its
  * user may not, and must not write them where that user says. */
-static const char *kcache_dir_path(const struct symbols *s, char *dir, size_t len)
+const char *sym_cache_dir_path(const struct symbols *s, char *dir, size_t len)
 {
 	const char *v;
 	int n;
@@ -275,7 +275,7 @@ static int mkdir_ours(const char *path, int depth)
 
 /* An fd of the cache directory dir when it is ours (see dir_ours(); a
  * symlink is not), made when missing and create is true; -errno. */
-static int kcache_dir_open(const char *dir, bool create)
+int sym_cache_dir_open(const char *dir, bool create)
 {
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	struct stat st;
@@ -300,7 +300,7 @@ static int kcache_dir_open(const char *dir, bool create)
 void sym_kenv_get(const struct symbols *s, struct kenv *e)
 {
 	memset(&e->mods, 0, sizeof(e->mods));
-	e->why = kcache_dir_path(s, e->dir, sizeof(e->dir));
+	e->why = sym_cache_dir_path(s, e->dir, sizeof(e->dir));
 	if (!e->why && boot_id_read(s, e->boot_id))
 		e->why = "noboot";
 	if (!e->why && kmods_read(s, &e->mods))
@@ -425,7 +425,7 @@ static const char *kcache_load(const struct symbols *s, const struct kenv *e, st
 
 	if (e->why)
 		return e->why;
-	dfd = kcache_dir_open(e->dir, false);
+	dfd = sym_cache_dir_open(e->dir, false);
 	if (dfd < 0)
 		return dfd == -ENOENT ? "missing" : "nodir";
 	kcache_name(name, sizeof(name), e->boot_id);
@@ -472,16 +472,7 @@ static const char *kcache_load(const struct symbols *s, const struct kenv *e, st
 	return NULL;
 }
 
-/* Buffered writes of the cache file. */
-struct kwriter {
-	int fd;
-	bool failed;
-	uint64_t off; /* bytes put */
-	size_t len;   /* in buf */
-	char buf[64 * 1024];
-};
-
-static void kw_flush(struct kwriter *w)
+void sym_kw_flush(struct kwriter *w)
 {
 	size_t done = 0;
 	ssize_t n;
@@ -498,7 +489,7 @@ static void kw_flush(struct kwriter *w)
 	w->len = 0;
 }
 
-static void kw_put(struct kwriter *w, const void *p, size_t n)
+void sym_kw_put(struct kwriter *w, const void *p, size_t n)
 {
 	const char *c = p;
 
@@ -507,7 +498,7 @@ static void kw_put(struct kwriter *w, const void *p, size_t n)
 		size_t k = sizeof(w->buf) - w->len;
 
 		if (!k) {
-			kw_flush(w);
+			sym_kw_flush(w);
 			continue;
 		}
 		k = k < n ? k : n;
@@ -519,12 +510,12 @@ static void kw_put(struct kwriter *w, const void *p, size_t n)
 }
 
 /* Zeros up to the next multiple of 8; the offset reached. */
-static uint64_t kw_align(struct kwriter *w)
+uint64_t sym_kw_align(struct kwriter *w)
 {
 	static const char zero[8];
 
 	if (w->off % 8)
-		kw_put(w, zero, 8 - w->off % 8);
+		sym_kw_put(w, zero, 8 - w->off % 8);
 	return w->off;
 }
 
@@ -593,7 +584,7 @@ void sym_kcache_write(struct symbols *s, const struct kenv *e, const struct ktab
 		hlen--;
 	if (e->why || !t->nr || !t->nr_runs || !head_visible(head->buf, hlen))
 		return;
-	dfd = kcache_dir_open(e->dir, true);
+	dfd = sym_cache_dir_open(e->dir, true);
 	if (dfd < 0)
 		return;
 	keep = malloc(t->nr_runs * sizeof(*keep));
@@ -624,8 +615,8 @@ void sym_kcache_write(struct symbols *s, const struct kenv *e, const struct ktab
 		keep[i] = !t->runs[i].mod || kmods_has(&e->mods, t->pool.buf + t->runs[i].mod);
 		spans[i] = (struct kspan){UINT64_MAX, 0};
 	}
-	kw_put(w, &h, sizeof(h)); /* written again at the end */
-	h.syms_off = kw_align(w);
+	sym_kw_put(w, &h, sizeof(h)); /* written again at the end */
+	h.syms_off = sym_kw_align(w);
 	for (i = 0; i < t->nr; i++) {
 		size_t r = sym_ktab_run_index(t, &t->syms[i]);
 		uint64_t a = ksym_start(&t->syms[i]);
@@ -635,26 +626,26 @@ void sym_kcache_write(struct symbols *s, const struct kenv *e, const struct ktab
 		spans[r].lo = a < spans[r].lo ? a : spans[r].lo;
 		a = sym_kspan_end(a);
 		spans[r].hi = a > spans[r].hi ? a : spans[r].hi;
-		kw_put(w, &t->syms[i], sizeof(t->syms[i]));
+		sym_kw_put(w, &t->syms[i], sizeof(t->syms[i]));
 		h.nr_syms++;
 	}
-	h.runs_off = kw_align(w);
+	h.runs_off = sym_kw_align(w);
 	for (i = 0; i < t->nr_runs; i++)
 		if (keep[i]) {
-			kw_put(w, &t->runs[i], sizeof(t->runs[i]));
+			sym_kw_put(w, &t->runs[i], sizeof(t->runs[i]));
 			h.nr_runs++;
 		}
-	h.spans_off = kw_align(w);
+	h.spans_off = sym_kw_align(w);
 	for (i = 0; i < t->nr_runs; i++)
 		if (keep[i] && spans[i].lo < spans[i].hi) {
-			kw_put(w, &spans[i], sizeof(spans[i]));
+			sym_kw_put(w, &spans[i], sizeof(spans[i]));
 			h.nr_spans++;
 		}
-	h.head_off = kw_align(w);
-	kw_put(w, head->buf, h.head_len = hlen);
-	h.pool_off = kw_align(w);
-	kw_put(w, t->pool.buf, h.pool_len = t->pool.len);
-	kw_flush(w);
+	h.head_off = sym_kw_align(w);
+	sym_kw_put(w, head->buf, h.head_len = hlen);
+	h.pool_off = sym_kw_align(w);
+	sym_kw_put(w, t->pool.buf, h.pool_len = t->pool.len);
+	sym_kw_flush(w);
 
 	h.version = KCACHE_VERSION;
 	h.hdr_size = sizeof(h);
@@ -689,7 +680,7 @@ static void kcache_drop(const struct kenv *e)
 	char name[sizeof(KCACHE_PREFIX) + BOOT_ID_LEN];
 	int dfd;
 
-	if (e->why || (dfd = kcache_dir_open(e->dir, false)) < 0)
+	if (e->why || (dfd = sym_cache_dir_open(e->dir, false)) < 0)
 		return;
 	kcache_name(name, sizeof(name), e->boot_id);
 	unlinkat(dfd, name, 0);

@@ -110,8 +110,9 @@ struct symbols_stats {
 	 * (another boot, a module (un)loaded since, kallsyms now differs or
 	 * hides its addresses). */
 	const char *kernel_cache;
-	unsigned long kallsyms_reads; /* full reads of kallsyms */
-	unsigned long cache_writes;   /* cache files written */
+	unsigned long kallsyms_reads;                   /* full reads of kallsyms */
+	unsigned long cache_writes;                     /* cache files written */
+	unsigned long dso_cache_hits, dso_cache_writes; /* binaries' tables mapped, written */
 };
 
 /* A new, empty resolver (reading nothing yet), or NULL when out of memory

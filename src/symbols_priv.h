@@ -21,7 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define BOOT_ID_LEN 36
+#define BOOT_ID_LEN  36
+#define BUILD_ID_MAX 64
 
 /* A symbol with no size ends where the next one starts; the last one of a
  * table (or of a kernel module) gets this much. */
@@ -53,11 +54,14 @@ struct sym {
 	uint32_t name;
 };
 
-/* Symbols sorted by start (starts unique), names in one pool. */
+/* Symbols sorted by start (starts unique), names in one pool; both
+ * malloc'd, or both in a cache file mapped at map (map_len bytes). */
 struct symtab {
 	struct sym *syms;
 	size_t nr;
 	char *pool;
+	void *map;
+	size_t map_len;
 };
 
 /* A symbol as read, before aliases are merged. */
@@ -263,6 +267,39 @@ struct kenv {
 	char boot_id[BOOT_ID_LEN + 1];
 	struct kmods mods;
 };
+
+/* ksym_cache.c, shared with dso_cache.c: the cache directory and writes */
+/* Buffered writes of a cache file. */
+struct kwriter {
+	int fd;
+	bool failed;
+	uint64_t off; /* bytes put */
+	size_t len;   /* in buf */
+	char buf[64 * 1024];
+};
+const char *sym_cache_dir_path(const struct symbols *s, char *dir, size_t len);
+int sym_cache_dir_open(const char *dir, bool create);
+void sym_kw_flush(struct kwriter *w);
+void sym_kw_put(struct kwriter *w, const void *p, size_t n);
+uint64_t sym_kw_align(struct kwriter *w);
+
+/* dso_cache.c: binaries' symbol tables cached by build id. The key names
+ * the file the table was read from. */
+enum dcache_kind { DCACHE_DEBUG = 1, DCACHE_BINARY = 2 };
+struct dcache_key {
+	uint8_t build_id[BUILD_ID_MAX];
+	size_t build_id_len; /* 0: no build id, nothing cached */
+	enum dcache_kind kind;
+	uint64_t dev, ino, size;
+	int64_t mtime_sec, mtime_nsec, ctime_sec, ctime_nsec;
+};
+void sym_dcache_key_stat(struct dcache_key *k, const struct stat *st);
+/* Map the cached table for k into t (replacing what t held): true, or
+ * false with t unchanged. */
+bool sym_dcache_load(const struct symbols *s, const struct dcache_key *k, struct symtab *t);
+/* Write t, just read from k's file, as its cache file (silent on failure;
+ * small tables are not written). */
+void sym_dcache_store(struct symbols *s, const struct dcache_key *k, const struct symtab *t);
 
 /* symtab.c: symbol tables, and the helpers every part uses */
 const char *sym_basename_of(const char *path);

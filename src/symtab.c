@@ -164,8 +164,12 @@ static int rawsym_cmp(const void *a, const void *b, void *pool)
 
 void sym_symtab_free(struct symtab *t)
 {
-	free(t->syms);
-	free(t->pool);
+	if (t->map) {
+		munmap(t->map, t->map_len);
+	} else {
+		free(t->syms);
+		free(t->pool);
+	}
 	memset(t, 0, sizeof(*t));
 }
 
