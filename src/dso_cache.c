@@ -170,19 +170,15 @@ static int aged_cmp(const void *a, const void *b)
  * files left behind. */
 static void dcache_sweep(int dfd)
 {
-	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	DIR *d = sym_cache_dir_list(dfd);
 	struct aged *v = NULL;
 	size_t n = 0, cap = 0;
 	time_t now = time(NULL);
 	struct dirent *de;
 	struct stat st;
 
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	if (!d)
 		return;
-	}
 	for (int seen = 0; seen < DCACHE_SWEEP_MAX && (de = readdir(d)); seen++) {
 		bool temp = sym_has_prefix(de->d_name, DCACHE_TEMP);
 
@@ -220,8 +216,7 @@ void sym_dcache_store(struct symbols *s, const struct dcache_key *k, const struc
 	struct dcache_hdr h = {.magic = DCACHE_MAGIC};
 	struct kwriter *w;
 	size_t pool_len = 0;
-	int dfd, fd = -1;
-	bool ok;
+	int dfd, fd;
 
 	if (t->map || t->nr < DCACHE_MIN_SYMS || !dcache_name(k, name, sizeof(name)) ||
 	    sym_cache_dir_path(s, dir, sizeof(dir)))
@@ -235,16 +230,7 @@ void sym_dcache_store(struct symbols *s, const struct dcache_key *k, const struc
 	if (dfd < 0)
 		return;
 	w = malloc(sizeof(*w));
-	for (unsigned i = 0; w && i < 8 && fd < 0; i++) {
-		struct timespec ts;
-
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		snprintf(tmp, sizeof(tmp), DCACHE_TEMP "%ld-%lx", (long)getpid(),
-		         (unsigned long)(ts.tv_nsec ^ ts.tv_sec << 20) + i);
-		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (fd < 0 && errno != EEXIST)
-			break;
-	}
+	fd = w ? sym_cache_temp_open(dfd, DCACHE_TEMP, tmp, sizeof(tmp)) : -ENOMEM;
 	if (fd < 0)
 		goto out;
 	*w = (struct kwriter){.fd = fd};
@@ -253,7 +239,6 @@ void sym_dcache_store(struct symbols *s, const struct dcache_key *k, const struc
 	sym_kw_put(w, t->syms, t->nr * sizeof(*t->syms));
 	h.pool_off = sym_kw_align(w);
 	sym_kw_put(w, t->pool, h.pool_len = pool_len);
-	sym_kw_flush(w);
 
 	h.version = DCACHE_VERSION;
 	h.hdr_size = sizeof(h);
@@ -271,13 +256,9 @@ void sym_dcache_store(struct symbols *s, const struct dcache_key *k, const struc
 	h.ctime_sec = k->ctime_sec;
 	h.ctime_nsec = k->ctime_nsec;
 	h.nr_syms = t->nr;
-	ok = !w->failed && pwrite(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h);
-	ok = !close(fd) && ok;
-	if (ok && !renameat(dfd, tmp, dfd, name)) {
+	if (sym_cache_commit(dfd, w, &h, sizeof(h), tmp, name)) {
 		s->stats.dso_cache_writes++;
 		dcache_sweep(dfd);
-	} else {
-		unlinkat(dfd, tmp, 0);
 	}
 out:
 	free(w);

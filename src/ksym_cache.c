@@ -519,6 +519,53 @@ uint64_t sym_kw_align(struct kwriter *w)
 	return w->off;
 }
 
+/* The directory dfd opened anew for readdir() (dfd stays open), or NULL. */
+DIR *sym_cache_dir_list(int dfd)
+{
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+
+	if (!d && fd >= 0)
+		close(fd);
+	return d;
+}
+
+/* A new temporary file in dfd, mode 0600, named prefix-PID-RANDOM into tmp:
+ * its fd, or -errno. */
+int sym_cache_temp_open(int dfd, const char *prefix, char *tmp, size_t len)
+{
+	int fd = -EEXIST;
+
+	for (unsigned i = 0; i < 8 && fd == -EEXIST; i++) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		snprintf(tmp, len, "%s%ld-%lx", prefix, (long)getpid(),
+		         (unsigned long)(ts.tv_nsec ^ ts.tv_sec << 20) + i);
+		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0)
+			fd = -errno;
+	}
+	return fd;
+}
+
+/* Finish the temporary file tmp that w wrote: flush it, write its header
+ * hdr (hlen bytes) at the start, close it and rename it to name in dfd.
+ * True when done; otherwise it is removed. */
+bool sym_cache_commit(int dfd, struct kwriter *w, const void *hdr, size_t hlen, const char *tmp,
+                      const char *name)
+{
+	bool ok;
+
+	sym_kw_flush(w);
+	ok = !w->failed && pwrite(w->fd, hdr, hlen, 0) == (ssize_t)hlen;
+	ok = !close(w->fd) && ok;
+	if (ok && !renameat(dfd, tmp, dfd, name))
+		return true;
+	unlinkat(dfd, tmp, 0);
+	return false;
+}
+
 /*
  * Where the span of a table whose last symbol starts at a ends: SYM_TAIL
  * past a (where a lookup gives that symbol up), but not past the end of
@@ -543,17 +590,13 @@ uint64_t sym_kspan_end(uint64_t a)
  * looked at, at most. */
 static void kcache_sweep(int dfd, const char *keep)
 {
-	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	DIR *d = sym_cache_dir_list(dfd);
 	time_t now = time(NULL);
 	struct dirent *de;
 	struct stat st;
 
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	if (!d)
 		return;
-	}
 	for (int n = 0; n < KCACHE_SWEEP_MAX && (de = readdir(d)); n++) {
 		if (sym_has_prefix(de->d_name, KCACHE_PREFIX) && strcmp(de->d_name, keep))
 			unlinkat(dfd, de->d_name, 0);
@@ -577,8 +620,8 @@ void sym_kcache_write(struct symbols *s, const struct kenv *e, const struct ktab
 	size_t hlen = head->len, i;
 	struct kspan *spans = NULL;
 	struct kwriter *w = NULL;
-	bool *keep = NULL, ok;
-	int dfd, fd = -1;
+	bool *keep = NULL;
+	int dfd, fd;
 
 	while (hlen && head->buf[hlen - 1] != '\n') /* whole lines */
 		hlen--;
@@ -592,16 +635,7 @@ void sym_kcache_write(struct symbols *s, const struct kenv *e, const struct ktab
 	w = malloc(sizeof(*w));
 	if (!keep || !spans || !w)
 		goto out;
-	for (i = 0; i < 8 && fd < 0; i++) {
-		struct timespec ts;
-
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		snprintf(tmp, sizeof(tmp), KCACHE_TEMP "%ld-%lx", (long)getpid(),
-		         (unsigned long)(ts.tv_nsec ^ ts.tv_sec << 20) + i);
-		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (fd < 0 && errno != EEXIST)
-			break;
-	}
+	fd = sym_cache_temp_open(dfd, KCACHE_TEMP, tmp, sizeof(tmp));
 	if (fd < 0)
 		goto out;
 	*w = (struct kwriter){.fd = fd};
@@ -645,7 +679,6 @@ void sym_kcache_write(struct symbols *s, const struct kenv *e, const struct ktab
 	sym_kw_put(w, head->buf, h.head_len = hlen);
 	h.pool_off = sym_kw_align(w);
 	sym_kw_put(w, t->pool.buf, h.pool_len = t->pool.len);
-	sym_kw_flush(w);
 
 	h.version = KCACHE_VERSION;
 	h.hdr_size = sizeof(h);
@@ -657,14 +690,13 @@ void sym_kcache_write(struct symbols *s, const struct kenv *e, const struct ktab
 	memcpy(h.boot_id, e->boot_id, sizeof(e->boot_id));
 	h.modules_hash = e->mods.hash;
 	h.modules_len = e->mods.len;
-	ok = !w->failed && h.nr_syms && pwrite(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h);
-	ok = !close(fd) && ok;
 	kcache_name(name, sizeof(name), e->boot_id);
-	if (ok && !renameat(dfd, tmp, dfd, name)) {
+	if (!h.nr_syms) {
+		close(fd);
+		unlinkat(dfd, tmp, 0);
+	} else if (sym_cache_commit(dfd, w, &h, sizeof(h), tmp, name)) {
 		s->stats.cache_writes++;
 		kcache_sweep(dfd, name);
-	} else {
-		unlinkat(dfd, tmp, 0);
 	}
 out:
 	free(w);

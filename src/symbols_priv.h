@@ -282,6 +282,10 @@ int sym_cache_dir_open(const char *dir, bool create);
 void sym_kw_flush(struct kwriter *w);
 void sym_kw_put(struct kwriter *w, const void *p, size_t n);
 uint64_t sym_kw_align(struct kwriter *w);
+DIR *sym_cache_dir_list(int dfd);
+int sym_cache_temp_open(int dfd, const char *prefix, char *tmp, size_t len);
+bool sym_cache_commit(int dfd, struct kwriter *w, const void *hdr, size_t hlen, const char *tmp,
+                      const char *name);
 
 /* dso_cache.c: binaries' symbol tables cached by build id. The key names
  * the file the table was read from. */

@@ -216,6 +216,67 @@ static void test_refused(void **state)
 	symbols_free(s);
 }
 
+static int count_prefix(const char *prefix)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		n += !strncmp(de->d_name, prefix, strlen(prefix));
+	closedir(d);
+	return n;
+}
+
+static void put_file(const char *name, time_t mtime)
+{
+	char path[PATH_MAX];
+	struct timespec ts[2] = {{mtime, 0}, {mtime, 0}};
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(futimens(fd, ts), 0);
+	close(fd);
+}
+
+/* Writing a table keeps the 512 most recently used files: past that, the
+ * oldest go down to 384, the new one stays; a temporary file left behind
+ * an hour ago goes, a recent one (being written) stays. */
+static void test_sweep(void **state)
+{
+	struct symbols *s = symbols_new();
+	struct dcache_key k = key_of();
+	struct symtab t = {0}, got = {0};
+	time_t now = time(NULL);
+	char name[64];
+
+	(void)state;
+	empty_dir();
+	assert_int_equal(symbols_set_cache_dir(s, dir), 0);
+	for (int i = 0; i < 600; i++) {
+		snprintf(name, sizeof(name), "dso-%04d-1", i);
+		put_file(name, now - 100000 + i); /* dso-0000-1 is the oldest */
+	}
+	put_file(".dso-old", now - 7200);
+	put_file(".dso-new", now);
+	put_file("kallsyms-other", now - 100000); /* not this cache's to remove */
+	make_table(&t);
+	sym_dcache_store(s, &k, &t);
+	assert_int_equal(count_prefix("dso-"), 384);
+	assert_int_equal(count_prefix(".dso-old"), 0);
+	assert_int_equal(count_prefix(".dso-new"), 1);
+	assert_int_equal(count_prefix("kallsyms-"), 1);
+	assert_int_equal(count_prefix("dso-0216-1"), 0); /* the 217 oldest went */
+	assert_int_equal(count_prefix("dso-0217-1"), 1);
+	assert_true(sym_dcache_load(s, &k, &got)); /* the new one stayed */
+	sym_symtab_free(&got);
+	sym_symtab_free(&t);
+	symbols_free(s);
+}
+
 /* End to end on libc as this process maps it: the first resolver reads it
  * and writes its table; the next maps that table and names every address
  * as the first did. */
@@ -279,6 +340,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_round_trip_and_key),
 	    cmocka_unit_test(test_refused),
+	    cmocka_unit_test(test_sweep),
 	    cmocka_unit_test(test_libc),
 	};
 	int ret;
