@@ -210,57 +210,63 @@ static void dcache_sweep(int dfd)
 	free(v);
 }
 
+/* All of len bytes of p at offset off of fd (EINTR retried). */
+static bool put_at(int fd, const void *p, size_t len, uint64_t off)
+{
+	for (size_t done = 0; done < len;) {
+		ssize_t n = pwrite(fd, (const char *)p + done, len - done, (off_t)(off + done));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		done += (size_t)n;
+	}
+	return true;
+}
+
 void sym_dcache_store(struct symbols *s, const struct dcache_key *k, const struct symtab *t)
 {
 	char dir[PATH_MAX], name[sizeof(DCACHE_PREFIX) + 2 * BUILD_ID_MAX + 16], tmp[64];
-	struct dcache_hdr h = {.magic = DCACHE_MAGIC};
-	struct kwriter *w;
-	size_t pool_len = 0;
+	struct dcache_hdr h = {.magic = DCACHE_MAGIC,
+	                       .version = DCACHE_VERSION,
+	                       .hdr_size = sizeof(h),
+	                       .sym_size = sizeof(struct sym),
+	                       .order = DCACHE_ORDER,
+	                       .build_id_len = (uint32_t)k->build_id_len,
+	                       .kind = k->kind,
+	                       .dev = k->dev,
+	                       .ino = k->ino,
+	                       .size = k->size,
+	                       .mtime_sec = k->mtime_sec,
+	                       .mtime_nsec = k->mtime_nsec,
+	                       .ctime_sec = k->ctime_sec,
+	                       .ctime_nsec = k->ctime_nsec,
+	                       .syms_off = sizeof(h),
+	                       .nr_syms = t->nr};
 	int dfd, fd;
 
 	if (t->map || t->nr < DCACHE_MIN_SYMS || !dcache_name(k, name, sizeof(name)) ||
 	    sym_cache_dir_path(s, dir, sizeof(dir)))
 		return;
+	memcpy(h.build_id, k->build_id, k->build_id_len);
 	for (size_t i = 0; i < t->nr; i++) { /* the pool up to the last name's NUL */
 		size_t end = t->syms[i].name + strlen(t->pool + t->syms[i].name) + 1;
 
-		pool_len = end > pool_len ? end : pool_len;
+		h.pool_len = end > h.pool_len ? end : h.pool_len;
 	}
+	h.pool_off = (h.syms_off + t->nr * sizeof(*t->syms) + 7) & ~(uint64_t)7;
+	h.file_size = h.pool_off + h.pool_len;
 	dfd = sym_cache_dir_open(dir, true);
 	if (dfd < 0)
 		return;
-	w = malloc(sizeof(*w));
-	fd = w ? sym_cache_temp_open(dfd, DCACHE_TEMP, tmp, sizeof(tmp)) : -ENOMEM;
-	if (fd < 0)
-		goto out;
-	*w = (struct kwriter){.fd = fd};
-	sym_kw_put(w, &h, sizeof(h)); /* written again at the end */
-	h.syms_off = sym_kw_align(w);
-	sym_kw_put(w, t->syms, t->nr * sizeof(*t->syms));
-	h.pool_off = sym_kw_align(w);
-	sym_kw_put(w, t->pool, h.pool_len = pool_len);
-
-	h.version = DCACHE_VERSION;
-	h.hdr_size = sizeof(h);
-	h.sym_size = sizeof(struct sym);
-	h.order = DCACHE_ORDER;
-	h.file_size = w->off;
-	memcpy(h.build_id, k->build_id, k->build_id_len);
-	h.build_id_len = (uint32_t)k->build_id_len;
-	h.kind = k->kind;
-	h.dev = k->dev;
-	h.ino = k->ino;
-	h.size = k->size;
-	h.mtime_sec = k->mtime_sec;
-	h.mtime_nsec = k->mtime_nsec;
-	h.ctime_sec = k->ctime_sec;
-	h.ctime_nsec = k->ctime_nsec;
-	h.nr_syms = t->nr;
-	if (sym_cache_commit(dfd, w, &h, sizeof(h), tmp, name)) {
+	fd = sym_cache_temp_open(dfd, DCACHE_TEMP, tmp, sizeof(tmp));
+	if (fd >= 0 && sym_cache_commit(dfd, fd,
+	                                put_at(fd, t->syms, t->nr * sizeof(*t->syms), h.syms_off) &&
+	                                    put_at(fd, t->pool, h.pool_len, h.pool_off),
+	                                &h, sizeof(h), tmp, name)) {
 		s->stats.dso_cache_writes++;
 		dcache_sweep(dfd);
 	}
-out:
-	free(w);
 	close(dfd);
 }

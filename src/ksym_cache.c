@@ -549,17 +549,14 @@ int sym_cache_temp_open(int dfd, const char *prefix, char *tmp, size_t len)
 	return fd;
 }
 
-/* Finish the temporary file tmp that w wrote: flush it, write its header
- * hdr (hlen bytes) at the start, close it and rename it to name in dfd.
- * True when done; otherwise it is removed. */
-bool sym_cache_commit(int dfd, struct kwriter *w, const void *hdr, size_t hlen, const char *tmp,
+/* Finish the temporary file tmp open at fd (ok: all of it was written but
+ * its header): write the header hdr (hlen bytes) at the start, close it and
+ * rename it to name in dfd. True when done; otherwise it is removed. */
+bool sym_cache_commit(int dfd, int fd, bool ok, const void *hdr, size_t hlen, const char *tmp,
                       const char *name)
 {
-	bool ok;
-
-	sym_kw_flush(w);
-	ok = !w->failed && pwrite(w->fd, hdr, hlen, 0) == (ssize_t)hlen;
-	ok = !close(w->fd) && ok;
+	ok = ok && pwrite(fd, hdr, hlen, 0) == (ssize_t)hlen;
+	ok = !close(fd) && ok;
 	if (ok && !renameat(dfd, tmp, dfd, name))
 		return true;
 	unlinkat(dfd, tmp, 0);
@@ -694,7 +691,8 @@ void sym_kcache_write(struct symbols *s, const struct kenv *e, const struct ktab
 	if (!h.nr_syms) {
 		close(fd);
 		unlinkat(dfd, tmp, 0);
-	} else if (sym_cache_commit(dfd, w, &h, sizeof(h), tmp, name)) {
+	} else if (sym_kw_flush(w),
+	           sym_cache_commit(dfd, fd, !w->failed, &h, sizeof(h), tmp, name)) {
 		s->stats.cache_writes++;
 		kcache_sweep(dfd, name);
 	}

@@ -284,7 +284,7 @@ void sym_kw_put(struct kwriter *w, const void *p, size_t n);
 uint64_t sym_kw_align(struct kwriter *w);
 DIR *sym_cache_dir_list(int dfd);
 int sym_cache_temp_open(int dfd, const char *prefix, char *tmp, size_t len);
-bool sym_cache_commit(int dfd, struct kwriter *w, const void *hdr, size_t hlen, const char *tmp,
+bool sym_cache_commit(int dfd, int fd, bool ok, const void *hdr, size_t hlen, const char *tmp,
                       const char *name);
 
 /* dso_cache.c: binaries' symbol tables cached by build id. The key names
