@@ -9,10 +9,13 @@
 #
 # defaults: build/pfmtop, 20 s, 4000 Hz. CALLGRAPH=fp or dwarf samples call
 # chains, both tools the same way (--call-graph; pfmtop's -g is dwarf,
-# perf top's -g is fp). COLD=1 gives pfmtop an empty cache
-# directory, as on its first run after a boot (it then reads /proc/kallsyms
-# and writes its kernel symbol cache); otherwise it uses the user's cache. Needs tmux and perf; run as root
-# (or with perf_event_paranoid low enough for system-wide sampling).
+# perf top's -g is fp). COLD=1 runs pfmtop as on its first run after a
+# boot: its cache directory holds the binaries' symbol tables a run before
+# left, but no kernel table (that one is per boot: pfmtop reads
+# /proc/kallsyms and writes it). COLD=first gives it an empty cache
+# directory, as on its very first run. Otherwise it uses the user's cache.
+# Needs tmux and perf; run as root (or with perf_event_paranoid low enough
+# for system-wide sampling).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -81,11 +84,34 @@ if [ -n "${CALLGRAPH:-}" ]; then
 	cg_perf="--call-graph $CALLGRAPH"
 	frame_re='^ *[0-9.]+% +[0-9.]+% .*[A-Za-z_]' # CHILDREN SELF ... SYMBOL
 fi
+# COLD=1: as on the first run after a boot, a cache directory with no kernel
+# table (it is per boot) but with the binaries' symbol tables a run before
+# the boot left (they stay valid): made by one short run, then its kernel
+# table removed. COLD=first: an empty one, as on pfmtop's very first run.
+cold_cache() {
+	rm -rf "$TMP/cache" && mkdir "$TMP/cache"
+	[ "$COLD" = first ] && return
+	if [ ! -d "$TMP/primed" ]; then
+		mkdir "$TMP/primed"
+		# shellcheck disable=SC2086
+		XDG_CACHE_HOME="$TMP/primed" "$PFMTOP" -b -n 1 -d 1 -F "$FREQ" \
+			--sample-event cpu-clock $cg_pfm >/dev/null 2>&1 || true
+		rm -f "$TMP/primed/pfmtop/kallsyms-"*
+	fi
+	cp -a "$TMP/primed/." "$TMP/cache/"
+}
 cache_env=
-if [ "${COLD:-0}" = 1 ]; then
-	mkdir "$TMP/cache"
+case "${COLD:-0}" in
+0) ;;
+1 | first)
+	cold_cache
 	cache_env="XDG_CACHE_HOME='$TMP/cache'"
-fi
+	;;
+*)
+	echo "bench_tui: COLD is 1 (after a boot) or first (an empty cache)" >&2
+	exit 1
+	;;
+esac
 
 # pfmtop: its pane execs it from a wrapper that stamps the launch time. It
 # shows the Hotspots view, perf top's job (VIEW=overview: the first screen,
@@ -129,8 +155,8 @@ sleep 1 # both gone before the launches below
 pty_ms=
 for _ in 1 2 3; do
 	cache=()
-	if [ "${COLD:-0}" = 1 ]; then
-		rm -rf "$TMP/cache" && mkdir "$TMP/cache"
+	if [ "${COLD:-0}" != 0 ]; then
+		cold_cache
 		cache=("XDG_CACHE_HOME=$TMP/cache")
 	fi
 	# shellcheck disable=SC2086
@@ -144,7 +170,8 @@ pty_med=$(printf '%s\n' $pty_ms | sort -n | sed -n 2p)
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
 printf 'bench_tui: %d s, %s Hz cpu-clock%s, %d CPUs busy%s\n' "$SECS" "$FREQ" \
 	"${CALLGRAPH:+, --call-graph $CALLGRAPH}" "$(nproc)" \
-	"$([ "${COLD:-0}" = 1 ] && echo ', pfmtop cold (no kernel symbol cache)')"
+	"$(case "${COLD:-0}" in 1) echo ', pfmtop cold (after a boot: no kernel symbol table cached)' ;;
+	first) echo ', pfmtop on its first run (empty cache)' ;; esac)"
 printf '%-10s %12s %14s\n' "" "CPU time (s)" "peak RSS (KiB)"
 printf '%-10s %12s %14s\n' pfmtop "$pfm_cpu" "$pfm_rss"
 printf '%-10s %12s %14s\n' "perf top" "$perf_cpu" "$perf_rss"
