@@ -357,8 +357,6 @@ static int open_regular(const char *path, uint64_t ino)
 /* Where distributions install debug files (gdb's and perf's default). */
 #define DEBUG_DIR "/usr/lib/debug"
 
-/* Longest build id taken; GNU ld writes 20 bytes (SHA-1), some use 16 or 32. */
-
 int symbols_elf_build_id(Elf *elf, unsigned char *id, size_t len)
 {
 	Elf_Scn *scn = NULL;

@@ -472,7 +472,16 @@ static const char *kcache_load(const struct symbols *s, const struct kenv *e, st
 	return NULL;
 }
 
-void sym_kw_flush(struct kwriter *w)
+/* Buffered writes of the cache file. */
+struct kwriter {
+	int fd;
+	bool failed;
+	uint64_t off; /* bytes put */
+	size_t len;   /* in buf */
+	char buf[64 * 1024];
+};
+
+static void kw_flush(struct kwriter *w)
 {
 	size_t done = 0;
 	ssize_t n;
@@ -489,7 +498,7 @@ void sym_kw_flush(struct kwriter *w)
 	w->len = 0;
 }
 
-void sym_kw_put(struct kwriter *w, const void *p, size_t n)
+static void kw_put(struct kwriter *w, const void *p, size_t n)
 {
 	const char *c = p;
 
@@ -498,7 +507,7 @@ void sym_kw_put(struct kwriter *w, const void *p, size_t n)
 		size_t k = sizeof(w->buf) - w->len;
 
 		if (!k) {
-			sym_kw_flush(w);
+			kw_flush(w);
 			continue;
 		}
 		k = k < n ? k : n;
@@ -510,12 +519,12 @@ void sym_kw_put(struct kwriter *w, const void *p, size_t n)
 }
 
 /* Zeros up to the next multiple of 8; the offset reached. */
-uint64_t sym_kw_align(struct kwriter *w)
+static uint64_t kw_align(struct kwriter *w)
 {
 	static const char zero[8];
 
 	if (w->off % 8)
-		sym_kw_put(w, zero, 8 - w->off % 8);
+		kw_put(w, zero, 8 - w->off % 8);
 	return w->off;
 }
 
@@ -646,8 +655,8 @@ void sym_kcache_write(struct symbols *s, const struct kenv *e, const struct ktab
 		keep[i] = !t->runs[i].mod || kmods_has(&e->mods, t->pool.buf + t->runs[i].mod);
 		spans[i] = (struct kspan){UINT64_MAX, 0};
 	}
-	sym_kw_put(w, &h, sizeof(h)); /* written again at the end */
-	h.syms_off = sym_kw_align(w);
+	kw_put(w, &h, sizeof(h)); /* written again at the end */
+	h.syms_off = kw_align(w);
 	for (i = 0; i < t->nr; i++) {
 		size_t r = sym_ktab_run_index(t, &t->syms[i]);
 		uint64_t a = ksym_start(&t->syms[i]);
@@ -657,25 +666,25 @@ void sym_kcache_write(struct symbols *s, const struct kenv *e, const struct ktab
 		spans[r].lo = a < spans[r].lo ? a : spans[r].lo;
 		a = sym_kspan_end(a);
 		spans[r].hi = a > spans[r].hi ? a : spans[r].hi;
-		sym_kw_put(w, &t->syms[i], sizeof(t->syms[i]));
+		kw_put(w, &t->syms[i], sizeof(t->syms[i]));
 		h.nr_syms++;
 	}
-	h.runs_off = sym_kw_align(w);
+	h.runs_off = kw_align(w);
 	for (i = 0; i < t->nr_runs; i++)
 		if (keep[i]) {
-			sym_kw_put(w, &t->runs[i], sizeof(t->runs[i]));
+			kw_put(w, &t->runs[i], sizeof(t->runs[i]));
 			h.nr_runs++;
 		}
-	h.spans_off = sym_kw_align(w);
+	h.spans_off = kw_align(w);
 	for (i = 0; i < t->nr_runs; i++)
 		if (keep[i] && spans[i].lo < spans[i].hi) {
-			sym_kw_put(w, &spans[i], sizeof(spans[i]));
+			kw_put(w, &spans[i], sizeof(spans[i]));
 			h.nr_spans++;
 		}
-	h.head_off = sym_kw_align(w);
-	sym_kw_put(w, head->buf, h.head_len = hlen);
-	h.pool_off = sym_kw_align(w);
-	sym_kw_put(w, t->pool.buf, h.pool_len = t->pool.len);
+	h.head_off = kw_align(w);
+	kw_put(w, head->buf, h.head_len = hlen);
+	h.pool_off = kw_align(w);
+	kw_put(w, t->pool.buf, h.pool_len = t->pool.len);
 
 	h.version = KCACHE_VERSION;
 	h.hdr_size = sizeof(h);
@@ -691,8 +700,7 @@ void sym_kcache_write(struct symbols *s, const struct kenv *e, const struct ktab
 	if (!h.nr_syms) {
 		close(fd);
 		unlinkat(dfd, tmp, 0);
-	} else if (sym_kw_flush(w),
-	           sym_cache_commit(dfd, fd, !w->failed, &h, sizeof(h), tmp, name)) {
+	} else if (kw_flush(w), sym_cache_commit(dfd, fd, !w->failed, &h, sizeof(h), tmp, name)) {
 		s->stats.cache_writes++;
 		kcache_sweep(dfd, name);
 	}

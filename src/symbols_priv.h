@@ -1,4 +1,4 @@
-/* symbols_priv.h: the parts of the symbolizer (symtab, ksyms, ksym_cache, dso,
+/* symbols_priv.h: the parts of the symbolizer (symtab, ksyms, ksym_cache, dso, dso_cache,
  * procmaps, perfmap, symbols) and what they share. Only they include it. */
 #ifndef PFMTOP_SYMBOLS_PRIV_H
 #define PFMTOP_SYMBOLS_PRIV_H
@@ -21,7 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define BOOT_ID_LEN  36
+#define BOOT_ID_LEN 36
+/* Longest build id taken; GNU ld writes 20 bytes (SHA-1), some use 16 or 32. */
 #define BUILD_ID_MAX 64
 
 /* A symbol with no size ends where the next one starts; the last one of a
@@ -268,20 +269,9 @@ struct kenv {
 	struct kmods mods;
 };
 
-/* ksym_cache.c, shared with dso_cache.c: the cache directory and writes */
-/* Buffered writes of a cache file. */
-struct kwriter {
-	int fd;
-	bool failed;
-	uint64_t off; /* bytes put */
-	size_t len;   /* in buf */
-	char buf[64 * 1024];
-};
+/* ksym_cache.c, shared with dso_cache.c: the cache directory and its files */
 const char *sym_cache_dir_path(const struct symbols *s, char *dir, size_t len);
 int sym_cache_dir_open(const char *dir, bool create);
-void sym_kw_flush(struct kwriter *w);
-void sym_kw_put(struct kwriter *w, const void *p, size_t n);
-uint64_t sym_kw_align(struct kwriter *w);
 DIR *sym_cache_dir_list(int dfd);
 int sym_cache_temp_open(int dfd, const char *prefix, char *tmp, size_t len);
 bool sym_cache_commit(int dfd, int fd, bool ok, const void *hdr, size_t hlen, const char *tmp,
