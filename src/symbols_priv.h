@@ -1,5 +1,6 @@
-/* symbols_priv.h: the parts of the symbolizer (symtab, ksyms, ksym_cache, dso, dso_cache,
- * procmaps, perfmap, symbols) and what they share. Only they include it. */
+/* symbols_priv.h: the parts of the symbolizer (symtab, ksyms, ksym_cache, dso,
+ * dso_cache, procmaps, perfmap, symbols) and what they share. Only they, and
+ * their tests, include it. */
 #ifndef PFMTOP_SYMBOLS_PRIV_H
 #define PFMTOP_SYMBOLS_PRIV_H
 
