@@ -24,11 +24,12 @@
 #define DCACHE_ORDER     0x01020304u
 #define DCACHE_PREFIX    "dso-" /* then the build id in hex, '-' and the kind */
 #define DCACHE_TEMP      ".dso-"
-#define DCACHE_MAX       ((uint64_t)1 << 30)
-#define DCACHE_MIN_SYMS  256  /* a smaller table is read faster than a file is checked */
-#define DCACHE_FILES     512  /* at most this many table files; the least used go */
-#define DCACHE_SWEEP_MAX 4096 /* directory entries looked at for that */
-#define DCACHE_TEMP_AGE  3600 /* s: a temporary file this old was left behind */
+#define DCACHE_MAX       ((uint64_t)64 << 20) /* bigger tables are read each time */
+#define DCACHE_MIN_SYMS  256 /* a smaller table is read faster than a file is checked */
+#define DCACHE_FILES     512 /* at most this many table files; the least used go */
+#define DCACHE_BYTES     ((uint64_t)256 << 20) /* nor more bytes than this in all */
+#define DCACHE_SWEEP_MAX 4096                  /* directory entries looked at for that */
+#define DCACHE_TEMP_AGE  3600                  /* s: a temporary file this old was left behind */
 
 struct dcache_hdr {
 	char magic[8];
@@ -155,6 +156,7 @@ bool sym_dcache_load(const struct symbols *s, const struct dcache_key *k, struct
 
 struct aged {
 	time_t mtime;
+	uint64_t size;
 	char name[sizeof(DCACHE_PREFIX) + 2 * BUILD_ID_MAX + 16];
 };
 
@@ -165,14 +167,15 @@ static int aged_cmp(const void *a, const void *b)
 	return (x->mtime > y->mtime) - (x->mtime < y->mtime);
 }
 
-/* Keep DCACHE_FILES table files at most in the directory dfd (the least
- * recently used go, down to three quarters of that), and remove temporary
- * files left behind. */
+/* Keep DCACHE_FILES table files and DCACHE_BYTES at most in the directory
+ * dfd (the least recently used go, down to three quarters of both), and
+ * remove temporary files left behind. */
 static void dcache_sweep(int dfd)
 {
 	DIR *d = sym_cache_dir_list(dfd);
 	struct aged *v = NULL;
 	size_t n = 0, cap = 0;
+	uint64_t bytes = 0;
 	time_t now = time(NULL);
 	struct dirent *de;
 	struct stat st;
@@ -199,13 +202,18 @@ static void dcache_sweep(int dfd)
 			v = g;
 		}
 		v[n].mtime = st.st_mtime;
+		v[n].size = (uint64_t)st.st_size;
+		bytes += v[n].size;
 		util_strlcpy(v[n++].name, de->d_name, sizeof(v->name));
 	}
 	closedir(d);
-	if (n > DCACHE_FILES) {
+	if (n > DCACHE_FILES || bytes > DCACHE_BYTES) {
 		qsort(v, n, sizeof(*v), aged_cmp);
-		for (size_t i = 0; i < n - DCACHE_FILES * 3 / 4; i++)
+		for (size_t i = 0;
+		     i < n && (n - i > DCACHE_FILES * 3 / 4 || bytes > DCACHE_BYTES / 4 * 3); i++) {
 			unlinkat(dfd, v[i].name, 0);
+			bytes -= v[i].size;
+		}
 	}
 	free(v);
 }
@@ -257,6 +265,8 @@ void sym_dcache_store(struct symbols *s, const struct dcache_key *k, const struc
 	}
 	h.pool_off = (h.syms_off + t->nr * sizeof(*t->syms) + 7) & ~(uint64_t)7;
 	h.file_size = h.pool_off + h.pool_len;
+	if (h.file_size > DCACHE_MAX)
+		return;
 	dfd = sym_cache_dir_open(dir, true);
 	if (dfd < 0)
 		return;

@@ -242,8 +242,8 @@ static void put_file(const char *name, time_t mtime)
 	close(fd);
 }
 
-/* Writing a table keeps the 512 most recently used files: past that, the
- * oldest go down to 384, the new one stays; a temporary file left behind
+/* Writing a table keeps the 512 most recently used files (and 256 MB):
+ * past that, the oldest go down to 384 (192 MB), the new one stays; a temporary file left behind
  * an hour ago goes, a recent one (being written) stays. */
 static void test_sweep(void **state)
 {
@@ -273,6 +273,26 @@ static void test_sweep(void **state)
 	assert_int_equal(count_prefix("dso-0217-1"), 1);
 	assert_true(sym_dcache_load(s, &k, &got)); /* the new one stayed */
 	sym_symtab_free(&got);
+
+	/* 256 MB in all at most: three old 100 MB files (sparse), the two
+	 * oldest go to leave 192 MB at most */
+	empty_dir();
+	for (int i = 0; i < 3; i++) {
+		char path[PATH_MAX];
+
+		struct timespec ts[2] = {{now - 1000 + i, 0}, {now - 1000 + i, 0}};
+
+		snprintf(name, sizeof(name), "dso-big%d-1", i);
+		put_file(name, now);
+		snprintf(path, sizeof(path), "%s/%s", dir, name);
+		assert_int_equal(truncate(path, 100 << 20), 0);
+		assert_int_equal(utimensat(AT_FDCWD, path, ts, 0), 0);
+	}
+	sym_dcache_store(s, &k, &t);
+	assert_int_equal(count_prefix("dso-big0"), 0);
+	assert_int_equal(count_prefix("dso-big1"), 0);
+	assert_int_equal(count_prefix("dso-big2"), 1);
+	assert_int_equal(count_prefix("dso-"), 2);
 	sym_symtab_free(&t);
 	symbols_free(s);
 }
