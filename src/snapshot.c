@@ -607,6 +607,78 @@ static void json_string(FILE *out, const char *s)
 	untrusted_json(out, s);
 }
 
+/* n in decimal at the end of buf (which ends there); where it starts. */
+static char *decimal_digits(uint64_t n, char *end)
+{
+	do
+		*--end = (char)('0' + n % 10);
+	while (n /= 10);
+	return end;
+}
+
+/* n as %" PRIu64 " or %d writes it, without printf's parsing: the snapshot
+ * has thousands of them. */
+static void json_u64(FILE *out, uint64_t n)
+{
+	char buf[24], *p = decimal_digits(n, buf + sizeof(buf));
+
+	fwrite(p, 1, (size_t)(buf + sizeof(buf) - p), out);
+}
+
+static void json_int(FILE *out, long long n)
+{
+	if (n < 0)
+		fputc('-', out);
+	json_u64(out, n < 0 ? -(uint64_t)n : (uint64_t)n);
+}
+
+/*
+ * v as %.15g writes it when v is the double nearest to a decimal of at
+ * most 6 places and 15 digits (k / 10^d), from 1e-4 to 1e9 in size (%g's
+ * fixed notation): such a decimal reads back as v, so %.15g gives its
+ * digits, trailing zeros left out. Most of a snapshot's fractions are
+ * (shares and CPU% kept to 0.001). false when v is not one.
+ */
+static bool short_decimal(double v, char buf[32])
+{
+	static const double pow10[] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6};
+	const double a = fabs(v);
+
+	if (!(a >= 1e-4 && a < 1e9))
+		return false;
+	for (int d = 1; d <= 6; d++) {
+		const double k = round(a * pow10[d]);
+		char digits[24], *end = digits + sizeof(digits), *p;
+		int frac = d;
+
+		if (k / pow10[d] != a)
+			continue;
+		p = decimal_digits((uint64_t)k, end);
+		while (frac > 0 && end[-1] == '0') /* trailing zeros */
+			end--, frac--;
+		char *o = buf;
+		if (v < 0)
+			*o++ = '-';
+		if (end - p <= frac) { /* 0.00xyz */
+			*o++ = '0';
+			*o++ = '.';
+			for (long z = frac - (end - p); z > 0; z--)
+				*o++ = '0';
+			frac = (int)(end - p);
+		} else {
+			memcpy(o, p, (size_t)(end - p - frac));
+			o += end - p - frac;
+			p = end - frac;
+			if (frac)
+				*o++ = '.';
+		}
+		memcpy(o, p, (size_t)frac);
+		o[frac] = '\0';
+		return true;
+	}
+	return false;
+}
+
 /* A number as the shortest of %.15g, %.16g and %.17g that reads back as
  * the same double: no digit a reader needs is lost. NaN and infinities
  * (not available) give none (false, buf empty). */
@@ -615,10 +687,17 @@ static bool exact_number(double v, char buf[32])
 	buf[0] = '\0';
 	if (isnan(v) || isinf(v))
 		return false;
-	if (v == floor(v) && fabs(v) < 1e15) {
-		snprintf(buf, 32, "%.0f", v);
+	if (v == floor(v) && fabs(v) < 1e15) { /* as %.0f, -0 too */
+		char *p = decimal_digits((uint64_t)fabs(v), buf + 31);
+
+		if (signbit(v))
+			*--p = '-';
+		buf[31] = '\0';
+		memmove(buf, p, (size_t)(buf + 32 - p));
 		return true;
 	}
+	if (short_decimal(v, buf))
+		return true;
 	for (int digits = 15; digits <= 17; digits++) {
 		snprintf(buf, 32, "%.*g", digits, v);
 		if (strtod(buf, NULL) == v)
@@ -653,7 +732,8 @@ static void json_row_counters(FILE *out, const struct model *m, const struct mod
 	for (int i = 0; i < m->nr_events; i++) {
 		const struct model_event *e = &m->events[i];
 		const struct counter_value *v = &r->cells[i];
-		fprintf(out, "%s", i ? "," : "");
+		if (i)
+			fputc(',', out);
 		json_string(out, e->name);
 		fputs(":{\"value\":", out);
 		json_value(out, e, cells_counted(v) ? display(e, v->value) : NAN);
@@ -665,7 +745,8 @@ static void json_row_counters(FILE *out, const struct model *m, const struct mod
 	}
 	fputs("},\"metrics\":{", out);
 	for (int k = 0; k < m->nr_metrics; k++) {
-		fprintf(out, "%s", k ? "," : "");
+		if (k)
+			fputc(',', out);
 		json_string(out, m->metrics[k].name);
 		fputc(':', out);
 		json_number(out, r->metrics[k]);
@@ -724,16 +805,18 @@ static void json_tree(FILE *out, const struct model *m, int row, bool by_row)
 			if (p->hot != row || p->callee != (dir == 1) || p->first < 0 ||
 			    p->first + p->nr > m->nr_frames)
 				continue;
-			fprintf(out, "%s{\"share\":", n++ ? "," : "");
+			fputs(n++ ? ",{\"share\":" : "{\"share\":", out);
 			json_number(out, p->share);
-			fprintf(out, ",\"samples\":%" PRIu64 ",\"frames\":[", p->samples);
+			fputs(",\"samples\":", out);
+			json_u64(out, p->samples);
+			fputs(",\"frames\":[", out);
 			for (int k = 0; k < p->nr; k++) {
 				const struct model_frame *f = &m->frames[p->first + k];
 				fputs(k ? ",{" : "{", out);
 				untrusted_json_field(out, "symbol", model_frame_symbol(m, f));
 				fputc(',', out);
 				untrusted_json_field(out, "module", model_frame_module(m, f));
-				fprintf(out, ",\"kernel\":%s}", f->kernel ? "true" : "false");
+				fputs(f->kernel ? ",\"kernel\":true}" : ",\"kernel\":false}", out);
 			}
 			fputs("]}", out);
 		}
@@ -769,18 +852,26 @@ static void json_sampling(FILE *out, const struct model *m)
 		by_row = m->paths[i].hot >= m->paths[i - 1].hot;
 	for (int i = 0; i < m->nr_hot; i++) {
 		const struct model_hotspot *h = &m->hot[i];
-		fprintf(out, "%s{\"share\":", i ? "," : "");
+		fputs(i ? ",{\"share\":" : "{\"share\":", out);
 		json_number(out, h->share);
-		fprintf(out, ",\"samples\":%" PRIu64 ",\"pid\":%d,\"kernel\":%s,", h->samples,
-		        (int)h->pid, h->kernel ? "true" : "false");
+		fputs(",\"samples\":", out);
+		json_u64(out, h->samples);
+		fputs(",\"pid\":", out);
+		json_int(out, h->pid);
+		fputs(h->kernel ? ",\"kernel\":true," : ",\"kernel\":false,", out);
 		untrusted_json_field(out, "comm", h->comm);
 		fputc(',', out);
 		untrusted_json_field(out, "symbol", h->symbol);
 		fputc(',', out);
 		untrusted_json_field(out, "module", h->module);
-		if (s->hot_keys[0])
-			fprintf(out, ",\"tid\":%d,\"cpu\":%d,\"processes\":%d", (int)h->tid, h->cpu,
-			        h->processes);
+		if (s->hot_keys[0]) {
+			fputs(",\"tid\":", out);
+			json_int(out, h->tid);
+			fputs(",\"cpu\":", out);
+			json_int(out, h->cpu);
+			fputs(",\"processes\":", out);
+			json_int(out, h->processes);
+		}
 		if (s->callchain)
 			json_tree(out, m, i, by_row);
 		fputc('}', out);
@@ -900,16 +991,24 @@ static void write_json(FILE *out, const struct model *m)
 	fputs(",\"tasks\":[", out);
 	for (int i = 0, n = shown_tasks(m); i < n; i++) {
 		const struct model_row *r = &m->tasks[i];
-		fprintf(out, "%s{\"pid\":%d,\"tid\":%d,", i ? "," : "", (int)r->pid, (int)r->tid);
+		fputs(i ? ",{\"pid\":" : "{\"pid\":", out);
+		json_int(out, r->pid);
+		fputs(",\"tid\":", out);
+		json_int(out, r->tid);
+		fputc(',', out);
 		untrusted_json_field(out, "user", r->user);
 		fputc(',', out);
 		untrusted_json_field(out, "comm", r->comm);
-		if (r->ppid > 0)
-			fprintf(out, ",\"ppid\":%d", (int)r->ppid);
-		fprintf(out, ",\"threads\":%d,\"cpu_pct\":", r->nr_threads);
+		if (r->ppid > 0) {
+			fputs(",\"ppid\":", out);
+			json_int(out, r->ppid);
+		}
+		fputs(",\"threads\":", out);
+		json_int(out, r->nr_threads);
+		fputs(",\"cpu_pct\":", out);
 		json_number(out, r->cpu_pct);
-		fprintf(out, ",\"counted\":%s,\"exited\":%s,", r->counted ? "true" : "false",
-		        r->exited ? "true" : "false");
+		fputs(r->counted ? ",\"counted\":true" : ",\"counted\":false", out);
+		fputs(r->exited ? ",\"exited\":true," : ",\"exited\":false,", out);
 		if (r->since_ms > 0) {
 			fputs("\"since_ms\":", out);
 			json_number(out, r->since_ms);

@@ -173,7 +173,9 @@ bool untrusted_json(FILE *f, const char *s)
 
 void untrusted_json_field(FILE *f, const char *key, const char *s)
 {
-	fprintf(f, "\"%s\":", key);
+	fputc('"', f);
+	fputs(key, f);
+	fputs("\":", f);
 	if (!untrusted_json(f, s))
 		return;
 	fprintf(f, ",\"%s_raw\":\"", key);

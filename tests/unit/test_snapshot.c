@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -343,6 +344,76 @@ static void test_json_numbers(void **state)
 	model_fini(&m);
 }
 
+/* The forms printf gives a number: %.0f for a whole one, else the
+ * shortest of %.15g, %.16g, %.17g that reads back the same. */
+static void number_reference(double v, char buf[32])
+{
+	if (v == floor(v) && fabs(v) < 1e15) {
+		snprintf(buf, 32, "%.0f", v);
+		return;
+	}
+	for (int digits = 15; digits <= 17; digits++) {
+		snprintf(buf, 32, "%.*g", digits, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+}
+
+/* JSON numbers are written without printf where they can be: they must
+ * come out as printf writes them, whole numbers, short decimals (kept to
+ * 0.001), small, large, negative, and the doubles beside each. */
+static void test_json_number_forms(void **state)
+{
+	static const double special[] = {0,       1e-4,    0.0001, 0.00011, 9.9999e-5, 0.001,
+	                                 0.1,     0.3,     1.005,  2.675,   26.965,    99.9995,
+	                                 100,     1e9,     1e9 - 0.001,     123456.789012,
+	                                 1e15,    1e15 - 1,         1e15 + 2, 4503599627370495.5,
+	                                 5e-5,    1.5e-7,  1e300};
+	enum { NR = 4000 };
+	double *want = calloc(NR, sizeof(*want));
+	struct model m;
+	uint64_t x = 88172645463325252ull;
+	int n = 0;
+
+	assert_non_null(want);
+	(void)state;
+	for (size_t i = 0; i < sizeof(special) / sizeof(special[0]); i++) {
+		const double v = special[i];
+		want[n++] = v;
+		want[n++] = -v;
+		want[n++] = nextafter(v, 1e308);
+		want[n++] = nextafter(v, -1e308);
+	}
+	while (n < NR) { /* xorshift: decimals of 0 to 7 places, 1e-8 to 1e12 */
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		const double places = pow(10, (double)(x % 8)), mag = pow(10, (double)(x >> 8 & 15) - 4);
+		const double r = (double)(x >> 12 & 0xfffff) / 0xfffff;
+		double v = round(r * mag * places) / places;
+		if (x & 1 << 4)
+			v = nextafter(v, 1e308);
+		want[n++] = x & 1 << 5 ? -v : v;
+	}
+	build(&m, MODEL_TASKS);
+	m.nr_hot = 0;
+	for (int i = 0; i < NR; i++)
+		model_add_hotspot(&m)->share = want[i];
+	char *s = render(&m, SNAPSHOT_JSON);
+	const char *p = strstr(s, "\"rows\":[");
+	assert_non_null(p);
+	for (int i = 0; i < NR; i++) {
+		char ref[32];
+		p = strstr(p, "{\"share\":");
+		assert_non_null(p);
+		p += strlen("{\"share\":");
+		number_reference(want[i], ref);
+		if (strncmp(p, ref, strlen(ref)) || p[strlen(ref)] != ',')
+			fail_msg("%.17g: printf writes %s, the snapshot %.30s", want[i], ref, p);
+	}
+	free(s);
+	free(want);
+	model_fini(&m);
+}
+
 static void test_cells(void **state)
 {
 	struct model_event counts = {.scale = 1}, ms = {.scale = 1e-6, .unit = "ms"};
@@ -418,6 +489,7 @@ int main(void)
 		cmocka_unit_test(test_csv),
 		cmocka_unit_test(test_text_from_json),
 		cmocka_unit_test(test_json_numbers),
+		cmocka_unit_test(test_json_number_forms),
 		cmocka_unit_test(test_cells),
 		cmocka_unit_test(test_metrics_same_group_only),
 	};
