@@ -187,18 +187,72 @@ void view_close(struct view *v)
  * carriage return, ESC) shows them as ^M, ^[ and cannot move the cursor.
  */
 
+/* The length of text, at most max, when that much of it is printable
+ * ASCII (every number, most names): untrusted_text() leaves it as it is
+ * and it takes a column a byte. -1 otherwise. */
+static int ascii_len(const char *text, int max)
+{
+	int n = 0;
+
+	for (const unsigned char *u = (const unsigned char *)text; *u && n < max; u++, n++)
+		if (*u < 0x20 || *u > 0x7e)
+			return -1;
+	return n;
+}
+
+/*
+ * The n cells of c (printable ASCII, attributes set) from y, x, x + n <=
+ * COLS: waddnstr()'s cells for the same text in the same attributes,
+ * without its per-character decoding, width and control checks. The last
+ * column of a line goes through waddnstr() itself: the cursor then ends
+ * where it would (the next line).
+ */
+void view_cells(int y, int x, const chtype *c, int n)
+{
+	const bool edge = x + n >= COLS;
+
+	if (n - edge > 0)
+		mvaddchnstr(y, x, c, n - edge);
+	if (edge) {
+		char last = (char)(c[n - 1] & A_CHARTEXT);
+
+		mvaddnstr(y, x + n - 1, &last, 1);
+	} else {
+		move(y, x + n);
+	}
+}
+
 /* Text at y, x in width columns (cut, padded), in slot s. */
 static void put(struct view *v, int y, int x, int width, const char *text, enum theme_slot slot,
                 bool left)
 {
 	char safe[1024], fit[4096];
-	const char *s = untrusted_text(safe, sizeof(safe), text);
+	chtype cells[1024];
+	int n;
 
 	if (width <= 0 || x >= COLS)
 		return;
 	if (x + width > COLS)
 		width = COLS - x;
 	view_use(v, slot);
+	/* what shows of the text, when it is ASCII: as view_text_fit() fits
+	 * it, cut, padded, right-aligned when !left and narrower */
+	n = width < (int)(sizeof(cells) / sizeof(cells[0])) ? ascii_len(text, width) : -1;
+	if (n >= 0) {
+		const int lead = !left && n < width ? width - n : 0;
+		const chtype a = v->attr[slot];
+		int k = 0;
+
+		for (; k < lead; k++)
+			cells[k] = ' ' | a;
+		for (int i = 0; k < width && i < n; i++)
+			cells[k++] = (unsigned char)text[i] | a;
+		for (; k < width; k++)
+			cells[k] = ' ' | a;
+		view_cells(y, x, cells, width);
+		return;
+	}
+	const char *s = untrusted_text(safe, sizeof(safe), text);
 	/* by columns, not bytes: wide and combining characters (view_text.c) */
 	view_text_fit(fit, sizeof(fit), s, width, left, true);
 	mvaddstr(y, x, fit);
@@ -221,12 +275,26 @@ void view_bar(struct view *v, int y, enum theme_slot slot)
 static bool add(struct view *v, int y, int *x, const char *text, enum theme_slot slot)
 {
 	char safe[1024], fit[4096];
-	const char *s = untrusted_text(safe, sizeof(safe), text);
-	int n = view_text_width(s);
+	chtype cells[1024];
+	/* all of it ASCII: its width is its length */
+	int n = ascii_len(text, (int)sizeof(safe));
 
 	if (*x >= COLS)
 		return false;
 	view_use(v, slot);
+	if (n >= 0 && !text[n] && COLS - *x < (int)(sizeof(cells) / sizeof(cells[0]))) {
+		const int w = n < COLS - *x ? n : COLS - *x;
+		const chtype a = v->attr[slot];
+
+		for (int i = 0; i < w; i++)
+			cells[i] = (unsigned char)text[i] | a;
+		if (w > 0)
+			view_cells(y, *x, cells, w);
+		*x += n;
+		return *x < COLS;
+	}
+	const char *s = untrusted_text(safe, sizeof(safe), text);
+	n = view_text_width(s);
 	view_text_fit(fit, sizeof(fit), s, COLS - *x, true, false);
 	mvaddstr(y, *x, fit);
 	*x += n;
@@ -573,8 +641,10 @@ static void draw_rows(struct view *v, int nlines)
 				s = base;
 			put(v, y, v->x[c], v->w[c], buf, s, v->cols[c].f.left);
 			if (v->x[c] + v->w[c] < COLS && !selected) {
+				const chtype blank = ' ' | v->attr[base];
+
 				view_use(v, base);
-				mvaddch(y, v->x[c] + v->w[c], ' ');
+				view_cells(y, v->x[c] + v->w[c], &blank, 1);
 			}
 		}
 	}

@@ -37,6 +37,7 @@ static void meter(struct view *v, int y, int x, int width, const char *label, do
 {
 	char text[512];
 	enum meter_part part[512];
+	chtype cells[512];
 	int lw = (int)strlen(label), mw = width - lw;
 
 	view_put(v, y, x, lw, label, THEME_METER_FRAME, true);
@@ -45,14 +46,10 @@ static void meter(struct view *v, int y, int x, int width, const char *label, do
 	if (mw <= 0)
 		return;
 	meter_render(user, sys, other, total, mw, text, part);
-	for (int i = 0; i < mw;) { /* runs of one part */
-		int j = i;
-		while (j < mw && part[j] == part[i])
-			j++;
-		view_use(v, part_slot(part[i]));
-		mvaddnstr(y, x + lw + i, text + i, j - i);
-		i = j;
-	}
+	for (int i = 0; i < mw; i++) /* ASCII: bars, brackets, the figure */
+		cells[i] = (unsigned char)text[i] | v->attr[part_slot(part[i])];
+	view_use(v, part_slot(part[mw - 1]));
+	view_cells(y, x + lw, cells, mw);
 }
 
 /* The meters: one per CPU (in two columns when they are many and the
