@@ -205,12 +205,14 @@ static int ascii_len(const char *text, int max)
  * COLS: waddnstr()'s cells for the same text in the same attributes,
  * without its per-character decoding, width and control checks. The last
  * column of a line goes through waddnstr() itself: the cursor then ends
- * where it would (the next line).
+ * where it would (the next line). The window's attributes end as the last
+ * cell's.
  */
 void view_cells(int y, int x, const chtype *c, int n)
 {
 	const bool edge = x + n >= COLS;
 
+	attrset(c[n - 1] & A_ATTRIBUTES);
 	if (n - edge > 0)
 		mvaddchnstr(y, x, c, n - edge);
 	if (edge) {
@@ -643,7 +645,6 @@ static void draw_rows(struct view *v, int nlines)
 			if (v->x[c] + v->w[c] < COLS && !selected) {
 				const chtype blank = ' ' | v->attr[base];
 
-				view_use(v, base);
 				view_cells(y, v->x[c] + v->w[c], &blank, 1);
 			}
 		}

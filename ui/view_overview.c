@@ -48,7 +48,6 @@ static void meter(struct view *v, int y, int x, int width, const char *label, do
 	meter_render(user, sys, other, total, mw, text, part);
 	for (int i = 0; i < mw; i++) /* ASCII: bars, brackets, the figure */
 		cells[i] = (unsigned char)text[i] | v->attr[part_slot(part[i])];
-	view_use(v, part_slot(part[mw - 1]));
 	view_cells(y, x + lw, cells, mw);
 }
 

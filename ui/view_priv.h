@@ -213,8 +213,9 @@ void view_draw_presets(struct view *v);
 void view_put(struct view *v, int y, int x, int width, const char *text, enum theme_slot slot,
               bool left);
 bool view_add(struct view *v, int y, int *x, const char *text, enum theme_slot slot);
-/* n cells of printable ASCII, each with its attributes, at y, x (x + n <=
- * COLS): the cells, and the cursor after them, that waddnstr() would give. */
+/* n > 0 cells of printable ASCII, each with its attributes, at y, x (x + n
+ * <= COLS): the cells, and the cursor after them, that waddnstr() would
+ * give; the window's attributes are then the last cell's. */
 void view_cells(int y, int x, const chtype *c, int n);
 /* The column titles on body_y - 1 and nlines rows from body_y. */
 void view_draw_table(struct view *v, int nlines);
