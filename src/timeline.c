@@ -49,11 +49,16 @@ void timeline_close(struct timeline *t)
 int timeline_add(struct timeline *t, const struct model *m)
 {
 	size_t len, before = t->r.nr;
-	unsigned char *frame = pfr_encode(&t->w, m, false, &len);
+	unsigned char *frame = pfr_encode(&t->w, m, false, &len), *kept;
 	int ret;
 
 	if (!frame)
 		return -errno;
+	/* made room for the worst case, zstd's bound on the whole JSON: kept,
+	 * it takes its own size (a tenth of that or less) */
+	kept = realloc(frame, len);
+	if (kept)
+		frame = kept;
 	ret = pfr_append(&t->r, frame, len);
 	if (ret) {
 		pfr_writer_rekey(&t->w);
