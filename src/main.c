@@ -87,7 +87,7 @@ struct app {
 };
 
 /* Keep the viewer's history to this many snapshots, whatever -d and
- * --history say (about 2 KB each). */
+ * --history say (2-6 KB each compressed: 6 KB with 500 hotspot rows). */
 #define HISTORY_MAX_FRAMES 20000
 
 static void die_usage(const char *msg)
