@@ -529,6 +529,8 @@ void session_fini(struct session *s)
 	}
 	procfs_ids_free(&s->pids);
 	procfs_ids_free(&s->tids);
+	procfs_ids_free(&s->seen);
+	procfs_ids_free(&s->born);
 	model_fini(&s->model);
 	free(s->ev);
 	free(s->cev);

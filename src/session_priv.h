@@ -105,6 +105,12 @@ struct session {
 	uint64_t missed;              /* refresh ticks skipped since the last tick */
 	struct procfs proc;           /* how /proc is read */
 	struct procfs_ids pids, tids; /* /proc listings, reused every tick */
+	/* The processes of the /proc scan without listing /proc each tick: */
+	struct procfs_ids seen; /* those the last scan found (sorted) */
+	struct procfs_ids born; /* those the task watcher saw start since */
+	bool born_lost;         /* one of them could not be kept: list /proc */
+	int list_age;           /* scans since /proc was last listed */
+	uint64_t list_lost;     /* tw.lost at that listing */
 	struct model model;
 };
 
@@ -121,7 +127,11 @@ void session_describe_events(struct session *s);
 
 /* session_proc.c: the system-wide /proc task table and the choice of
  * tasks to count. */
+#define SESSION_LIST_TICKS 10    /* /proc listed whole at least every this many scans */
+#define SESSION_BORN_MAX   65536 /* new processes kept between scans; more: /proc listed */
 void session_proc_rows(struct session *s, double interval_s);
+/* Process pid started (the task watcher saw its fork): the next scan reads it. */
+void session_proc_born(struct session *s, pid_t pid);
 int session_row_uid(struct session *s, const struct model_row *r, uid_t *uid);
 void session_select_tasks(struct session *s);
 

@@ -5,6 +5,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,13 +145,16 @@ struct scan {
 /*
  * Task (pid, tid) of the /proc scan (tid == pid without -H): its sample,
  * and its row if task targets do not give it one. *nth: the number of
- * threads of its process as its stat says now, 0 when not known. 0 or
- * -ENOMEM.
+ * threads of its process as its stat says now, 0 when not known. 0; 1 when
+ * it is gone (reaped, or exited and not yet reaped: it never comes back,
+ * and its PID comes back only with a new task, which the task watcher
+ * reports); or -ENOMEM.
  */
 static int scan_task(struct session *s, const struct scan *sc, pid_t pid, pid_t tid, int *nth)
 {
 	struct model *m = &s->model;
 	struct procfs_task pt = {0};
+	int ret;
 	struct proc_sample cur = {.pid = pid, .tid = tid, .fd = -1};
 	struct proc_sample *old =
 	    s->nr_proc_prev
@@ -189,13 +193,13 @@ static int scan_task(struct session *s, const struct scan *sc, pid_t pid, pid_t 
 			}
 		}
 		return 0;
-	} else if (scan_stat(s, old, pid, s->cfg->threads ? tid : 0, &cur.fd, &pt)) {
-		return 0;
+	} else if ((ret = scan_stat(s, old, pid, s->cfg->threads ? tid : 0, &cur.fd, &pt))) {
+		return ret == -ENOENT || ret == -ESRCH;
 	} else if (procfs_task_dead(&pt, s->cfg->threads)) {
 		/* Exited, not yet reaped: no live row (a counted one was shown
 		 * exited already). */
 		session_proc_fd_close(s, &cur.fd);
-		return 0;
+		return 1;
 	} else {
 		cur.starttime = pt.starttime;
 		cur.ticks = pt.utime + pt.stime;
@@ -262,6 +266,110 @@ static bool was_single(const struct session *s, pid_t pid)
 	return p && p->nr_threads == 1;
 }
 
+void session_proc_born(struct session *s, pid_t pid)
+{
+	if (s->born_lost)
+		return;
+	if (s->born.nr >= SESSION_BORN_MAX ||
+	    util_grow(&s->born.id, s->born.nr, &s->born.cap, sizeof(*s->born.id), 64)) {
+		s->born_lost = true; /* the next scan lists /proc */
+		return;
+	}
+	s->born.id[s->born.nr++] = pid;
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The processes to scan, into s->pids; their count or -errno. /proc is
+ * listed at the start, every SESSION_LIST_TICKS scans, and whenever the
+ * task watcher may have missed a process (it is not open, its ring lost
+ * records, a start could not be kept) or /proc is not the machine's (a
+ * test root). In between, the processes are those the last scan found
+ * (less those it found gone) and those the task watcher saw start since:
+ * a process appears only by a fork, which it reports (system-wide, every
+ * CPU), and once gone (reaped, or a zombie) it never comes back; its PID
+ * comes back only with a new process, reported as well. That spares
+ * listing /proc (its getdents makes a dentry for each process) each tick.
+ */
+static int scan_pids(struct session *s)
+{
+	int nr = 0, i = 0, k = 0;
+
+	if (!s->tw_open || s->baseline || s->born_lost || s->proc.root[0] ||
+	    s->tw.lost != s->list_lost || s->list_age >= SESSION_LIST_TICKS) {
+		s->list_age = 0;
+		s->list_lost = s->tw.lost;
+		s->born.nr = 0;
+		s->born_lost = false;
+		return procfs_pids(&s->proc, &s->pids);
+	}
+	s->list_age++;
+	if (s->born.nr > 1)
+		qsort(s->born.id, (size_t)s->born.nr, sizeof(*s->born.id), cmp_pid);
+	while (s->pids.cap < s->seen.nr + s->born.nr)
+		if (util_grow(&s->pids.id, s->pids.cap, &s->pids.cap, sizeof(*s->pids.id), 256))
+			return -ENOMEM;
+	/* Both sorted: merged, each PID once. */
+	while (i < s->seen.nr || k < s->born.nr) {
+		pid_t a = i < s->seen.nr ? s->seen.id[i] : INT_MAX;
+		pid_t b = k < s->born.nr ? s->born.id[k] : INT_MAX;
+		pid_t p = a < b ? a : b;
+
+		i += a == p;
+		k += b == p;
+		if (!nr || s->pids.id[nr - 1] != p)
+			s->pids.id[nr++] = p;
+	}
+	s->pids.nr = nr;
+	s->born.nr = 0;
+	return nr;
+}
+
+/* The scan found process pid (seen at the next one unless it is gone). */
+static int found(struct session *s, pid_t pid)
+{
+	if (util_grow(&s->seen.id, s->seen.nr, &s->seen.cap, sizeof(*s->seen.id), 256))
+		return -ENOMEM;
+	s->seen.id[s->seen.nr++] = pid;
+	return 0;
+}
+
+/* Process pid: its tasks scanned; 0 or 1 (it is gone), or -ENOMEM. */
+static int scan_process(struct session *s, const struct scan *sc, pid_t pid)
+{
+	bool main_done = false, live = false;
+	int nth, ret;
+
+	if (!s->cfg->threads)
+		return scan_task(s, sc, pid, pid, &nth);
+	if (was_single(s, pid)) {
+		ret = scan_task(s, sc, pid, pid, &nth);
+		if (ret < 0 || nth == 1)
+			return ret; /* alone still: no listing */
+		main_done = true;
+		live = ret == 0;
+	}
+	int nt = procfs_threads(&s->proc, pid, &s->tids);
+	if (nt == -ENOMEM)
+		return nt;
+	for (int k = 0; k < nt; k++) {
+		if (main_done && s->tids.id[k] == pid)
+			continue;
+		ret = scan_task(s, sc, pid, s->tids.id[k], &nth);
+		if (ret < 0)
+			return ret;
+		live |= ret == 0;
+	}
+	/* Not listed for a reason other than its end: kept. */
+	return live || (nt < 0 && nt != -ENOENT && nt != -ESRCH) ? 0 : 1;
+}
+
 /*
  * Every task on the machine from /proc, for the system-wide task table: a
  * row for each task that session_counted_rows() did not already give one, and
@@ -269,37 +377,26 @@ static bool was_single(const struct session *s, pid_t pid)
  */
 void session_proc_rows(struct session *s, double interval_s)
 {
-	int n = procfs_pids(&s->proc, &s->pids), nr_cov, nth;
+	int n = scan_pids(s), nr_cov;
 	const pid_t *pids = s->pids.id;
 	struct cover *cov = covered_ids(s, &nr_cov);
 	struct scan sc = {cov, nr_cov, interval_s, s->baseline ? util_boot_s() : 0};
 
 	s->nr_proc_cur = 0;
 	s->nr_cand = 0;
+	s->seen.nr = 0;
+	if (n < 0)
+		s->born_lost = true; /* not listed: list /proc next time */
 	for (int i = 0; i < n; i++) {
-		bool main_done = false;
+		int ret = scan_process(s, &sc, pids[i]);
 
-		if (!s->cfg->threads) {
-			if (scan_task(s, &sc, pids[i], pids[i], &nth))
-				goto out;
-			continue;
-		}
-		if (was_single(s, pids[i])) {
-			if (scan_task(s, &sc, pids[i], pids[i], &nth))
-				goto out;
-			if (nth == 1)
-				continue; /* alone still: no listing */
-			main_done = true;
-		}
-		int nt = procfs_threads(&s->proc, pids[i], &s->tids);
-		for (int k = 0; k < nt; k++) {
-			if (main_done && s->tids.id[k] == pids[i])
-				continue;
-			if (scan_task(s, &sc, pids[i], s->tids.id[k], &nth))
-				goto out;
+		if (ret == 0)
+			ret = found(s, pids[i]);
+		if (ret < 0) {
+			s->born_lost = true; /* the scan was cut short: list /proc next time */
+			break;
 		}
 	}
-out:
 	free(cov);
 	/* Tasks not seen this time: their kept stat files go. */
 	for (int i = 0; i < s->nr_proc_prev; i++)

@@ -637,6 +637,68 @@ static void test_groups_metrics_multiplexing(void **state)
 	assert_int_equal(m->events[2].state, COUNTER_OK);
 }
 
+/*
+ * /proc is listed at the start, every SESSION_LIST_TICKS scans and after
+ * the task watcher lost records; in between the scan takes the processes
+ * of the last one and those whose fork the watcher reported, and drops
+ * the ones it found gone.
+ */
+static void test_proc_listed_when_needed(void **state)
+{
+	struct session_config c;
+	char err[256];
+	int go_a, go_b, go_c;
+
+	config(&c, "task-clock");
+	c.cpu_min = 1e9; /* the watcher opens; no task is busy enough for counters */
+	assert_int_equal(session_init(&s, &c, err, sizeof(err)), 0);
+	assert_true(s.tw_open);
+	assert_int_equal(session_start(&s, err, sizeof(err)), 0);
+	s.fd_budget = s.fds_used; /* no counters for new tasks: rows from /proc alone */
+	assert_int_equal(session_tick(&s, false), 0);
+
+	/* A process the watcher reports: in the next scan. */
+	pid_t a = testutil_child_waiting(&go_a);
+	session_on_fork(a, a, getpid(), &s);
+	assert_int_equal(session_tick(&s, false), 0);
+	assert_non_null(task_row(a));
+	assert_string_equal(task_row(a)->note, "idle: /proc only");
+
+	/* One it does not (nor lost records): not before /proc is listed. */
+	pid_t b = testutil_child_waiting(&go_b);
+	assert_int_equal(session_tick(&s, false), 0);
+	assert_null(task_row(b));
+	assert_non_null(task_row(a));
+	/* Records lost: /proc is listed at the next scan. */
+	s.tw.lost++;
+	assert_int_equal(session_tick(&s, false), 0);
+	assert_non_null(task_row(b));
+
+	/* And listed every SESSION_LIST_TICKS scans whatever happens. */
+	pid_t cpid = testutil_child_waiting(&go_c);
+	int ticks = 0;
+	while (!task_row(cpid) && ticks <= SESSION_LIST_TICKS) {
+		assert_int_equal(session_tick(&s, false), 0);
+		ticks++;
+	}
+	assert_non_null(task_row(cpid));
+	assert_true(ticks > 1);
+
+	/* A process that ended leaves the scan's list, and its row. */
+	end_child(a, go_a);
+	assert_int_equal(session_tick(&s, false), 0);
+	assert_null(task_row(a));
+	for (int i = 0; i < s.seen.nr; i++)
+		assert_int_not_equal(s.seen.id[i], a);
+	assert_non_null(task_row(b));
+	/* A PID reported again (a new process of it) is read afresh. */
+	session_on_fork(a, a, getpid(), &s);
+	assert_int_equal(session_tick(&s, false), 0);
+	assert_null(task_row(a));
+	end_child(b, go_b);
+	end_child(cpid, go_c);
+}
+
 static void test_unknown_event_is_an_error(void **state)
 {
 	struct session_config c;
@@ -671,6 +733,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_proc_fds_follow_tasks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_proc_fds_follow_threads, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_target_fds, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_proc_listed_when_needed, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_user_read_once, setup_proc_copy,
 	                                    teardown_proc_copy),
 	    cmocka_unit_test_setup_teardown(test_stat_skipped_when_not_run, setup_proc_copy,
