@@ -131,7 +131,7 @@ static int open_set(struct counter_set *s, const struct counters_config *cfg, pi
 		attr.size = sizeof(attr);
 		attr.read_format = COUNTERS_READ_FORMAT;
 		attr.inherit = cfg->inherit;
-		attr.disabled = leader_fd < 0;
+		attr.disabled = leader_fd < 0 && !cfg->enabled;
 		attr.pinned = attr.pinned && leader_fd < 0; /* :D pins a group by its leader */
 		attr.enable_on_exec = leader_fd < 0 && cfg->enable_on_exec;
 		fd = sys->perf_event_open(&attr, pid, cpu, leader_fd, PERF_FLAG_FD_CLOEXEC | flags);

@@ -61,6 +61,8 @@ struct counters_config {
 	int nr;
 	bool inherit;        /* count children created after the open */
 	bool enable_on_exec; /* leaders start at the target's next exec */
+	bool enabled;        /* leaders open counting, members join them (no
+	                      * counters_enable() needed) */
 };
 
 struct counter_reading {

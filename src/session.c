@@ -313,6 +313,10 @@ int session_start(struct session *s, char *err, size_t errlen)
 	each_counter_set(s, counters_enable);
 	profile_enable(&s->prof);
 	s->started = true;
+	/* Tasks found from now on: a counter opened disabled and then
+	 * enabled costs one more system call (and interrupt of the CPU the
+	 * task runs on); the command's wait for its exec. */
+	s->ccfg.enabled = !s->ccfg.enable_on_exec;
 	s->start_ns = s->last_ns = util_now_ns();
 	if (s->cmd.pid > 0) {
 		int ret = launch_go(&s->cmd, s->cfg->argv[0], err, errlen);
@@ -451,6 +455,7 @@ void session_stop(struct session *s)
 		return;
 	each_counter_set(s, counters_disable);
 	profile_disable(&s->prof);
+	s->ccfg.enabled = false;
 	s->stopped = true;
 	s->stop_ns = util_now_ns();
 }
@@ -513,6 +518,7 @@ void session_fini(struct session *s)
 		session_proc_fd_close(s, &s->proc_prev[i].fd);
 	procfs_close(&s->proc);
 	free(s->targets);
+	free(s->index);
 	for (size_t i = 0; i < ARRAY_SIZE(s->pidfd); i++)
 		if (s->pidfd[i] >= 0)
 			close(s->pidfd[i]);

@@ -71,6 +71,10 @@ struct session {
 	int cpus[SESSION_MAX_CPUS];
 	int nr_targets, cap_targets;
 	struct session_target *targets;
+	/* find_target(): tid -> index of its newest target, for the targets
+	 * below nr_indexed (those after are searched one by one); slots of
+	 * index + 1, 0 empty; cap_index a power of two, or 0 */
+	int *index, cap_index, nr_indexed;
 	int nr_fd_limited; /* targets left uncounted for want of fds */
 	long fd_budget;    /* counter fds allowed (RLIMIT_NOFILE less a reserve) */
 	long fds_used;

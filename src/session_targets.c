@@ -186,7 +186,9 @@ void session_open_target(struct session *s, struct session_target *t, pid_t pid,
 	if (ret == 0 && t->cs.nr_open == 0 && t->tid >= 0 && denied(&t->cs))
 		ret = -EACCES; /* not this user's to watch: say so, not "n/s" */
 	if (ret == 0 && s->started) {
-		ret = counters_enable(&t->cs); /* a task found after the start */
+		/* A task found after the start: opened counting (ccfg.enabled),
+		 * or enabled now. */
+		ret = s->ccfg.enabled ? 0 : counters_enable(&t->cs);
 		t->open_ns = util_now_ns();
 	}
 	if (ret == 0) {
@@ -220,11 +222,80 @@ void session_open_target(struct session *s, struct session_target *t, pid_t pid,
 	}
 }
 
-/* Name, user, start time and /proc ticks of a new task target; its stat
- * file stays open for session_refresh_targets(). */
+static unsigned int tid_hash(pid_t tid, int cap)
+{
+	return ((unsigned int)tid * 2654435761u) & (unsigned int)(cap - 1);
+}
+
+/* The index over every target: each tid to its newest target. false when
+ * there is no memory for it (find_target() then searches them all). */
+static bool index_targets(struct session *s)
+{
+	int cap = 64;
+
+	while (cap < 2 * s->nr_targets)
+		cap *= 2;
+	if (cap != s->cap_index) {
+		int *ix = calloc((size_t)cap, sizeof(*ix));
+		if (!ix)
+			return false;
+		free(s->index);
+		s->index = ix;
+		s->cap_index = cap;
+	} else {
+		memset(s->index, 0, (size_t)cap * sizeof(*s->index));
+	}
+	for (int i = 0; i < s->nr_targets; i++) {
+		pid_t tid = s->targets[i].tid;
+		unsigned int h = tid_hash(tid, cap);
+
+		if (tid < 0)
+			continue;
+		while (s->index[h] && s->targets[s->index[h] - 1].tid != tid)
+			h = (h + 1) & (unsigned int)(cap - 1);
+		s->index[h] = i + 1; /* the later target of a recycled tid wins */
+	}
+	s->nr_indexed = s->nr_targets;
+	return true;
+}
+
+/*
+ * The live target of task tid; an exited one may share a recycled tid.
+ * A target is added for a tid only when it has no live one, so when its
+ * newest target has exited, so have the older ones: the index keeps the
+ * newest.
+ */
+static struct session_target *find_target(struct session *s, pid_t tid)
+{
+	int lo = s->nr_indexed;
+
+	if (s->nr_targets - s->nr_indexed > 32 && !index_targets(s))
+		s->nr_indexed = lo = 0;
+	for (int i = s->nr_targets - 1; i >= lo; i--)
+		if (s->targets[i].tid == tid && !s->targets[i].exited)
+			return &s->targets[i];
+	if (!lo || tid < 0)
+		return NULL;
+	for (unsigned int h = tid_hash(tid, s->cap_index); s->index[h];
+	     h = (h + 1) & (unsigned int)(s->cap_index - 1)) {
+		struct session_target *t = &s->targets[s->index[h] - 1];
+		if (t->tid == tid)
+			return t->exited ? NULL : t;
+	}
+	return NULL;
+}
+
+/*
+ * Name, user, start time, parent and /proc ticks of new task target t,
+ * read once its counters count (when the session has started): then its
+ * ticks are those at the start of its first interval, and did_not_run()
+ * may go by the counters from the first tick. Its stat file stays open
+ * for session_refresh_targets().
+ */
 static void fill_task_info(struct session *s, struct session_target *t)
 {
 	struct procfs_task pt;
+	const struct session_target *main;
 	uid_t uid;
 
 	if (session_stat_kept(s, t->pid, t->tid, &t->statfd, &pt) == 0 &&
@@ -235,28 +306,24 @@ static void fill_task_info(struct session *s, struct session_target *t)
 		t->ppid = pt.ppid;
 		t->ticks = t->prev_ticks = pt.utime + pt.stime;
 		t->nr_threads = pt.num_threads;
+		t->stat_read = t->counted && s->started;
 	}
-	t->pstart = t->tid == t->pid                                  ? t->starttime
-	            : procfs_task_stat(&s->proc, t->pid, 0, &pt) == 0 ? pt.starttime
-	                                                              : 0;
+	/* A thread's process start: its main thread's, counted already
+	 * (found live, so not a recycled PID's), or its stat. */
+	if (t->tid == t->pid)
+		t->pstart = t->starttime;
+	else if ((main = find_target(s, t->pid)) && main->pid == t->pid && main->starttime)
+		t->pstart = main->starttime;
+	else
+		t->pstart = procfs_task_stat(&s->proc, t->pid, 0, &pt) == 0 ? pt.starttime : 0;
 }
 
-/* Open the counters of new task target t (filled in), and with counters
- * counting from now on, read its ticks once more: did_not_run() may then go
- * by the counters from the first tick. */
+/* Open the counters of new task target t (pid and tid set), then fill in
+ * its figures. */
 static void open_task(struct session *s, struct session_target *t)
 {
-	struct procfs_task pt;
-
 	session_open_target(s, t, t->tid, -1);
-	if (!t->counted || !s->started || !t->starttime)
-		return;
-	if (session_stat_kept(s, t->pid, t->tid, &t->statfd, &pt) == 0 &&
-	    pt.starttime == t->starttime) {
-		t->ticks = t->prev_ticks = pt.utime + pt.stime;
-		t->nr_threads = pt.num_threads;
-		t->stat_read = true;
-	}
+	fill_task_info(s, t);
 }
 
 int session_add_process(struct session *s, pid_t pid, char *err, size_t errlen)
@@ -280,7 +347,6 @@ int session_add_process(struct session *s, pid_t pid, char *err, size_t errlen)
 		}
 		t->pid = pid;
 		t->tid = tids.id[i];
-		fill_task_info(s, t);
 		open_task(s, t);
 	}
 	procfs_ids_free(&tids);
@@ -306,15 +372,6 @@ int session_own_processes(struct session *s, char *err, size_t errlen)
 	return 0;
 }
 
-/* The live target of task tid; an exited one may share a recycled tid. */
-static struct session_target *find_target(struct session *s, pid_t tid)
-{
-	for (int i = s->nr_targets - 1; i >= 0; i--)
-		if (s->targets[i].tid == tid && !s->targets[i].exited)
-			return &s->targets[i];
-	return NULL;
-}
-
 /* Give task tid of process pid its counters now, if the fd budget allows.
  * Returns false when fds ran short. */
 bool session_count_task(struct session *s, pid_t pid, pid_t tid)
@@ -332,7 +389,6 @@ bool session_count_task(struct session *s, pid_t pid, pid_t tid)
 		return false;
 	t->pid = pid;
 	t->tid = tid;
-	fill_task_info(s, t);
 	open_task(s, t);
 	return t->counted || t->exited;
 }
@@ -400,6 +456,8 @@ void session_drop_exited(struct session *s)
 		}
 		s->targets[n++] = *t;
 	}
+	if (n != s->nr_targets)
+		s->nr_indexed = 0; /* indices moved: indexed again when needed */
 	s->nr_targets = n;
 }
 

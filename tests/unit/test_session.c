@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -699,6 +700,101 @@ static void test_proc_listed_when_needed(void **state)
 	end_child(cpid, go_c);
 }
 
+static void *thread_waiting(void *arg)
+{
+	char c;
+
+	*(pid_t *)arg = gettid();
+	return read(((int *)arg)[1], &c, 1) < 0 ? NULL : arg;
+}
+
+/*
+ * Tasks found after the start: their counters open counting (no enable
+ * call), their stat is read once they count, a thread takes its process's
+ * start time from its main thread's target, and each tid has one live
+ * target, found among many (the index), a recycled one a new target.
+ */
+static void test_new_task_targets(void **state)
+{
+	struct session_config c;
+	char err[256];
+	int go, pipefd[2], arg[2];
+	pthread_t th;
+
+	config(&c, "task-clock,page-faults");
+	c.cpu_min = 1e9;
+	assert_int_equal(session_init(&s, &c, err, sizeof(err)), 0);
+	assert_int_equal(session_start(&s, err, sizeof(err)), 0);
+	assert_int_equal(session_tick(&s, false), 0);
+
+	pid_t a = testutil_child_waiting(&go);
+	session_on_fork(a, a, getpid(), &s);
+	struct session_target *t = task_target(a);
+	assert_non_null(t);
+	assert_true(t->counted);
+	struct fake_event *e = fake_sys_event(t->cs.c[0].fd);
+	assert_false(e->attr.disabled);
+	assert_int_equal(e->nr_enable, 0);
+	assert_false(fake_sys_event(t->cs.c[1].fd)->attr.disabled);
+	assert_true(t->stat_read);
+	assert_true(t->starttime > 0);
+	assert_true(t->pstart == t->starttime);
+	assert_true(t->comm[0] != '\0');
+	assert_true(t->open_ns > 0);
+
+	/* A thread of this process, its main thread counted first. */
+	assert_int_equal(pipe(pipefd), 0);
+	arg[0] = 0;
+	arg[1] = pipefd[0];
+	assert_int_equal(pthread_create(&th, NULL, thread_waiting, arg), 0);
+	while (!__atomic_load_n(&arg[0], __ATOMIC_SEQ_CST))
+		usleep(1000);
+	assert_true(session_count_task(&s, getpid(), getpid()));
+	assert_true(session_count_task(&s, getpid(), arg[0]));
+	struct session_target *m = task_target(getpid()), *th_t = task_target(arg[0]);
+	assert_non_null(m);
+	assert_non_null(th_t);
+	assert_true(m->starttime > 0);
+	assert_true(th_t->pstart == m->starttime);
+	assert_true(th_t->starttime >= m->starttime);
+	assert_int_equal(write(pipefd[1], "x", 1), 1);
+	pthread_join(th, NULL);
+	close(pipefd[0]);
+	close(pipefd[1]);
+
+	/* Many targets (no such tasks: the fake kernel counts them all the
+	 * same): each found again, none added twice. */
+	int n0 = s.nr_targets;
+	for (pid_t tid = 4000000; tid < 4000100; tid++)
+		assert_true(session_count_task(&s, tid, tid));
+	assert_int_equal(s.nr_targets, n0 + 100);
+	for (pid_t tid = 4000000; tid < 4000100; tid++)
+		assert_true(session_count_task(&s, tid, tid));
+	assert_true(session_count_task(&s, a, a));
+	assert_int_equal(s.nr_targets, n0 + 100);
+	/* One exits, and its tid comes back: a new target, found from then on. */
+	session_on_exit(4000050, 4000050, &s);
+	assert_true(session_count_task(&s, 4000050, 4000050));
+	assert_int_equal(s.nr_targets, n0 + 101);
+	for (int i = 0; i < 40; i++)
+		assert_true(session_count_task(&s, 4000200 + i, 4000200 + i));
+	assert_true(session_count_task(&s, 4000050, 4000050));
+	assert_int_equal(s.nr_targets, n0 + 141);
+	/* Exited ones dropped: the indices move, found all the same. */
+	for (pid_t tid = 4000000; tid < 4000040; tid++)
+		session_on_exit(tid, tid, &s);
+	for (int i = 0; i < s.nr_targets; i++)
+		s.targets[i].shown_exited = s.targets[i].exited;
+	session_drop_exited(&s); /* 40, and the first target of 4000050 */
+	assert_int_equal(s.nr_targets, n0 + 100);
+	for (pid_t tid = 4000040; tid < 4000100; tid++)
+		assert_true(session_count_task(&s, tid, tid));
+	assert_true(session_count_task(&s, a, a));
+	assert_int_equal(s.nr_targets, n0 + 100);
+	assert_true(task_target(a) != NULL && !task_target(a)->exited);
+	end_child(a, go);
+}
+
 static void test_unknown_event_is_an_error(void **state)
 {
 	struct session_config c;
@@ -734,6 +830,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_proc_fds_follow_threads, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_target_fds, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_proc_listed_when_needed, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_new_task_targets, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_user_read_once, setup_proc_copy,
 	                                    teardown_proc_copy),
 	    cmocka_unit_test_setup_teardown(test_stat_skipped_when_not_run, setup_proc_copy,
