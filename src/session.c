@@ -536,7 +536,7 @@ void session_fini(struct session *s)
 	procfs_ids_free(&s->pids);
 	procfs_ids_free(&s->tids);
 	procfs_ids_free(&s->seen);
-	procfs_ids_free(&s->born);
+	free(s->born);
 	model_fini(&s->model);
 	free(s->ev);
 	free(s->cev);

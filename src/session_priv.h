@@ -56,6 +56,11 @@ struct proc_sample {
 	uid_t uid;
 };
 
+/* A task the task watcher saw start (tid == pid: a process). */
+struct proc_born {
+	pid_t pid, tid;
+};
+
 struct session {
 	char sort_note[200];              /* session_sort_note() */
 	const struct session_config *cfg; /* the caller's: read live (the viewer changes it) */
@@ -111,10 +116,12 @@ struct session {
 	struct procfs_ids pids, tids; /* /proc listings, reused every tick */
 	/* The processes of the /proc scan without listing /proc each tick: */
 	struct procfs_ids seen; /* those the last scan found (sorted) */
-	struct procfs_ids born; /* those the task watcher saw start since */
-	bool born_lost;         /* one of them could not be kept: list /proc */
-	int list_age;           /* scans since /proc was last listed */
-	uint64_t list_lost;     /* tw.lost at that listing */
+	struct proc_born *born; /* tasks the task watcher saw start since */
+	int nr_born, cap_born;
+	bool born_lost;     /* one of them could not be kept: list /proc */
+	bool listed;        /* this scan listed /proc (and each process's threads) */
+	int list_age;       /* scans since /proc was last listed */
+	uint64_t list_lost; /* tw.lost at that listing */
 	struct model model;
 };
 
@@ -134,8 +141,9 @@ void session_describe_events(struct session *s);
 #define SESSION_LIST_TICKS 10    /* /proc listed whole at least every this many scans */
 #define SESSION_BORN_MAX   65536 /* new processes kept between scans; more: /proc listed */
 void session_proc_rows(struct session *s, double interval_s);
-/* Process pid started (the task watcher saw its fork): the next scan reads it. */
-void session_proc_born(struct session *s, pid_t pid);
+/* Task tid of process pid started (the task watcher saw its fork): the
+ * next scan reads it. */
+void session_proc_born(struct session *s, pid_t pid, pid_t tid);
 int session_row_uid(struct session *s, const struct model_row *r, uid_t *uid);
 void session_select_tasks(struct session *s);
 

@@ -266,59 +266,64 @@ static bool was_single(const struct session *s, pid_t pid)
 	return p && p->nr_threads == 1;
 }
 
-void session_proc_born(struct session *s, pid_t pid)
+void session_proc_born(struct session *s, pid_t pid, pid_t tid)
 {
 	if (s->born_lost)
 		return;
-	if (s->born.nr >= SESSION_BORN_MAX ||
-	    util_grow(&s->born.id, s->born.nr, &s->born.cap, sizeof(*s->born.id), 64)) {
+	if (s->nr_born >= SESSION_BORN_MAX ||
+	    util_grow(&s->born, s->nr_born, &s->cap_born, sizeof(*s->born), 64)) {
 		s->born_lost = true; /* the next scan lists /proc */
 		return;
 	}
-	s->born.id[s->born.nr++] = pid;
+	s->born[s->nr_born++] = (struct proc_born){pid, tid};
 }
 
-static int cmp_pid(const void *a, const void *b)
+static int cmp_born(const void *a, const void *b)
 {
-	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+	const struct proc_born *x = a, *y = b;
 
-	return (x > y) - (x < y);
+	if (x->pid != y->pid)
+		return (x->pid > y->pid) - (x->pid < y->pid);
+	return (x->tid > y->tid) - (x->tid < y->tid);
 }
 
 /*
  * The processes to scan, into s->pids; their count or -errno. /proc is
  * listed at the start, every SESSION_LIST_TICKS scans, and whenever the
- * task watcher may have missed a process (it is not open, its ring lost
+ * task watcher may have missed a task (it is not open, its ring lost
  * records, a start could not be kept) or /proc is not the machine's (a
- * test root). In between, the processes are those the last scan found
- * (less those it found gone) and those the task watcher saw start since:
- * a process appears only by a fork, which it reports (system-wide, every
- * CPU), and once gone (reaped, or a zombie) it never comes back; its PID
- * comes back only with a new process, reported as well. That spares
- * listing /proc (its getdents makes a dentry for each process) each tick.
+ * test root): s->listed, and then each process's threads are listed too
+ * (-H). In between, the tasks are those the last scan found (less those
+ * it found gone) and those the task watcher saw start since: a task
+ * appears only by a fork or clone, which it reports (system-wide, every
+ * CPU), and once gone (reaped, or a zombie) it never comes back; its ID
+ * comes back only with a new task, reported as well. That spares listing
+ * /proc (its getdents makes a dentry for each process) and the task
+ * directories of processes with threads, each tick.
  */
 static int scan_pids(struct session *s)
 {
 	int nr = 0, i = 0, k = 0;
 
-	if (!s->tw_open || s->baseline || s->born_lost || s->proc.root[0] ||
-	    s->tw.lost != s->list_lost || s->list_age >= SESSION_LIST_TICKS) {
+	s->listed = !s->tw_open || s->baseline || s->born_lost || s->proc.root[0] ||
+	            s->tw.lost != s->list_lost || s->list_age >= SESSION_LIST_TICKS;
+	if (s->listed) {
 		s->list_age = 0;
 		s->list_lost = s->tw.lost;
-		s->born.nr = 0;
+		s->nr_born = 0;
 		s->born_lost = false;
 		return procfs_pids(&s->proc, &s->pids);
 	}
 	s->list_age++;
-	if (s->born.nr > 1)
-		qsort(s->born.id, (size_t)s->born.nr, sizeof(*s->born.id), cmp_pid);
-	while (s->pids.cap < s->seen.nr + s->born.nr)
+	if (s->nr_born > 1)
+		qsort(s->born, (size_t)s->nr_born, sizeof(*s->born), cmp_born);
+	while (s->pids.cap < s->seen.nr + s->nr_born)
 		if (util_grow(&s->pids.id, s->pids.cap, &s->pids.cap, sizeof(*s->pids.id), 256))
 			return -ENOMEM;
 	/* Both sorted: merged, each PID once. */
-	while (i < s->seen.nr || k < s->born.nr) {
+	while (i < s->seen.nr || k < s->nr_born) {
 		pid_t a = i < s->seen.nr ? s->seen.id[i] : INT_MAX;
-		pid_t b = k < s->born.nr ? s->born.id[k] : INT_MAX;
+		pid_t b = k < s->nr_born ? s->born[k].pid : INT_MAX;
 		pid_t p = a < b ? a : b;
 
 		i += a == p;
@@ -327,7 +332,54 @@ static int scan_pids(struct session *s)
 			s->pids.id[nr++] = p;
 	}
 	s->pids.nr = nr;
-	s->born.nr = 0;
+	return nr;
+}
+
+/* Index of the first element of sorted a (n of them, size each, pid
+ * first) whose pid is not below pid. */
+static int lower_pid(const void *a, int n, size_t size, pid_t pid)
+{
+	int lo = 0, hi = n;
+
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (*(const pid_t *)((const char *)a + (size_t)mid * size) < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The threads of process pid, sorted, into s->tids: listed when the scan
+ * lists /proc, else those the last scan found and those reported since
+ * (as for processes, see scan_pids()). Their count, or -errno. */
+static int scan_threads(struct session *s, pid_t pid)
+{
+	if (s->listed)
+		return procfs_threads(&s->proc, pid, &s->tids);
+
+	int i = lower_pid(s->proc_prev, s->nr_proc_prev, sizeof(*s->proc_prev), pid);
+	int k = lower_pid(s->born, s->nr_born, sizeof(*s->born), pid), nr = 0;
+
+	s->tids.nr = 0;
+	for (;;) {
+		pid_t a = i < s->nr_proc_prev && s->proc_prev[i].pid == pid ? s->proc_prev[i].tid
+		                                                            : INT_MAX;
+		pid_t b = k < s->nr_born && s->born[k].pid == pid ? s->born[k].tid : INT_MAX;
+		pid_t t = a < b ? a : b;
+
+		if (t == INT_MAX)
+			break;
+		i += a == t;
+		k += b == t;
+		if (nr && s->tids.id[nr - 1] == t)
+			continue;
+		if (util_grow(&s->tids.id, nr, &s->tids.cap, sizeof(*s->tids.id), 256))
+			return -ENOMEM;
+		s->tids.id[nr++] = t;
+	}
+	s->tids.nr = nr;
 	return nr;
 }
 
@@ -355,7 +407,7 @@ static int scan_process(struct session *s, const struct scan *sc, pid_t pid)
 		main_done = true;
 		live = ret == 0;
 	}
-	int nt = procfs_threads(&s->proc, pid, &s->tids);
+	int nt = scan_threads(s, pid);
 	if (nt == -ENOMEM)
 		return nt;
 	for (int k = 0; k < nt; k++) {
@@ -398,6 +450,7 @@ void session_proc_rows(struct session *s, double interval_s)
 		}
 	}
 	free(cov);
+	s->nr_born = 0;
 	/* Tasks not seen this time: their kept stat files go. */
 	for (int i = 0; i < s->nr_proc_prev; i++)
 		session_proc_fd_close(s, &s->proc_prev[i].fd);

@@ -402,8 +402,7 @@ void session_on_fork(pid_t pid, pid_t tid, pid_t ppid, void *arg)
 	 * namespace come as 0, which perf_event_open would take for us. */
 	if (pid <= 0 || tid <= 0)
 		return;
-	if (tid == pid)
-		session_proc_born(s, pid);
+	session_proc_born(s, pid, tid);
 	if (pid != s->self && (tid == pid || find_target(s, pid)))
 		session_count_task(s, pid, tid);
 }

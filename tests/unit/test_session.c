@@ -638,6 +638,75 @@ static void test_groups_metrics_multiplexing(void **state)
 	assert_int_equal(m->events[2].state, COUNTER_OK);
 }
 
+static void *thread_waiting(void *arg)
+{
+	char c;
+
+	*(pid_t *)arg = gettid();
+	return read(((int *)arg)[1], &c, 1) < 0 ? NULL : arg;
+}
+
+/* A thread of this process, waiting until *pipefd[1] is written; its tid. */
+static pid_t start_thread(pthread_t *th, int pipefd[2], int arg[2])
+{
+	assert_int_equal(pipe(pipefd), 0);
+	arg[0] = 0;
+	arg[1] = pipefd[0];
+	assert_int_equal(pthread_create(th, NULL, thread_waiting, arg), 0);
+	while (!__atomic_load_n(&arg[0], __ATOMIC_SEQ_CST))
+		usleep(1000);
+	return arg[0];
+}
+
+static void end_thread(pthread_t th, int pipefd[2])
+{
+	assert_int_equal(write(pipefd[1], "x", 1), 1);
+	pthread_join(th, NULL);
+	close(pipefd[0]);
+	close(pipefd[1]);
+}
+
+/* -H: the threads of a process between /proc listings: those of the last
+ * scan and those the task watcher reported, less those gone. */
+static void test_threads_listed_when_needed(void **state)
+{
+	struct session_config c;
+	char err[256];
+	int pipefd[2], arg[2], pipefd2[2], arg2[2];
+	pthread_t th, th2;
+
+	config(&c, "task-clock");
+	c.cpu_min = 1e9;
+	c.threads = true;
+	assert_int_equal(session_init(&s, &c, err, sizeof(err)), 0);
+	assert_true(s.tw_open);
+	assert_int_equal(session_start(&s, err, sizeof(err)), 0);
+	s.fd_budget = s.fds_used;
+	pid_t t1 = start_thread(&th, pipefd, arg);
+	assert_int_equal(session_tick(&s, false), 0);
+	/* Not reported: not before /proc is listed. */
+	assert_null(thread_row(t1));
+	session_on_fork(getpid(), t1, getpid(), &s);
+	assert_int_equal(session_tick(&s, false), 0);
+	assert_non_null(thread_row(t1));
+	assert_int_equal(thread_row(t1)->pid, getpid());
+	/* Found again from the last scan, without a report. */
+	assert_int_equal(session_tick(&s, false), 0);
+	assert_non_null(thread_row(t1));
+	pid_t t2 = start_thread(&th2, pipefd2, arg2);
+	s.tw.lost++;
+	assert_int_equal(session_tick(&s, false), 0);
+	assert_non_null(thread_row(t2));
+	assert_non_null(thread_row(t1));
+	end_thread(th, pipefd);
+	usleep(20000); /* reaped by the kernel at its exit: gone from /proc */
+	assert_int_equal(session_tick(&s, false), 0);
+	assert_null(thread_row(t1));
+	assert_non_null(thread_row(t2));
+	assert_false(s.listed);
+	end_thread(th2, pipefd2);
+}
+
 /*
  * /proc is listed at the start, every SESSION_LIST_TICKS scans and after
  * the task watcher lost records; in between the scan takes the processes
@@ -700,13 +769,6 @@ static void test_proc_listed_when_needed(void **state)
 	end_child(cpid, go_c);
 }
 
-static void *thread_waiting(void *arg)
-{
-	char c;
-
-	*(pid_t *)arg = gettid();
-	return read(((int *)arg)[1], &c, 1) < 0 ? NULL : arg;
-}
 
 /*
  * Tasks found after the start: their counters open counting (no enable
@@ -743,12 +805,7 @@ static void test_new_task_targets(void **state)
 	assert_true(t->open_ns > 0);
 
 	/* A thread of this process, its main thread counted first. */
-	assert_int_equal(pipe(pipefd), 0);
-	arg[0] = 0;
-	arg[1] = pipefd[0];
-	assert_int_equal(pthread_create(&th, NULL, thread_waiting, arg), 0);
-	while (!__atomic_load_n(&arg[0], __ATOMIC_SEQ_CST))
-		usleep(1000);
+	start_thread(&th, pipefd, arg);
 	assert_true(session_count_task(&s, getpid(), getpid()));
 	assert_true(session_count_task(&s, getpid(), arg[0]));
 	struct session_target *m = task_target(getpid()), *th_t = task_target(arg[0]);
@@ -757,10 +814,7 @@ static void test_new_task_targets(void **state)
 	assert_true(m->starttime > 0);
 	assert_true(th_t->pstart == m->starttime);
 	assert_true(th_t->starttime >= m->starttime);
-	assert_int_equal(write(pipefd[1], "x", 1), 1);
-	pthread_join(th, NULL);
-	close(pipefd[0]);
-	close(pipefd[1]);
+	end_thread(th, pipefd);
 
 	/* Many targets (no such tasks: the fake kernel counts them all the
 	 * same): each found again, none added twice. */
@@ -831,6 +885,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_target_fds, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_proc_listed_when_needed, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_new_task_targets, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_threads_listed_when_needed, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_user_read_once, setup_proc_copy,
 	                                    teardown_proc_copy),
 	    cmocka_unit_test_setup_teardown(test_stat_skipped_when_not_run, setup_proc_copy,
