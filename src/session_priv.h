@@ -172,7 +172,7 @@ int session_pids_denied(struct session *s, char *err, size_t errlen);
 void session_open_target(struct session *s, struct session_target *t, pid_t pid, int cpu);
 int session_add_process(struct session *s, pid_t pid, char *err, size_t errlen);
 int session_own_processes(struct session *s, char *err, size_t errlen);
-bool session_count_task(struct session *s, pid_t pid, pid_t tid);
+bool session_count_task(struct session *s, pid_t pid, pid_t tid, pid_t parent);
 void session_drop_exited(struct session *s);
 void session_refresh_targets(struct session *s);
 

@@ -521,7 +521,7 @@ void session_select_tasks(struct session *s)
 			tids = s->tids.id;
 		}
 		for (int k = 0; k < nt && ok; k++)
-			ok = session_count_task(s, c->pid, tids[k]);
+			ok = session_count_task(s, c->pid, tids[k], 0);
 		struct model_row *r = find_row(m, c->pid, s->cfg->threads ? c->tid : -1);
 		if (!ok)
 			s->nr_fd_limited++;

@@ -373,10 +373,12 @@ int session_own_processes(struct session *s, char *err, size_t errlen)
 }
 
 /* Give task tid of process pid its counters now, if the fd budget allows.
- * Returns false when fds ran short. */
-bool session_count_task(struct session *s, pid_t pid, pid_t tid)
+ * Returns false when fds ran short. parent (0: unknown) is the task that
+ * forked it: a task gone before its stat could be read is named as that
+ * one, as the kernel names a child until it execs. */
+bool session_count_task(struct session *s, pid_t pid, pid_t tid, pid_t parent)
 {
-	struct session_target *t;
+	struct session_target *t, *p;
 
 	if (find_target(s, tid))
 		return true;
@@ -390,6 +392,8 @@ bool session_count_task(struct session *s, pid_t pid, pid_t tid)
 	t->pid = pid;
 	t->tid = tid;
 	open_task(s, t);
+	if (!t->comm[0] && parent > 0 && parent != tid && (p = find_target(s, parent)))
+		util_strlcpy(t->comm, p->comm, sizeof(t->comm));
 	return t->counted || t->exited;
 }
 
@@ -404,7 +408,7 @@ void session_on_fork(pid_t pid, pid_t tid, pid_t ppid, void *arg)
 		return;
 	session_proc_born(s, pid, tid);
 	if (pid != s->self && (tid == pid || find_target(s, pid)))
-		session_count_task(s, pid, tid);
+		session_count_task(s, pid, tid, ppid);
 }
 
 void session_on_exec(pid_t pid, pid_t tid, const char *comm, void *arg)
@@ -415,7 +419,7 @@ void session_on_exec(pid_t pid, pid_t tid, const char *comm, void *arg)
 	if (pid <= 0 || tid <= 0)
 		return;
 	/* A program starting: count it even if its process is older than us. */
-	if (!t && pid != s->self && session_count_task(s, pid, tid))
+	if (!t && pid != s->self && session_count_task(s, pid, tid, 0))
 		t = find_target(s, tid);
 	if (t)
 		util_strlcpy(t->comm, comm, sizeof(t->comm));

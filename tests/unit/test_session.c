@@ -806,8 +806,8 @@ static void test_new_task_targets(void **state)
 
 	/* A thread of this process, its main thread counted first. */
 	start_thread(&th, pipefd, arg);
-	assert_true(session_count_task(&s, getpid(), getpid()));
-	assert_true(session_count_task(&s, getpid(), arg[0]));
+	assert_true(session_count_task(&s, getpid(), getpid(), 0));
+	assert_true(session_count_task(&s, getpid(), arg[0], getpid()));
 	struct session_target *m = task_target(getpid()), *th_t = task_target(arg[0]);
 	assert_non_null(m);
 	assert_non_null(th_t);
@@ -820,19 +820,19 @@ static void test_new_task_targets(void **state)
 	 * same): each found again, none added twice. */
 	int n0 = s.nr_targets;
 	for (pid_t tid = 4000000; tid < 4000100; tid++)
-		assert_true(session_count_task(&s, tid, tid));
+		assert_true(session_count_task(&s, tid, tid, 0));
 	assert_int_equal(s.nr_targets, n0 + 100);
 	for (pid_t tid = 4000000; tid < 4000100; tid++)
-		assert_true(session_count_task(&s, tid, tid));
-	assert_true(session_count_task(&s, a, a));
+		assert_true(session_count_task(&s, tid, tid, 0));
+	assert_true(session_count_task(&s, a, a, 0));
 	assert_int_equal(s.nr_targets, n0 + 100);
 	/* One exits, and its tid comes back: a new target, found from then on. */
 	session_on_exit(4000050, 4000050, &s);
-	assert_true(session_count_task(&s, 4000050, 4000050));
+	assert_true(session_count_task(&s, 4000050, 4000050, 0));
 	assert_int_equal(s.nr_targets, n0 + 101);
 	for (int i = 0; i < 40; i++)
-		assert_true(session_count_task(&s, 4000200 + i, 4000200 + i));
-	assert_true(session_count_task(&s, 4000050, 4000050));
+		assert_true(session_count_task(&s, 4000200 + i, 4000200 + i, 0));
+	assert_true(session_count_task(&s, 4000050, 4000050, 0));
 	assert_int_equal(s.nr_targets, n0 + 141);
 	/* Exited ones dropped: the indices move, found all the same. */
 	for (pid_t tid = 4000000; tid < 4000040; tid++)
@@ -842,10 +842,20 @@ static void test_new_task_targets(void **state)
 	session_drop_exited(&s); /* 40, and the first target of 4000050 */
 	assert_int_equal(s.nr_targets, n0 + 100);
 	for (pid_t tid = 4000040; tid < 4000100; tid++)
-		assert_true(session_count_task(&s, tid, tid));
-	assert_true(session_count_task(&s, a, a));
+		assert_true(session_count_task(&s, tid, tid, 0));
+	assert_true(session_count_task(&s, a, a, 0));
 	assert_int_equal(s.nr_targets, n0 + 100);
 	assert_true(task_target(a) != NULL && !task_target(a)->exited);
+
+	/* A task whose stat cannot be read (gone, here never there) is named
+	 * as the task that forked it, as the kernel names a child until it
+	 * execs; with no parent known it stays unnamed. */
+	session_on_fork(4000300, 4000300, a, &s);
+	assert_non_null(task_target(4000300));
+	assert_true(task_target(a)->comm[0] != '\0');
+	assert_string_equal(task_target(4000300)->comm, task_target(a)->comm);
+	assert_true(session_count_task(&s, 4000301, 4000301, 0));
+	assert_string_equal(task_target(4000301)->comm, "");
 	end_child(a, go);
 }
 
