@@ -38,6 +38,7 @@
 #define HOT_ROWS_INTERACTIVE 500 /* hotspot rows the viewer can scroll through */
 #define MAX_PRESET_NAMES     64
 #define FIRST_TICK_NS        50000000ull /* the viewer's first interval */
+#define FIRST_TICK_MIN_NS    1000000ull  /* its second half at least */
 
 /* The viewer's first interval is FIRST_TICK_NS, with a tick half-way. */
 enum first_tick {
@@ -69,6 +70,7 @@ struct app {
 	int watched[MAX_WATCHED]; /* fds the loop watches for the session */
 	int nr_watched;
 	enum first_tick first_tick; /* the viewer's short first interval */
+	uint64_t first_ns;          /* when it began (util_now_ns()) */
 	bool headless;              /* --daemon, or --listen without -b and without a terminal */
 	bool replace;               /* metrics to -o FILE: replaced whole at each refresh */
 	struct exporter ex;
@@ -330,10 +332,19 @@ static void on_tick(struct loop *l, uint64_t expirations, void *arg)
 	exporter_run(&a->ex); /* its connections' timeouts */
 	if (a->first_tick == FIRST_HALF) {
 		/* Half-way: the code sampled so far is named now, so that the
-		 * first frame does not wait for its symbol tables. */
+		 * first frame does not wait for its symbol tables. The frame
+		 * comes FIRST_TICK_NS after the start all the same, or at once
+		 * when reading the kernel's symbols (kallsyms, before the cache
+		 * has them) made this tick late. */
+		uint64_t spent;
+
 		a->first_tick = FIRST_SECOND;
-		loop_set_tick(l, FIRST_TICK_NS / 2, on_tick, a);
 		session_warm(a->s);
+		spent = util_now_ns() - a->first_ns;
+		loop_set_tick(l,
+		              spent + FIRST_TICK_MIN_NS < FIRST_TICK_NS ? FIRST_TICK_NS - spent
+		                                                        : FIRST_TICK_MIN_NS,
+		              on_tick, a);
 		return;
 	}
 	if (a->first_tick == FIRST_SECOND) {
@@ -1064,6 +1075,7 @@ static int run(struct app *a)
 	 * as every interval is), then the chosen interval takes over. */
 	a->first_tick =
 	    a->view && a->opt.session.interval_ns > FIRST_TICK_NS ? FIRST_HALF : FIRST_OVER;
+	a->first_ns = util_now_ns();
 	loop_set_tick(a->loop,
 	              a->first_tick == FIRST_HALF ? FIRST_TICK_NS / 2 : a->opt.session.interval_ns,
 	              on_tick, a);
