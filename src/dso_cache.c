@@ -113,6 +113,7 @@ static bool dcache_parse(void *map, size_t len, const struct dcache_key *k, stru
 	*t = (struct symtab){.syms = (struct sym *)syms,
 	                     .nr = h->nr_syms,
 	                     .pool = (char *)pool,
+	                     .pool_len = h->pool_len,
 	                     .map = map,
 	                     .map_len = len};
 	return true;
@@ -251,18 +252,14 @@ void sym_dcache_store(struct symbols *s, const struct dcache_key *k, const struc
 	                       .ctime_sec = k->ctime_sec,
 	                       .ctime_nsec = k->ctime_nsec,
 	                       .syms_off = sizeof(h),
-	                       .nr_syms = t->nr};
+	                       .nr_syms = t->nr,
+	                       .pool_len = t->pool_len};
 	int dfd, fd;
 
-	if (t->map || t->nr < DCACHE_MIN_SYMS || !dcache_name(k, name, sizeof(name)) ||
-	    sym_cache_dir_path(s, dir, sizeof(dir)))
+	if (t->map || t->nr < DCACHE_MIN_SYMS || !t->pool_len ||
+	    !dcache_name(k, name, sizeof(name)) || sym_cache_dir_path(s, dir, sizeof(dir)))
 		return;
 	memcpy(h.build_id, k->build_id, k->build_id_len);
-	for (size_t i = 0; i < t->nr; i++) { /* the pool up to the last name's NUL */
-		size_t end = t->syms[i].name + strlen(t->pool + t->syms[i].name) + 1;
-
-		h.pool_len = end > h.pool_len ? end : h.pool_len;
-	}
 	h.pool_off = (h.syms_off + t->nr * sizeof(*t->syms) + 7) & ~(uint64_t)7;
 	h.file_size = h.pool_off + h.pool_len;
 	if (h.file_size > DCACHE_MAX)

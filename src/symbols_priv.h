@@ -62,6 +62,7 @@ struct symtab {
 	struct sym *syms;
 	size_t nr;
 	char *pool;
+	size_t pool_len; /* bytes of it in use */
 	void *map;
 	size_t map_len;
 };

@@ -209,6 +209,7 @@ int sym_build_finish(struct tabbuild *b, struct symtab *t)
 	}
 	n.nr = k;
 	n.pool = b->pool.buf;
+	n.pool_len = b->pool.len;
 	b->pool.buf = NULL;
 	*t = n;
 	n.syms = NULL;

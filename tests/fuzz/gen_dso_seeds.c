@@ -26,6 +26,7 @@ int main(int argc, char **argv)
 		at += (size_t)sprintf(t.pool + at, "function_%zu", i) + 1;
 	}
 	t.nr = DFX_SYMS;
+	t.pool_len = at;
 	symbols_set_cache_dir(s, dir);
 	sym_dcache_store(s, &k, &t);
 	dfx_file(dir, file, sizeof(file));

@@ -56,6 +56,7 @@ static void make_table(struct symtab *t)
 		at += (size_t)sprintf(t->pool + at, "fn_%zu", i) + 1;
 	}
 	t->nr = NR;
+	t->pool_len = at;
 }
 
 static struct dcache_key key_of(void)
