@@ -26,7 +26,7 @@ static int failures;
 #define CHECK(cond)                                                                                \
 	do {                                                                                       \
 		if (!(cond)) {                                                                     \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);  \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);   \
 			failures++;                                                                \
 		}                                                                                  \
 	} while (0)
@@ -39,7 +39,7 @@ struct live {
 	void *exec_map;
 	unsigned samples, ours, bad_decode, bad_period, bad_cpu, time_backwards;
 	unsigned comm_ours, mmap2_ours, other;
-	uint64_t last_time;
+	uint64_t last_time, t_start, t_end, out_of_run;
 };
 
 static void on_record(const struct perf_event_header *h, void *arg)
@@ -54,7 +54,7 @@ static void on_record(const struct perf_event_header *h, void *arg)
 	}
 	if (ret) {
 		fprintf(stderr, "decode %s (size %u): %d\n", records_type_name(h->type), h->size,
-			ret);
+		        ret);
 		l->bad_decode++;
 		return;
 	}
@@ -63,11 +63,14 @@ static void on_record(const struct perf_event_header *h, void *arg)
 	if (r.id.time < l->last_time)
 		l->time_backwards++;
 	l->last_time = r.id.time;
+	if (r.id.time < l->t_start || r.id.time > l->t_end)
+		l->out_of_run++;
 
 	switch (r.type) {
 	case PERF_RECORD_SAMPLE:
 		l->samples++;
-		if (r.id.pid == (uint32_t)l->pid && r.id.tid == (uint32_t)l->tid && r.id.id == l->id)
+		if (r.id.pid == (uint32_t)l->pid && r.id.tid == (uint32_t)l->tid &&
+		    r.id.id == l->id)
 			l->ours++;
 		if (r.sample.period != PERIOD_NS)
 			l->bad_period++;
@@ -102,12 +105,17 @@ static int read_paranoid(void)
 	return v;
 }
 
-static double now(void)
+static uint64_t raw_ns(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static double now(void)
+{
+	return (double)raw_ns() / 1e9;
 }
 
 int main(void)
@@ -132,6 +140,13 @@ int main(void)
 	attr.mmap2 = 1;
 	attr.task = 1;
 	attr.disabled = 1;
+	/* The default perf clock is per CPU and, in a VM without a stable TSC,
+	 * not ordered across CPUs: a thread that migrates could see time go
+	 * back. CLOCK_MONOTONIC_RAW is one clock for all CPUs, never slewed,
+	 * and the same one clock_gettime reads, so record times can also be
+	 * checked against the run's own start and end. */
+	attr.use_clockid = 1;
+	attr.clockid = CLOCK_MONOTONIC_RAW;
 	attr.exclude_kernel = paranoid >= 2 && geteuid() != 0;
 	records_format_init(&l.fmt, attr.sample_type, 0, attr.sample_id_all);
 	l.pid = getpid();
@@ -168,6 +183,8 @@ int main(void)
 		fprintf(stderr, "ring_map: %s\n", strerror(-err));
 		return 1;
 	}
+	l.t_start = raw_ns();
+	l.t_end = UINT64_MAX;
 	CHECK(sys->ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) == 0);
 
 	/* Side band we can recognise: a rename (COMM without the exec flag)
@@ -186,15 +203,18 @@ int main(void)
 		drained += err > 0 ? err : 0;
 	}
 	CHECK(sys->ioctl(fd, PERF_EVENT_IOC_DISABLE, 0) == 0);
+	l.t_end = raw_ns();
 	err = ring_drain(&r, on_record, &l);
 	CHECK(err >= 0);
 	drained += err > 0 ? err : 0;
 
 	printf("records %d: samples %u (ours %u), comm %u, mmap2 %u, other %u; "
-	       "ring: %llu bytes, %llu wrapped, %llu corrupt; exclude_kernel=%d\n",
+	       "ring: %llu bytes, %llu wrapped, %llu corrupt; exclude_kernel=%d; "
+	       "time: %u backwards, %llu outside the run\n",
 	       drained, l.samples, l.ours, l.comm_ours, l.mmap2_ours, l.other,
 	       (unsigned long long)r.stats.bytes, (unsigned long long)r.stats.wraps_copied,
-	       (unsigned long long)r.stats.corrupt, (int)attr.exclude_kernel);
+	       (unsigned long long)r.stats.corrupt, (int)attr.exclude_kernel, l.time_backwards,
+	       (unsigned long long)l.out_of_run);
 
 	CHECK(l.samples >= 10); /* ~500 expected; leave room for a loaded machine */
 	CHECK(l.ours == l.samples);
@@ -202,6 +222,7 @@ int main(void)
 	CHECK(l.bad_period == 0);
 	CHECK(l.bad_cpu == 0);
 	CHECK(l.time_backwards == 0);
+	CHECK(l.out_of_run == 0);
 	CHECK(l.comm_ours == 1);
 	CHECK(l.mmap2_ours == 1);
 	CHECK(r.stats.corrupt == 0);
