@@ -27,9 +27,18 @@
  * visible to us: when they read as zero the cache is not used and the
  * kernel is hidden exactly as without it), and only when it is a regular
  * file owned by us that nobody else can write, in a directory of ours.
+ *
+ * A file an earlier boot left is used too, so that the first run after a
+ * boot does not pay for the read, when the kernel is the very same build
+ * (the GNU build id of /sys/kernel/notes, the kernel's own notes) and
+ * /proc/modules is the same: the kernel image is then the same bytes,
+ * placed by KASLR at one offset, which the first lines of kallsyms read now
+ * give (kcache_slide()). Each module is placed on its own, so a table with
+ * modules is used only where it was (no offset). That file is then renamed
+ * to this boot's name.
  */
 #define KCACHE_MAGIC     "PFMKSYM\n"
-#define KCACHE_VERSION   2 /* 2: aliases ranked as perf ranks them */
+#define KCACHE_VERSION   3 /* 2: aliases ranked as perf ranks them; 3: the kernel's build id */
 #define KCACHE_ORDER     0x01020304u
 #define KCACHE_MAX       ((uint64_t)1 << 31) /* a bigger file is not one of ours */
 #define KCACHE_PREFIX    "kallsyms-"         /* then the boot id */
@@ -38,6 +47,7 @@
 #define KCACHE_SWEEP_MAX 256                 /* directory entries looked at for stale files */
 #define KCACHE_PAGE      4096u
 #define KMODULES_MAX     (4 << 20)  /* bytes of /proc/modules read at most */
+#define KNOTES_MAX       (64 << 10) /* bytes of /sys/kernel/notes read at most */
 #define NO_MODULES       UINT64_MAX /* kmods.len when /proc/modules does not exist */
 #define FNV_BASIS        0xcbf29ce484222325ull
 
@@ -48,6 +58,8 @@ struct kcache_hdr {
 	uint64_t file_size;
 	char boot_id[40];                   /* NUL-terminated */
 	uint64_t modules_hash, modules_len; /* struct kmods */
+	uint32_t kbuild_len, pad;           /* the kernel's build id; 0: none */
+	unsigned char kbuild[BUILD_ID_MAX];
 	uint64_t head_off, head_len;
 	uint64_t syms_off, nr_syms;
 	uint64_t runs_off, nr_runs;
@@ -207,6 +219,40 @@ static int boot_id_read(const struct symbols *s, char id[BOOT_ID_LEN + 1])
 	return 0;
 }
 
+/* The running kernel's build id into e (kbuild_len 0 when there is none):
+ * the GNU build-id note among <root>/sys/kernel/notes, the notes of the
+ * kernel image, as its ELF notes section holds them. */
+static void kbuild_read(const struct symbols *s, struct kenv *e)
+{
+	char path[PATH_MAX], *buf = NULL;
+	size_t len = 0, off = 0;
+
+	e->kbuild_len = 0;
+	if (sym_root_path(s, path, sizeof(path), "/sys/kernel/notes") ||
+	    read_whole(path, KNOTES_MAX, &buf, &len))
+		return;
+	/* each note: namesz, descsz, type, then name and desc, each padded to 4 */
+	while (len - off >= 12) {
+		uint32_t w[3];
+		size_t name, desc, next;
+
+		memcpy(w, buf + off, sizeof(w));
+		name = off + 12;
+		desc = name + (((size_t)w[0] + 3) & ~(size_t)3);
+		next = desc + (((size_t)w[1] + 3) & ~(size_t)3);
+		if (next > len)
+			break;
+		if (w[2] == NT_GNU_BUILD_ID && w[0] == 4 && !memcmp(buf + name, "GNU", 4) && w[1] &&
+		    w[1] <= BUILD_ID_MAX) {
+			memcpy(e->kbuild, buf + desc, w[1]);
+			e->kbuild_len = w[1];
+			break;
+		}
+		off = next;
+	}
+	free(buf);
+}
+
 /* The cache directory's path into dir: NULL, or why there is none. The
  * environment is read with secure_getenv(): a process with more privileges
  * than its user (file capabilities, setuid) may see kernel addresses its
@@ -305,6 +351,8 @@ void sym_kenv_get(const struct symbols *s, struct kenv *e)
 		e->why = "noboot";
 	if (!e->why && kmods_read(s, &e->mods))
 		e->why = "nomodules";
+	if (!e->why)
+		kbuild_read(s, e);
 }
 
 void sym_kenv_free(struct kenv *e)
@@ -329,22 +377,23 @@ static bool head_visible(const char *p, size_t len)
 	return false;
 }
 
-/* Does <root>/proc/kallsyms begin, now, with the len bytes at head? One
- * read of KCACHE_HEAD bytes: the kernel formats only the lines asked for. */
-static bool kallsyms_head_same(const struct symbols *s, const char *head, size_t len)
+/* The first len bytes (at most KCACHE_HEAD) of <root>/proc/kallsyms now,
+ * into buf: true when there were as many. One read of KCACHE_HEAD bytes:
+ * the kernel formats only the lines asked for. */
+static bool kallsyms_head_read(const struct symbols *s, char *buf, size_t len)
 {
-	char path[PATH_MAX], buf[KCACHE_HEAD];
+	char path[PATH_MAX];
 	size_t got = 0;
 	ssize_t n;
 	int fd;
 
-	if (len > sizeof(buf) || sym_root_path(s, path, sizeof(path), "/proc/kallsyms"))
+	if (len > KCACHE_HEAD || sym_root_path(s, path, sizeof(path), "/proc/kallsyms"))
 		return false;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return false;
 	while (got < len) {
-		n = read(fd, buf + got, sizeof(buf) - got);
+		n = read(fd, buf + got, KCACHE_HEAD - got);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -352,7 +401,78 @@ static bool kallsyms_head_same(const struct symbols *s, const char *head, size_t
 		got += n;
 	}
 	close(fd);
-	return got >= len && !memcmp(buf, head, len);
+	return got >= len;
+}
+
+/* Does <root>/proc/kallsyms begin, now, with the len bytes at head? */
+static bool kallsyms_head_same(const struct symbols *s, const char *head, size_t len)
+{
+	char buf[KCACHE_HEAD];
+
+	return kallsyms_head_read(s, buf, len) && !memcmp(buf, head, len);
+}
+
+/* The kallsyms line at p, before end: its address (16 hex digits at most)
+ * in *addr, what follows it (" T name\t[module]") at *rest, its newline at
+ * *nl. False when it is not such a line. */
+static bool head_line(const char *p, const char *end, uint64_t *addr, const char **rest,
+                      const char **nl)
+{
+	const char *n = memchr(p, '\n', end - p), *q = p;
+	uint64_t a = 0;
+
+	if (!n)
+		return false;
+	for (; q < n && sym_hex_digit[(unsigned char)*q]; q++) {
+		if (q - p == 16)
+			return false;
+		a = a << 4 | (uint64_t)(sym_hex_digit[(unsigned char)*q] - 1);
+	}
+	if (q == p || n - q < 4 || q[0] != ' ' || q[2] != ' ')
+		return false;
+	*addr = a;
+	*rest = q;
+	*nl = n;
+	return true;
+}
+
+/*
+ * Do the whole lines now (len bytes, kallsyms read now) list the symbols
+ * of the whole lines old (a cache file's head), in the same order, each
+ * placed *slide bytes further (absolute ones, type A, where they were)?
+ * Only a page-aligned offset, given by at least one symbol that is not
+ * absolute and not at address 0 now (kallsyms hides addresses as 0).
+ */
+static bool head_slide(const char *old, const char *now, size_t len, uint64_t *slide)
+{
+	const char *oend = old + len, *nend = now + len;
+	uint64_t d = 0;
+	bool known = false;
+
+	while (old < oend) {
+		const char *orest, *nrest, *onl, *nnl;
+		uint64_t oa, na;
+
+		if (!head_line(old, oend, &oa, &orest, &onl) ||
+		    !head_line(now, nend, &na, &nrest, &nnl) || onl - orest != nnl - nrest ||
+		    memcmp(orest, nrest, onl - orest))
+			return false;
+		if (orest[1] == 'A' || orest[1] == 'a') {
+			if (na != oa)
+				return false;
+		} else if (!na || (known && na - oa != d)) {
+			return false;
+		} else {
+			d = na - oa;
+			known = true;
+		}
+		old = onl + 1;
+		now = nnl + 1;
+	}
+	if (!known || now != nend || d % KCACHE_PAGE)
+		return false;
+	*slide = d;
+	return true;
 }
 
 /* Does an array of n elements of size bytes at off lie inside a file of
@@ -388,9 +508,9 @@ static const char *kcache_parse(void *map, size_t len, struct ktab *t)
 	    !kcache_section(h->pool_off, h->pool_len, 1, len))
 		return "corrupt";
 	if (!h->nr_syms || !h->nr_runs || !h->head_len || h->head_len > KCACHE_HEAD ||
-	    !h->pool_len || h->pool_len > UINT32_MAX || p[h->pool_off] ||
-	    p[h->pool_off + h->pool_len - 1] || p[h->head_off + h->head_len - 1] != '\n' ||
-	    !head_visible(p + h->head_off, h->head_len))
+	    h->kbuild_len > BUILD_ID_MAX || !h->pool_len || h->pool_len > UINT32_MAX ||
+	    p[h->pool_off] || p[h->pool_off + h->pool_len - 1] ||
+	    p[h->head_off + h->head_len - 1] != '\n' || !head_visible(p + h->head_off, h->head_len))
 		return "corrupt";
 	memset(t, 0, sizeof(*t));
 	t->syms = (struct ksym *)(p + h->syms_off);
@@ -410,28 +530,45 @@ static void kcache_name(char *name, size_t len, const char *boot_id)
 	snprintf(name, len, KCACHE_PREFIX "%s", boot_id);
 }
 
-/* Map the cache file of this boot into t (replacing what t held) when it is
- * valid: NULL, or why it was not used (t is then unchanged). */
-static const char *kcache_load(const struct symbols *s, const struct kenv *e, struct ktab *t)
+/* Is the file of an earlier boot whose header is h (its table c, checked)
+ * one of this kernel? NULL and the offset to add to its addresses in
+ * *slide, or why not. */
+static const char *kcache_earlier_boot(const struct symbols *s, const struct kenv *e,
+                                       const struct kcache_hdr *h, const struct ktab *c,
+                                       uint64_t *slide)
 {
-	char name[sizeof(KCACHE_PREFIX) + BOOT_ID_LEN];
+	char now[KCACHE_HEAD];
+
+	if (!e->kbuild_len || h->kbuild_len != e->kbuild_len ||
+	    memcmp(h->kbuild, e->kbuild, e->kbuild_len))
+		return "boot";
+	if (!kallsyms_head_read(s, now, h->head_len) ||
+	    !head_slide((const char *)h + h->head_off, now, h->head_len, slide))
+		return "head";
+	/* the modules were placed apart from the kernel: an offset found for
+	 * the kernel says nothing of theirs */
+	if (*slide && (c->nr_runs != 1 || c->runs[0].mod))
+		return "modules";
+	return NULL;
+}
+
+/* Map the cache file name in the directory dfd into t (replacing what t
+ * held) when it is valid for the kernel we run: NULL, or why it was not
+ * used (t is then unchanged). *earlier: it is an earlier boot's. */
+static const char *kcache_use(const struct symbols *s, const struct kenv *e, int dfd,
+                              const char *name, struct ktab *t, bool *earlier)
+{
 	const struct kcache_hdr *h;
 	const char *why = NULL;
 	char phrase[96];
+	uint64_t slide = 0;
 	struct ktab c;
 	struct stat st;
 	void *map = MAP_FAILED;
-	int dfd, fd;
+	int fd;
 
-	if (e->why)
-		return e->why;
-	dfd = sym_cache_dir_open(e->dir, false);
-	if (dfd < 0)
-		return dfd == -ENOENT ? "missing" : "nodir";
-	kcache_name(name, sizeof(name), e->boot_id);
 	/* O_NONBLOCK: a FIFO put there must not hang us (it is rejected) */
 	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	close(dfd);
 	if (fd < 0)
 		return errno == ENOENT ? "missing" : "type";
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
@@ -455,11 +592,12 @@ static const char *kcache_load(const struct symbols *s, const struct kenv *e, st
 	madvise(map, st.st_size, MADV_RANDOM);
 	h = map;
 	why = kcache_parse(map, st.st_size, &c);
-	if (!why && strcmp(h->boot_id, e->boot_id))
-		why = "boot";
+	*earlier = !why && strcmp(h->boot_id, e->boot_id);
 	if (!why && (h->modules_hash != e->mods.hash || h->modules_len != e->mods.len))
-		why = "modules";
-	if (!why && !kallsyms_head_same(s, (const char *)map + h->head_off, h->head_len))
+		why = *earlier && !e->kbuild_len ? "boot" : "modules";
+	if (!why && *earlier)
+		why = kcache_earlier_boot(s, e, h, &c, &slide);
+	else if (!why && !kallsyms_head_same(s, (const char *)map + h->head_off, h->head_len))
 		why = "head";
 	if (why) {
 		munmap(map, st.st_size);
@@ -469,7 +607,57 @@ static const char *kcache_load(const struct symbols *s, const struct kenv *e, st
 	*t = c;
 	t->map = map;
 	t->map_len = st.st_size;
+	t->slide = slide;
 	return NULL;
+}
+
+/* This boot has no file: use one an earlier boot of this kernel left, if
+ * one passes kcache_use(), renamed to name (this boot's), so that the next
+ * run finds it at once and writing this boot's file does not remove it.
+ * NULL when one was; else why the last one looked at was not ("missing":
+ * there was none). */
+static const char *kcache_adopt(const struct symbols *s, const struct kenv *e, int dfd,
+                                const char *name, struct ktab *t)
+{
+	DIR *d = sym_cache_dir_list(dfd);
+	const char *why = "missing";
+	struct dirent *de;
+	bool earlier;
+
+	if (!d)
+		return why;
+	for (int n = 0; why && n < KCACHE_SWEEP_MAX && (de = readdir(d)); n++)
+		if (sym_has_prefix(de->d_name, KCACHE_PREFIX) && strcmp(de->d_name, name) &&
+		    !(why = kcache_use(s, e, dfd, de->d_name, t, &earlier)))
+			renameat(dfd, de->d_name, dfd, name);
+	closedir(d);
+	return why;
+}
+
+/* Map the cache file of this boot, or one an earlier boot of the same
+ * kernel left, into t (replacing what t held) when it is valid: NULL, or
+ * why it was not used (t is then unchanged). *earlier: an earlier boot's. */
+static const char *kcache_load(const struct symbols *s, const struct kenv *e, struct ktab *t,
+                               bool *earlier)
+{
+	char name[sizeof(KCACHE_PREFIX) + BOOT_ID_LEN];
+	const char *why;
+	int dfd;
+
+	*earlier = false;
+	if (e->why)
+		return e->why;
+	dfd = sym_cache_dir_open(e->dir, false);
+	if (dfd < 0)
+		return dfd == -ENOENT ? "missing" : "nodir";
+	kcache_name(name, sizeof(name), e->boot_id);
+	why = kcache_use(s, e, dfd, name, t, earlier);
+	if (why && !strcmp(why, "missing") && e->kbuild_len) {
+		why = kcache_adopt(s, e, dfd, name, t);
+		*earlier = !why;
+	}
+	close(dfd);
+	return why;
 }
 
 /* Buffered writes of the cache file. */
@@ -591,9 +779,9 @@ uint64_t sym_kspan_end(uint64_t a)
 	return page_end && page_end < a + SYM_TAIL ? page_end : a + SYM_TAIL;
 }
 
-/* Remove the cache files of other boots, and temporary files left behind
- * (KCACHE_TEMP_AGE old), from the directory dfd: KCACHE_SWEEP_MAX entries
- * looked at, at most. */
+/* Remove the cache files of other boots (all but keep), and temporary
+ * files left behind (KCACHE_TEMP_AGE old), from the directory dfd:
+ * KCACHE_SWEEP_MAX entries looked at, at most. */
 static void kcache_sweep(int dfd, const char *keep)
 {
 	DIR *d = sym_cache_dir_list(dfd);
@@ -696,6 +884,8 @@ void sym_kcache_write(struct symbols *s, const struct kenv *e, const struct ktab
 	memcpy(h.boot_id, e->boot_id, sizeof(e->boot_id));
 	h.modules_hash = e->mods.hash;
 	h.modules_len = e->mods.len;
+	h.kbuild_len = (uint32_t)e->kbuild_len;
+	memcpy(h.kbuild, e->kbuild, e->kbuild_len);
 	kcache_name(name, sizeof(name), e->boot_id);
 	if (!h.nr_syms) {
 		close(fd);
@@ -711,17 +901,15 @@ out:
 	close(dfd);
 }
 
-/* Remove the cache file of this boot (kallsyms hides its addresses from us
- * now: do not keep them either). */
+/* Remove the cache files, this boot's and earlier ones' (kallsyms hides
+ * its addresses from us now: do not keep them either). */
 static void kcache_drop(const struct kenv *e)
 {
-	char name[sizeof(KCACHE_PREFIX) + BOOT_ID_LEN];
 	int dfd;
 
 	if (e->why || (dfd = sym_cache_dir_open(e->dir, false)) < 0)
 		return;
-	kcache_name(name, sizeof(name), e->boot_id);
-	unlinkat(dfd, name, 0);
+	kcache_sweep(dfd, "");
 	close(dfd);
 }
 
@@ -730,14 +918,15 @@ int symbols_load_kernel(struct symbols *s)
 	struct khead head;
 	struct kenv e;
 	const char *why;
+	bool earlier;
 	int r;
 
 	s->krefreshed = false;
 	s->stats.kernel_symbols = 0;
 	s->stats.kernel_source = SYMBOLS_KERNEL_NONE;
 	sym_kenv_get(s, &e);
-	why = kcache_load(s, &e, &s->ktab);
-	s->stats.kernel_cache = why ? why : "hit";
+	why = kcache_load(s, &e, &s->ktab, &earlier);
+	s->stats.kernel_cache = why ? why : earlier ? "earlier boot" : "hit";
 	r = why ? sym_kallsyms_load(s, &s->ktab, &head) : 1;
 	if (why && r > 0)
 		sym_kcache_write(s, &e, &s->ktab, &head);

@@ -440,20 +440,20 @@ void sym_resolve_kernel(struct symbols *s, uint64_t ip, struct symbols_result *o
 		sym_result_set(out, SYMBOLS_KERNEL_HIDDEN, "[kernel]", 0, "[kernel]");
 		return;
 	}
-	if (!ktab_places(&s->ktab, ip))
+	if (!ktab_places(&s->ktab, ip - s->ktab.slide))
 		sym_kernel_refresh(s);
-	found = sym_ktab_find(&s->ktab, ip, &k, &mod);
+	found = sym_ktab_find(&s->ktab, ip - s->ktab.slide, &k, &mod);
 	if (found < 0) {
 		s->stats.kernel_cache = "corrupt";
 		sym_kernel_refresh(s);
-		found = sym_ktab_find(&s->ktab, ip, &k, &mod);
+		found = sym_ktab_find(&s->ktab, ip - s->ktab.slide, &k, &mod);
 	}
 	if (found <= 0) {
 		sym_result_set(out, SYMBOLS_UNKNOWN, "[unknown]", 0, "[kernel]");
 		return;
 	}
-	sym_result_set(out, SYMBOLS_FOUND, s->ktab.pool.buf + k->name, ip - ksym_start(k),
-	               *mod ? mod : "[kernel]");
+	sym_result_set(out, SYMBOLS_FOUND, s->ktab.pool.buf + k->name,
+	               ip - s->ktab.slide - ksym_start(k), *mod ? mod : "[kernel]");
 }
 
 uint64_t sym_kernel_size(struct symbols *s, uint64_t start)
@@ -462,7 +462,8 @@ uint64_t sym_kernel_size(struct symbols *s, uint64_t start)
 	const char *mod;
 	size_t i;
 
-	if (s->kstate != KERNEL_LOADED || sym_ktab_find(&s->ktab, start, &k, &mod) <= 0)
+	if (s->kstate != KERNEL_LOADED ||
+	    sym_ktab_find(&s->ktab, start - s->ktab.slide, &k, &mod) <= 0)
 		return 0;
 	i = (size_t)(k - s->ktab.syms);
 	if (i + 1 < s->ktab.nr && ktab_run(&s->ktab, k + 1)->mod == ktab_run(&s->ktab, k)->mod)

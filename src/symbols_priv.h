@@ -122,6 +122,9 @@ struct ktab {
 	struct pool pool;
 	void *map; /* the cache file mapped, or NULL */
 	size_t map_len;
+	/* kallsyms' addresses now less the table's: not 0 only for a cache
+	 * file of an earlier boot of the same kernel placed elsewhere (KASLR) */
+	uint64_t slide;
 	const struct kspan *spans;
 	size_t nr_spans;
 };
@@ -269,6 +272,8 @@ struct kenv {
 	char dir[PATH_MAX];
 	char boot_id[BOOT_ID_LEN + 1];
 	struct kmods mods;
+	unsigned char kbuild[BUILD_ID_MAX]; /* the running kernel's build id */
+	size_t kbuild_len;                  /* 0: none found */
 };
 
 /* ksym_cache.c, shared with dso_cache.c: the cache directory and its files */

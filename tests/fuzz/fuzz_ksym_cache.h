@@ -43,8 +43,15 @@ static int kfx_put(const char *root, const char *rel, const char *text, size_t l
 /* Make the fixture below a new directory written into root (PATH_MAX). 0 or -1. */
 static int kfx_make(char *root)
 {
-	static const char *dirs[] = {"proc", "proc/sys", "proc/sys/kernel",
-	                             "proc/sys/kernel/random", "cache"};
+	static const char *dirs[] = {
+	    "proc",  "proc/sys", "proc/sys/kernel", "proc/sys/kernel/random",
+	    "cache", "sys",      "sys/kernel"};
+	/* the kernel's notes: its GNU build id (a mutated file whose boot id
+	 * differs is then taken for an earlier boot's, and checked as one) */
+	static const unsigned char notes[] = {4,    0,    0,    0,    20,   0,    0,    0,    3,
+	                                      0,    0,    0,    'G',  'N',  'U',  0,    0x11, 0x22,
+	                                      0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xaa, 0xbb,
+	                                      0xcc, 0xdd, 0xee, 0xff, 1,    2,    3,    4,    5};
 	static const char modules[] = "ext4 966656 1 - Live 0xffffffffc0001000\n"
 	                              "xfs 1900544 0 - Live 0xffffffffc0100000\n";
 	size_t cap = 256 * 1024, n = 0;
@@ -56,7 +63,7 @@ static int kfx_make(char *root)
 		return -1;
 	for (i = 0; i < (int)(sizeof(dirs) / sizeof(*dirs)); i++) {
 		snprintf(path, sizeof(path), "%s/%s", root, dirs[i]);
-		if (mkdir(path, i == 4 ? 0700 : 0755) && errno != EEXIST)
+		if (mkdir(path, !strcmp(dirs[i], "cache") ? 0700 : 0755) && errno != EEXIST)
 			return -1;
 	}
 	text = malloc(cap);
@@ -84,6 +91,8 @@ static int kfx_make(char *root)
 	if (!r)
 		r = kfx_put(root, "proc/sys/kernel/random/boot_id", KFX_BOOT_ID "\n",
 		            strlen(KFX_BOOT_ID "\n"));
+	if (!r)
+		r = kfx_put(root, "sys/kernel/notes", (const char *)notes, sizeof(notes));
 	return r;
 }
 

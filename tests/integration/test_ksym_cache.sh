@@ -6,7 +6,9 @@
 #      $XDG_CACHE_HOME/pfmtop/kallsyms-BOOT_ID written (mode 0600, directory
 #      0700), the file of another boot planted there removed;
 #   2. the cache is used: /proc/kallsyms is opened once and read once, 4 KiB
-#      at most (the check that it still starts as the file says);
+#      at most (the check that it still starts as the file says); then as
+#      the file an earlier boot left (another boot id): used the same way
+#      when /sys/kernel/notes gives the kernel's build id, and renamed;
 #   3. PFMTOP_NO_KSYM_CACHE=1: read in full again, nothing written.
 # Every run names the command's kernel hotspots with /proc/kallsyms text
 # symbols, and the top one is the same in all three.
@@ -106,6 +108,44 @@ grep -E 'kallsyms|pfmtop/' "$trace.2" >"$TMP/kallsyms.2" || true
 grep -q "openat(.*\"kallsyms-$boot\"" "$trace.2" || fail "run 2 did not open the cache file" "$TMP/kallsyms.2"
 top2=$(kernel_rows 2)
 pass "cache: kallsyms opened once, one read of $bytes bytes"
+
+# --- 2b: the file an earlier boot of this kernel left ---
+# The file renamed to another boot's name, with that boot id in its header
+# (40 bytes in), as a reboot leaves it. With the kernel's build id in
+# /sys/kernel/notes it is used, and renamed to this boot's name.
+kbuild=$(python3 - <<'EOF2'
+import struct
+try:
+    b = open('/sys/kernel/notes', 'rb').read()
+except OSError:
+    b = b''
+o = 0
+while o + 12 <= len(b):
+    n, d, t = struct.unpack_from('<III', b, o)
+    name, desc = o + 12, o + 12 + (n + 3) // 4 * 4
+    if t == 3 and b[name:name + n] == b'GNU\0':
+        print(b[desc:desc + d].hex())
+        break
+    o = desc + (d + 3) // 4 * 4
+EOF2
+)
+mv "$file" "$stale"
+printf '%s' "${stale##*kallsyms-}" | dd of="$stale" bs=1 seek=40 conv=notrunc status=none
+profile 2b
+read -r opens reads bytes < <(kallsyms_io 2b)
+grep -E 'kallsyms|pfmtop/' "$trace.2b" >"$TMP/kallsyms.2b" || true
+if [ -n "$kbuild" ]; then
+	[ "$opens" = 1 ] && [ "$reads" = 1 ] && check "$bytes <= 4096" "run 2b read $bytes bytes of /proc/kallsyms" "$TMP/kallsyms.2b" ||
+		fail "run 2b (an earlier boot's file, kernel build id $kbuild) read /proc/kallsyms $reads times in $opens opens, expected one read of 4 KiB at most" "$TMP/kallsyms.2b"
+	[ -f "$file" ] && [ ! -e "$stale" ] || fail "run 2b did not rename the earlier boot's file to this boot's" "$TMP/kallsyms.2b"
+	top2b=$(kernel_rows 2b)
+	[ "$top2b" = "$top2" ] || fail "run 2b: top kernel hotspot '$top2b', with this boot's file '$top2'" "$TMP/rows.2b" "$TMP/rows.2"
+	pass "an earlier boot's file of this kernel ($kbuild): used with one read of $bytes bytes, renamed"
+else
+	check "$bytes >= 100000" "run 2b (no kernel build id) should read /proc/kallsyms in full" "$trace.2b"
+	[ ! -e "$stale" ] || fail "run 2b left the cache file of another boot"
+	pass "no kernel build id in /sys/kernel/notes: an earlier boot's file is not used"
+fi
 
 # --- 3: disabled ---
 rm -f "$file"

@@ -31,6 +31,8 @@ struct hdr {
 	uint64_t file_size;
 	char boot_id[40];
 	uint64_t modules_hash, modules_len;
+	uint32_t kbuild_len, pad;
+	unsigned char kbuild[64];
 	uint64_t head_off, head_len;
 	uint64_t syms_off, nr_syms;
 	uint64_t runs_off, nr_runs;
@@ -79,6 +81,10 @@ struct fx {
 	char file[PATH_MAX]; /* the cache file of BOOT_A */
 	char *text;          /* kallsyms as written */
 	size_t len;
+	/* what gen_kallsyms() writes: the kernel placed slide bytes further,
+	 * the core kernel only (no modules), per-CPU (absolute) symbols first */
+	uint64_t slide;
+	bool core_only, percpu;
 };
 
 static void path_of(char *out, const struct fx *f, const char *rel)
@@ -133,7 +139,7 @@ static void spit(const char *path, const void *data, size_t len)
 /* kallsyms text: the core kernel (with data symbols and aliases), then
  * ext4, BPF programs, xfs and a trampoline, as the kernel lists them.
  * zero: every address 0 (kptr_restrict). dynamic: the BPF and ftrace lines. */
-static char *gen_kallsyms(size_t *len, bool zero, bool dynamic)
+static char *gen_kallsyms(const struct fx *f, size_t *len, bool zero, bool dynamic)
 {
 	size_t cap = 1 << 20, n = 0;
 	char *buf = malloc(cap);
@@ -147,15 +153,23 @@ static char *gen_kallsyms(size_t *len, bool zero, bool dynamic)
 	} while (0)
 
 	assert_non_null(buf);
-	LINE(CORE_BASE, "T _stext\n");
+	if (f->percpu) {
+		LINE(0, "A fixed_percpu_data\n");
+		LINE(0x1000, "A cpu_debug_store\n");
+	}
+	LINE(CORE_BASE + f->slide, "T _stext\n");
 	for (i = 0; i < CORE_NR; i++) {
 		char type = i % 5 == 0 ? 't' : i % 11 == 0 ? 'W' : 'T';
 
-		LINE(core_addr(i), "%c core_fn_%d\n", type, i);
+		LINE(core_addr(i) + f->slide, "%c core_fn_%d\n", type, i);
 		if (i % 17 == 0)
-			LINE(core_addr(i), "t alias_%d\n", i);
+			LINE(core_addr(i) + f->slide, "t alias_%d\n", i);
 		if (i % 13 == 0)
-			LINE(core_addr(i) + 0x10, "D data_%d\n", i);
+			LINE(core_addr(i) + f->slide + 0x10, "D data_%d\n", i);
+	}
+	if (f->core_only) {
+		*len = n;
+		return buf;
 	}
 	for (i = 0; i < EXT4_NR; i++)
 		LINE(EXT4_BASE + i * 0x80, "%c ext4_fn_%d\t[ext4]\n", i % 2 ? 't' : 'T', i);
@@ -176,7 +190,7 @@ static char *gen_kallsyms(size_t *len, bool zero, bool dynamic)
 static void fx_kallsyms(struct fx *f, bool zero, bool dynamic)
 {
 	free(f->text);
-	f->text = gen_kallsyms(&f->len, zero, dynamic);
+	f->text = gen_kallsyms(f, &f->len, zero, dynamic);
 	put(f, "proc/kallsyms", f->text, f->len);
 }
 
@@ -459,7 +473,7 @@ static void expect_rejected(const struct fx *f, const char *why)
 
 	stats(s, &st);
 	assert_int_equal(st.cache_writes, 1);
-	assert_kernel(s, core_addr(5) + 1, "core_fn_5", 1, "[kernel]");
+	assert_kernel(s, core_addr(5) + f->slide + 1, "core_fn_5", 1, "[kernel]");
 	symbols_free(s);
 	symbols_free(load(f, SYMBOLS_KERNEL_CACHE, "hit", 0));
 }
@@ -558,6 +572,181 @@ static void test_reject_environment(void **state)
 	memcpy(strstr(f->text, "xfs_fn_3"), "xfs_fn_X", 8);
 	put(f, "proc/kallsyms", f->text, f->len);
 	symbols_free(load(f, SYMBOLS_KERNEL_CACHE, "hit", 0));
+}
+
+/* sys/kernel/notes with a Linux note, then a GNU build id whose 20 bytes
+ * are all id (nothing: no notes file). */
+static void fx_notes(const struct fx *f, int id)
+{
+	unsigned char notes[12 + 8 + 4 + 12 + 4 + 20];
+	const uint32_t linux_note[3] = {6, 4, 0x101}, gnu[3] = {4, 20, 3};
+	char path[PATH_MAX];
+
+	path_of(path, f, "sys/kernel/notes");
+	if (id < 0) {
+		assert_true(!unlink(path) || errno == ENOENT);
+		return;
+	}
+	path_of(path, f, "sys");
+	assert_true(!mkdir(path, 0755) || errno == EEXIST);
+	path_of(path, f, "sys/kernel");
+	assert_true(!mkdir(path, 0755) || errno == EEXIST);
+	memset(notes, 0, sizeof(notes));
+	memcpy(notes, linux_note, 12);
+	memcpy(notes + 12, "Linux\0\0", 8);
+	memcpy(notes + 24, gnu, 12);
+	memcpy(notes + 36, "GNU", 4);
+	memset(notes + 40, id, 20);
+	put(f, "sys/kernel/notes", notes, sizeof(notes));
+}
+
+/* The cache directory holding only the file boot BOOT_A wrote (from
+ * kallsyms as f has it now); then the machine booted again as BOOT_B. */
+static void fx_earlier_boot(struct fx *f)
+{
+	char path[PATH_MAX];
+
+	put_str(f, "proc/sys/kernel/random/boot_id", BOOT_A "\n");
+	if (!access(f->cache, F_OK))
+		assert_int_equal(nftw(f->cache, rm_entry, 16, FTW_DEPTH | FTW_PHYS), 0);
+	symbols_free(load(f, SYMBOLS_KERNEL_KALLSYMS, "missing", 1));
+	assert_int_equal(access(f->file, F_OK), 0);
+	put_str(f, "proc/sys/kernel/random/boot_id", BOOT_B "\n");
+	assert_true(snprintf(path, sizeof(path), "%s/kallsyms-" BOOT_B, f->cache) < PATH_MAX);
+	assert_int_equal(access(path, F_OK), -1);
+}
+
+/* Every probe of f's kallsyms the cache's table places resolves in s as in
+ * a table read now from kallsyms (no cache); how many did. */
+static size_t same_as_kallsyms(const struct fx *f, struct symbols *s)
+{
+	static uint64_t ips[PROBES_MAX];
+	char a[LABEL_MAX], b[LABEL_MAX];
+	struct symbols *fresh = fx_symbols(f);
+	size_t n = probes(f, ips), done = 0;
+
+	assert_int_equal(symbols_set_cache_dir(fresh, NULL), 0);
+	for (size_t i = 0; i < n; i++) {
+		if (!placed(ips[i] - f->slide))
+			continue;
+		label(fresh, ips[i], a, sizeof(a));
+		label(s, ips[i], b, sizeof(b));
+		assert_string_equal(a, b);
+		done++;
+	}
+	symbols_free(fresh);
+	return done;
+}
+
+/* The first run after a boot uses the file of an earlier boot of the same
+ * kernel (its build id), with the modules where they were: not one read of
+ * kallsyms; the file then goes by this boot's name. */
+static void test_earlier_boot(void **state)
+{
+	struct fx *f = *state;
+	char path[PATH_MAX];
+	struct symbols *s;
+
+	fx_notes(f, 0x5a);
+	fx_earlier_boot(f);
+	s = load(f, SYMBOLS_KERNEL_CACHE, "earlier boot", 0);
+	assert_true(same_as_kallsyms(f, s) > 20000);
+	assert_reads(s, 0, 0);
+	symbols_free(s);
+	assert_int_equal(access(f->file, F_OK), -1);
+	assert_true(snprintf(path, sizeof(path), "%s/kallsyms-" BOOT_B, f->cache) < PATH_MAX);
+	assert_int_equal(access(path, F_OK), 0);
+	s = load(f, SYMBOLS_KERNEL_CACHE, "earlier boot", 0); /* by its new name */
+	assert_reads(s, 0, 0);
+	symbols_free(s);
+
+	/* not the same kernel build, or no build id to tell: read, and this
+	 * boot's own file written */
+	fx_earlier_boot(f);
+	fx_notes(f, 0x5b);
+	expect_rejected(f, "boot");
+	fx_notes(f, 0x5a);
+	fx_earlier_boot(f);
+	fx_notes(f, -1);
+	expect_rejected(f, "missing");
+	fx_notes(f, 0x5a);
+
+	/* the modules elsewhere now: each was placed on its own */
+	fx_earlier_boot(f);
+	put_str(f, "proc/modules",
+	        "ext4 966656 2 - Live 0xffffffffc0201000\n"
+	        "xfs 1900544 0 - Live 0xffffffffc0300000\n");
+	expect_rejected(f, "modules");
+}
+
+/* KASLR placed the kernel elsewhere at this boot: the earlier boot's table
+ * of a kernel without modules is used with the offset the first lines of
+ * kallsyms give (per-CPU symbols, absolute, do not move). */
+static void test_earlier_boot_slid(void **state)
+{
+	struct fx *f = *state;
+	struct symbols_result r;
+	char path[PATH_MAX];
+	struct symbols *s;
+
+	f->core_only = f->percpu = true;
+	path_of(path, f, "proc/modules");
+	assert_int_equal(unlink(path), 0);
+	fx_kallsyms(f, false, false);
+	fx_notes(f, 0x77);
+	fx_earlier_boot(f);
+	f->slide = 0x2a00000;
+	fx_kallsyms(f, false, false);
+	s = load(f, SYMBOLS_KERNEL_CACHE, "earlier boot", 0);
+	assert_kernel(s, core_addr(5) + f->slide + 1, "core_fn_5", 1, "[kernel]");
+	assert_true(same_as_kallsyms(f, s) > 20000);
+	assert_reads(s, 0, 0);
+	/* an address the table does not place: the one full read, as with any
+	 * cache; that table is kallsyms' own, with no offset */
+	assert_int_equal(symbols_resolve(s, 0, BPF_BASE, true, &r), 0);
+	assert_int_equal(r.status, SYMBOLS_UNKNOWN);
+	assert_reads(s, 1, 1);
+	assert_kernel(s, core_addr(7) + f->slide + 2, "core_fn_7", 2, "[kernel]");
+	symbols_free(s);
+
+	/* the first lines do not all move by one page-aligned offset, or an
+	 * absolute one moved, or the addresses are hidden now: read */
+	f->slide = 0;
+	fx_earlier_boot(f);
+	f->slide = 0x2a00800;
+	fx_kallsyms(f, false, false);
+	expect_rejected(f, "head");
+
+	f->slide = 0;
+	fx_earlier_boot(f);
+	f->slide = 0x2a00000;
+	fx_kallsyms(f, false, false);
+	memcpy(strstr(f->text, "ffffffff83a001a0"), "ffffffff83a011a0", 16);
+	put(f, "proc/kallsyms", f->text, f->len);
+	expect_rejected(f, "head");
+
+	f->slide = 0;
+	fx_earlier_boot(f);
+	f->slide = 0x2a00000;
+	fx_kallsyms(f, false, false);
+	memcpy(f->text, "0000000000001000", 16);
+	put(f, "proc/kallsyms", f->text, f->len);
+	expect_rejected(f, "head");
+
+	f->slide = 0;
+	fx_earlier_boot(f);
+	fx_kallsyms(f, true, false);
+	s = load(f, SYMBOLS_KERNEL_NONE, "head", 1);
+	assert_true(symbols_kernel_hidden(s));
+	symbols_free(s);
+	/* nor is the earlier boot's copy of them kept */
+	assert_int_equal(access(f->file, F_OK), -1);
+
+	/* a module loaded since: its own offset is not known */
+	fx_kallsyms(f, false, false);
+	fx_earlier_boot(f);
+	put_str(f, "proc/modules", "ext4 966656 2 - Live 0xffffffffc0001000\n");
+	expect_rejected(f, "modules");
 }
 
 static void test_reject_hidden(void **state)
@@ -1059,6 +1248,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_miss_then_hit, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_dynamic_ip_one_read, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_reject_environment, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_earlier_boot, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_earlier_boot_slid, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_reject_hidden, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_reject_file, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_reject_corrupt, setup, teardown),
