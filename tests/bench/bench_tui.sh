@@ -10,10 +10,13 @@
 # defaults: build/pfmtop, 20 s, 4000 Hz. CALLGRAPH=fp or dwarf samples call
 # chains, both tools the same way (--call-graph; pfmtop's -g is dwarf,
 # perf top's -g is fp). COLD=1 runs pfmtop as on its first run after a
-# boot: its cache directory holds the binaries' symbol tables a run before
-# left, but no kernel table (that one is per boot: pfmtop reads
-# /proc/kallsyms and writes it). COLD=first gives it an empty cache
-# directory, as on its very first run. Otherwise it uses the user's cache.
+# boot: its cache directory holds what a run before the boot left, the
+# binaries' symbol tables and the kernel table of that boot (pfmtop takes
+# it when the kernel is the same build and can be placed: see README).
+# COLD=kernel: as on the first run on a new kernel, the same without a
+# kernel table (pfmtop reads /proc/kallsyms and writes it). COLD=first
+# gives it an empty cache directory, as on its very first run. Otherwise
+# it uses the user's cache.
 # Needs tmux and perf; run as root (or with perf_event_paranoid low enough
 # for system-wide sampling).
 set -euo pipefail
@@ -84,11 +87,14 @@ if [ -n "${CALLGRAPH:-}" ]; then
 	cg_perf="--call-graph $CALLGRAPH"
 	frame_re='^ *[0-9.]+% +[0-9.]+% .*[A-Za-z_]' # CHILDREN SELF ... SYMBOL
 fi
-# COLD=1: as on the first run after a boot, a cache directory with no kernel
-# table (it is per boot) but with the binaries' symbol tables a run before
-# the boot left (they stay valid): made by one short run, then its kernel
-# table removed. COLD=first: an empty one, as on pfmtop's very first run.
+# COLD=1: as on the first run after a boot, the cache directory a run
+# before the boot left: made by one short run, its kernel table then given
+# another boot's id (file name, and the header's boot id 40 bytes in).
+# COLD=kernel: the same without the kernel table, as on a new kernel.
+# COLD=first: an empty one, as on pfmtop's very first run.
+earlier_boot=00000000-0000-4000-8000-0000000000b0
 cold_cache() {
+	local k
 	rm -rf "$TMP/cache" && mkdir "$TMP/cache"
 	[ "$COLD" = first ] && return
 	if [ ! -d "$TMP/primed" ]; then
@@ -96,19 +102,27 @@ cold_cache() {
 		# shellcheck disable=SC2086
 		XDG_CACHE_HOME="$TMP/primed" "$PFMTOP" -b -n 1 -d 1 -F "$FREQ" \
 			--sample-event cpu-clock $cg_pfm >/dev/null 2>&1 || true
-		rm -f "$TMP/primed/pfmtop/kallsyms-"*
+		for k in "$TMP/primed/pfmtop/kallsyms-"*; do
+			[ -f "$k" ] || continue
+			if [ "$COLD" = kernel ]; then
+				rm -f "$k"
+			else
+				printf '%s' "$earlier_boot" | dd of="$k" bs=1 seek=40 conv=notrunc status=none
+				mv "$k" "$TMP/primed/pfmtop/kallsyms-$earlier_boot"
+			fi
+		done
 	fi
 	cp -a "$TMP/primed/." "$TMP/cache/"
 }
 cache_env=
 case "${COLD:-0}" in
 0) ;;
-1 | first)
+1 | kernel | first)
 	cold_cache
 	cache_env="XDG_CACHE_HOME='$TMP/cache'"
 	;;
 *)
-	echo "bench_tui: COLD is 1 (after a boot) or first (an empty cache)" >&2
+	echo "bench_tui: COLD is 1 (after a boot), kernel (a new kernel) or first (an empty cache)" >&2
 	exit 1
 	;;
 esac
@@ -170,7 +184,8 @@ pty_med=$(printf '%s\n' $pty_ms | sort -n | sed -n 2p)
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
 printf 'bench_tui: %d s, %s Hz cpu-clock%s, %d CPUs busy%s\n' "$SECS" "$FREQ" \
 	"${CALLGRAPH:+, --call-graph $CALLGRAPH}" "$(nproc)" \
-	"$(case "${COLD:-0}" in 1) echo ', pfmtop cold (after a boot: no kernel symbol table cached)' ;;
+	"$(case "${COLD:-0}" in 1) echo ', pfmtop cold (after a boot: the kernel table an earlier boot left)' ;;
+	kernel) echo ', pfmtop cold (a new kernel: no kernel symbol table cached)' ;;
 	first) echo ', pfmtop on its first run (empty cache)' ;; esac)"
 printf '%-10s %12s %14s\n' "" "CPU time (s)" "peak RSS (KiB)"
 printf '%-10s %12s %14s\n' pfmtop "$pfm_cpu" "$pfm_rss"
