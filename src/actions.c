@@ -113,8 +113,8 @@ int actions_probe(const struct options *o)
 		struct preset_set set;
 		const struct preset *pr;
 
-		actions_load_presets(&set,
-		                     o->preset && actions_is_file(o->preset) ? o->preset : NULL);
+		actions_load_presets(
+		    &set, o->preset && actions_is_file(o->preset) ? o->preset : NULL, NULL);
 		pr = actions_pick_preset(&set, o->preset ? o->preset : "default", &p);
 		printf("\nevents of preset %s:\n", pr->name);
 		for (int i = 0; i < pr->nr_events; i++) {
@@ -203,7 +203,8 @@ static int preset_pmus(const struct preset_set *set, const char *name, struct pr
 /* Load every preset (built-in, share dir, /etc, ~/.config, file). A file of
  * the search path that does not load is skipped (set->files says why); the
  * explicit file's error is -errno with file:line:col in err. */
-int actions_try_load_presets(struct preset_set *set, const char *file, char *err, size_t errlen)
+int actions_try_load_presets(struct preset_set *set, const char *file, const char *only, char *err,
+                             size_t errlen)
 {
 	struct preset_paths paths;
 	struct preset_error perr;
@@ -213,6 +214,7 @@ int actions_try_load_presets(struct preset_set *set, const char *file, char *err
 	preset_paths_default(&paths);
 	if (file)
 		util_strlcpy(paths.file, file, sizeof(paths.file));
+	paths.only = only;
 	ret = preset_load_all(set, &paths, &perr);
 	if (ret) {
 		if (ret == -ENOMEM)
@@ -226,11 +228,11 @@ int actions_try_load_presets(struct preset_set *set, const char *file, char *err
 }
 
 /* actions_try_load_presets(), exiting 2 on an error. */
-void actions_load_presets(struct preset_set *set, const char *file)
+void actions_load_presets(struct preset_set *set, const char *file, const char *only)
 {
 	char buf[1024];
 
-	if (actions_try_load_presets(set, file, buf, sizeof(buf))) {
+	if (actions_try_load_presets(set, file, only, buf, sizeof(buf))) {
 		untrusted_complain("%s", buf);
 		if (!buf[0] || buf[strlen(buf) - 1] != '\n')
 			fputc('\n', stderr);
@@ -318,7 +320,7 @@ int actions_list_presets(void)
 		return 1;
 	}
 	probe_collect(&probe);
-	actions_load_presets(&set, NULL);
+	actions_load_presets(&set, NULL, NULL);
 	warn_skipped(&set);
 	printf("%-12s %-10s %-34s %s\n", "PRESET", "ORIGIN", "HERE", "DESCRIPTION");
 	for (int i = 0; i < set.nr; i++) {
@@ -387,7 +389,7 @@ int actions_check_preset(const char *arg)
 		                         preset_pmus(NULL, NULL, &probe, pmus, PROBE_MAX_PMUS),
 		                         session_can_open_desc, &probe, stdout);
 	}
-	actions_load_presets(&set, NULL);
+	actions_load_presets(&set, NULL, NULL);
 	ret = preset_check(actions_pick_preset(&set, arg, &probe), session_can_open_desc, &probe,
 	                   stdout);
 	preset_set_free(&set);
@@ -404,7 +406,7 @@ int actions_check_presets(void)
 	int bad = 0;
 
 	preset_paths_default(&paths);
-	actions_load_presets(&set, NULL);
+	actions_load_presets(&set, NULL, NULL);
 	printf("search path: built-in, %s, %s, %s\n", paths.datadir[0] ? paths.datadir : "-",
 	       paths.sysconfdir[0] ? paths.sysconfdir : "-",
 	       paths.userdir[0] ? paths.userdir : "-");

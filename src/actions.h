@@ -22,11 +22,14 @@ bool actions_is_file(const char *arg);
 
 /* Load every preset (built-in, share dir, /etc, ~/.config, file). A file of
  * the search path that does not load is skipped (set->files says why); the
- * explicit file's error is -errno with file:line:col in err. */
-int actions_try_load_presets(struct preset_set *set, const char *file, char *err, size_t errlen);
+ * explicit file's error is -errno with file:line:col in err. only: NULL, or
+ * the one preset wanted (see preset_paths.only): built-in presets of other
+ * names are left out. */
+int actions_try_load_presets(struct preset_set *set, const char *file, const char *only, char *err,
+                             size_t errlen);
 
 /* actions_try_load_presets(), exiting 2 on an error. */
-void actions_load_presets(struct preset_set *set, const char *file);
+void actions_load_presets(struct preset_set *set, const char *file, const char *only);
 
 /* The one-line message for a skipped file of the search path. */
 const char *actions_skipped_line(const struct preset_file *f, char *buf, size_t len);

@@ -562,7 +562,7 @@ static void reopen(struct app *a, const char *preset, bool threads)
 	util_strlcpy(old_preset, a->opt.session.preset, sizeof(old_preset));
 	/* The preset files may have changed since the start: check before
 	 * anything is closed. */
-	if (actions_try_load_presets(&set, file, err, sizeof(err))) {
+	if (actions_try_load_presets(&set, file, NULL, err, sizeof(err))) {
 		view_status(a->view, err);
 		view_draw(a->view, session_snapshot(a->s));
 		return;
@@ -886,24 +886,15 @@ static int run(struct app *a)
 	a->opt.session.probe = &a->probe;
 	if (!a->opt.events_given) {
 		struct preset_set presets, *set = &presets;
+		const char *arg = a->opt.preset ? a->opt.preset : "default";
 
-		actions_load_presets(
-		    set, a->opt.preset && actions_is_file(a->opt.preset) ? a->opt.preset : NULL);
-		apply_preset(
-		    a,
-		    actions_pick_preset(set, a->opt.preset ? a->opt.preset : "default", &a->probe),
-		    &a->resolved);
-		for (int i = 0; i < set->nr && a->nr_preset_names < MAX_PRESET_NAMES; i++) {
-			bool seen = set->p[i]->pmu[0] != '\0'; /* variants come with their base */
-			for (int k = 0; k < a->nr_preset_names && !seen; k++)
-				seen = !strcmp(a->preset_names[k], set->p[i]->name);
-			if (seen)
-				continue;
-			util_strlcpy(a->preset_names[a->nr_preset_names], set->p[i]->name,
-			             sizeof(a->preset_names[0]));
-			a->preset_list[a->nr_preset_names] = a->preset_names[a->nr_preset_names];
-			a->nr_preset_names++;
-		}
+		/* The built-in presets of other names are not parsed: the viewer's
+		 * p needs only their names, and reads the files again. */
+		actions_load_presets(set, actions_is_file(arg) ? arg : NULL, arg);
+		apply_preset(a, actions_pick_preset(set, arg, &a->probe), &a->resolved);
+		a->nr_preset_names = preset_base_names(set, a->preset_names, MAX_PRESET_NAMES);
+		for (int i = 0; i < a->nr_preset_names; i++)
+			a->preset_list[i] = a->preset_names[i];
 		preset_set_free(set);
 	}
 	/* a remembered sort that this preset lacks: by CPU% (the status line

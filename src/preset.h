@@ -152,6 +152,9 @@ struct preset_set {
 	struct preset **p; /* each allocated on its own: moved, never copied */
 	int nr_files, cap_files;
 	struct preset_file *files;
+	/* Loaded with preset_paths.only: built-in presets of other names were
+	 * left out (preset_base_names() still lists them). */
+	bool partial;
 };
 
 /* Search path for preset_load_all; an empty string skips that place. */
@@ -161,6 +164,11 @@ struct preset_paths {
 	char sysconfdir[PRESET_PATH_MAX];
 	char userdir[PRESET_PATH_MAX];
 	char file[PRESET_PATH_MAX]; /* one explicit file, last */
+	/* NULL: every built-in file. Else only the built-in files that declare
+	 * a preset called only are parsed (a run that uses that preset needs
+	 * no other; a path matches none): the set is partial. Every other
+	 * place is loaded whole, its errors found as without only. */
+	const char *only;
 };
 
 /* "built-in", "datadir", "system", "user" or "file". */
@@ -216,6 +224,12 @@ void preset_paths_default(struct preset_paths *paths);
  * way). */
 int preset_load_all(struct preset_set *set, const struct preset_paths *paths,
                     struct preset_error *err);
+
+/* The names of the base presets of set, in set order, into names[0..max):
+ * the list the viewer's preset chooser shows. A partial set gives the
+ * names, in the same order, that it would give loaded whole. Returns how
+ * many. */
+int preset_base_names(const struct preset_set *set, char (*names)[PRESET_NAME_MAX], int max);
 
 /* The first file of set->files that did not load and seems to declare a
  * preset called name (or declares too many to tell), after the file the

@@ -79,42 +79,70 @@ static int file_why(struct preset_error *err, const char *path, int ret, const c
 	return ret;
 }
 
+/* The name of a "[preset NAME" header on line l (n bytes), as far as a
+ * tolerant look can tell: true with the name at l[*a, *b), and *variant
+ * when a ':' (PMU patterns) follows it. */
+static bool header_name(const char *l, size_t n, size_t *a, size_t *b, bool *variant)
+{
+	size_t i = 0;
+
+	while (i < n && (preset_is_blank(l[i]) || (unsigned char)l[i] >= 0x80))
+		i++; /* blanks, a BOM */
+	if (i == n || l[i] != '[')
+		return false;
+	for (i++; i < n && preset_is_blank(l[i]); i++)
+		;
+	if (n - i < 7 || strncmp(l + i, "preset", 6) || !preset_is_blank(l[i + 6]))
+		return false;
+	for (i += 6; i < n && preset_is_blank(l[i]); i++)
+		;
+	for (*a = i; i < n && preset_name_char(l[i]); i++)
+		;
+	*b = i;
+	if (i == *a || i - *a >= PRESET_NAME_MAX)
+		return false;
+	while (i < n && preset_is_blank(l[i]))
+		i++;
+	*variant = i < n && l[i] == ':';
+	return true;
+}
+
+/* The next line of text (len bytes) from *off: its start, *n its length;
+ * NULL at the end. */
+static const char *next_line(const char *text, size_t len, size_t *off, size_t *n)
+{
+	const char *l = text + *off, *nl;
+
+	if (*off >= len)
+		return NULL;
+	nl = memchr(l, '\n', len - *off);
+	*n = nl ? (size_t)(nl - l) : len - *off;
+	*off += *n + 1;
+	return l;
+}
+
 /* The names of the [preset NAME...] headers in text, as far as a tolerant
  * look can tell (the file did not parse): what it means to declare. */
 static void scan_names(struct preset_file *f, const char *text, size_t len)
 {
-	size_t off = 0;
+	size_t off = 0, n, a, b;
+	const char *l;
+	bool variant;
 
-	while (off < len) {
-		const char *l = text + off, *nl = memchr(l, '\n', len - off);
-		size_t n = nl ? (size_t)(nl - l) : len - off, i = 0, a;
-
-		off += n + 1;
-		while (i < n && (preset_is_blank(l[i]) || (unsigned char)l[i] >= 0x80))
-			i++; /* blanks, a BOM */
-		if (i == n || l[i] != '[')
-			continue;
-		for (i++; i < n && preset_is_blank(l[i]); i++)
-			;
-		if (n - i < 7 || strncmp(l + i, "preset", 6) || !preset_is_blank(l[i + 6]))
-			continue;
-		for (i += 6; i < n && preset_is_blank(l[i]); i++)
-			;
-		for (a = i; i < n && preset_name_char(l[i]); i++)
-			;
-		if (i == a || i - a >= PRESET_NAME_MAX)
+	while ((l = next_line(text, len, &off, &n))) {
+		if (!header_name(l, n, &a, &b, &variant))
 			continue;
 		bool seen = false;
 		for (int k = 0; k < f->nr_names && !seen; k++)
-			seen = strlen(f->names[k]) == i - a && !strncmp(f->names[k], l + a, i - a);
+			seen = strlen(f->names[k]) == b - a && !strncmp(f->names[k], l + a, b - a);
 		if (seen)
 			continue;
 		if (f->nr_names == PRESET_FILE_NAMES) {
 			f->more_names = true;
 			return;
 		}
-		memcpy(f->names[f->nr_names], l + a, i - a);
-		f->names[f->nr_names++][i - a] = '\0';
+		memcpy(f->names[f->nr_names], l + a, b - a);
+		f->names[f->nr_names++][b - a] = '\0';
 	}
 }
 
@@ -229,21 +257,89 @@ int preset_load_dir(struct preset_set *set, const char *dir, enum preset_origin 
 	return ret == -ENOMEM ? ret : 0;
 }
 
-int preset_load_builtin(struct preset_set *set, struct preset_error *err)
+/* Whether text (a built-in file: well formed) has a [preset name] or
+ * [preset name:PMUS] section. */
+static bool builtin_declares(const char *text, const char *name)
+{
+	size_t off = 0, len = strlen(text), n, a, b;
+	const char *l;
+	bool variant;
+
+	while ((l = next_line(text, len, &off, &n)))
+		if (header_name(l, n, &a, &b, &variant) && strlen(name) == b - a &&
+		    !strncmp(name, l + a, b - a))
+			return true;
+	return false;
+}
+
+/* The built-in files, each parsed unless only is set and it declares no
+ * preset called only (then its presets are left out and set->partial
+ * says so). Every file is noted in set->files as loaded. */
+static int load_builtin(struct preset_set *set, const char *only, struct preset_error *err)
 {
 	char file[PRESET_PATH_MAX];
 	int ret;
 
 	for (int i = 0; i < presets_builtin_count; i++) {
+		const char *text = presets_builtin[i].text;
+
 		snprintf(file, sizeof(file), "builtin:%s", presets_builtin[i].name);
-		ret = preset_parse(set, presets_builtin[i].text, strlen(presets_builtin[i].text),
-		                   file, PRESET_ORIGIN_BUILTIN, err);
+		if (only && !builtin_declares(text, only)) {
+			set->partial = true;
+			ret = 0;
+		} else {
+			ret =
+			    preset_parse(set, text, strlen(text), file, PRESET_ORIGIN_BUILTIN, err);
+		}
 		if (!ret)
 			ret = record_file(set, file, PRESET_ORIGIN_BUILTIN, 0, NULL, NULL, 0);
 		if (ret)
 			return ret;
 	}
 	return 0;
+}
+
+int preset_load_builtin(struct preset_set *set, struct preset_error *err)
+{
+	return load_builtin(set, NULL, err);
+}
+
+/* Append the name s (len bytes) to names[0..*n) unless it is there or
+ * names is full (max). */
+static void add_name(char (*names)[PRESET_NAME_MAX], int *n, int max, const char *s, size_t len)
+{
+	for (int k = 0; k < *n; k++)
+		if (strlen(names[k]) == len && !strncmp(names[k], s, len))
+			return;
+	if (*n == max || len >= PRESET_NAME_MAX)
+		return;
+	memcpy(names[*n], s, len);
+	names[(*n)++][len] = '\0';
+}
+
+int preset_base_names(const struct preset_set *set, char (*names)[PRESET_NAME_MAX], int max)
+{
+	size_t off, len, n, a, b;
+	const char *l;
+	bool variant;
+	int nr = 0;
+
+	/* Built-in presets come first in a set, in file order; one from a
+	 * later place takes the place of the one it overrides, and new names
+	 * follow in load order. A partial set lacks some built-in presets:
+	 * their headers give their names and places. */
+	for (int i = 0; set->partial && i < presets_builtin_count; i++) {
+		const char *text = presets_builtin[i].text;
+
+		len = strlen(text);
+		for (off = 0; (l = next_line(text, len, &off, &n));)
+			if (header_name(l, n, &a, &b, &variant) && !variant)
+				add_name(names, &nr, max, l + a, b - a);
+	}
+	for (int i = 0; i < set->nr; i++)
+		if (!set->p[i]->pmu[0])
+			add_name(names, &nr, max, set->p[i]->name, strlen(set->p[i]->name));
+	return nr;
 }
 
 /* A path, or "" (the place is skipped) when it does not fit. */
@@ -302,7 +398,7 @@ int preset_load_all(struct preset_set *set, const struct preset_paths *paths,
 	int ret;
 
 	if (paths->builtin) {
-		ret = preset_load_builtin(set, err);
+		ret = load_builtin(set, paths->only, err);
 		if (ret)
 			return ret;
 	}

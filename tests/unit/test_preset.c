@@ -507,6 +507,77 @@ static void test_variants(void **state)
 	preset_set_free(&set);
 }
 
+/* A set loaded for one preset (preset_paths.only) holds that preset, and
+ * each of its variants, exactly as a whole load does; it lists the same
+ * names in the same order and the same files. */
+static void test_partial(void **state)
+{
+	static const char *const pmus[] = {"amd64_fam19h_zen4", "amd64_fam19h_zen3", "skl",
+	                                   "perf"};
+	char (*wn)[PRESET_NAME_MAX] = calloc(64, PRESET_NAME_MAX);
+	char (*pn)[PRESET_NAME_MAX] = calloc(64, PRESET_NAME_MAX);
+	struct preset_paths paths;
+	struct preset_set whole, part;
+	int nw, np;
+
+	(void)state;
+	assert_non_null(wn);
+	assert_non_null(pn);
+	for (int places = 0; places < 2; places++) {
+		memset(&paths, 0, sizeof(paths));
+		paths.builtin = true;
+		if (places) { /* presets that override built-in ones, and new ones */
+			snprintf(paths.datadir, sizeof(paths.datadir), "%s", fx("path/datadir"));
+			snprintf(paths.sysconfdir, sizeof(paths.sysconfdir), "%s",
+			         fx("path/sysconf"));
+			snprintf(paths.userdir, sizeof(paths.userdir), "%s", fx("path/user"));
+			snprintf(paths.file, sizeof(paths.file), "%s", fx("path/explicit.ini"));
+		}
+		preset_set_init(&whole);
+		assert_int_equal(preset_load_all(&whole, &paths, &err), 0);
+		assert_false(whole.partial);
+		nw = preset_base_names(&whole, wn, 64);
+		assert_int_equal(nw, preset_base_names(&whole, wn, 64));
+		assert_int_equal(nw, 8 + 3 * places); /* extra, twice, mine */
+		assert_string_equal(wn[0], "branch"); /* built-in files in name order */
+		for (int i = 0; i <= nw; i++) {
+			/* each preset; then a file's path, which no built-in declares */
+			paths.only = i < nw ? wn[i] : "x/default.ini";
+			preset_set_init(&part);
+			assert_int_equal(preset_load_all(&part, &paths, &err), 0);
+			assert_true(part.partial);
+			assert_true(part.nr < whole.nr);
+			np = preset_base_names(&part, pn, 64);
+			assert_int_equal(np, nw);
+			for (int k = 0; k < nw; k++)
+				assert_string_equal(pn[k], wn[k]);
+			assert_int_equal(part.nr_files, whole.nr_files);
+			for (int k = 0; k < whole.nr_files; k++) {
+				assert_string_equal(part.files[k].path, whole.files[k].path);
+				assert_int_equal(part.files[k].ret, whole.files[k].ret);
+			}
+			for (int k = 0; i < nw && k <= 4; k++) {
+				int nr = k < 4 ? 1 : 0; /* each PMU, then none */
+				const struct preset *a = preset_find(&whole, wn[i], pmus + k % 4, nr);
+				const struct preset *b = preset_find(&part, wn[i], pmus + k % 4, nr);
+
+				assert_non_null(a);
+				assert_non_null(b);
+				assert_memory_equal(a, b, sizeof(*a));
+			}
+			for (int k = 0; i == nw && k < part.nr; k++)
+				assert_int_not_equal(part.p[k]->origin, PRESET_ORIGIN_BUILTIN);
+			preset_set_free(&part);
+		}
+		/* names cut at max: the first ones */
+		assert_int_equal(preset_base_names(&whole, pn, 3), 3);
+		assert_string_equal(pn[2], wn[2]);
+		preset_set_free(&whole);
+	}
+	free(wn);
+	free(pn);
+}
+
 /* ---- search path ---- */
 
 static void test_search_path(void **state)
@@ -1178,6 +1249,7 @@ int main(void)
 		cmocka_unit_test(test_format_limits),
 		cmocka_unit_test(test_paths_default),
 		cmocka_unit_test(test_choose),
+		cmocka_unit_test(test_partial),
 		cmocka_unit_test(test_shipped),
 		cmocka_unit_test(test_check),
 	};
