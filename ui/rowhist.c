@@ -23,6 +23,10 @@ struct rowhist {
 	 * first touched is a page fault). */
 	float *vals;
 	int nr, cap;
+	/* Ring entries 0..filled-1 have been written in some row: the others
+	 * hold nothing yet, and are not copied (nor their pages touched) when
+	 * the rings move. */
+	int filled;
 	uint32_t *hash; /* slot index + 1, 0 empty; linear probing */
 	uint32_t hmask;
 	bool pinned;
@@ -97,7 +101,7 @@ static int resize(struct rowhist *h, int cap)
 	v = malloc((size_t)cap * (size_t)h->len * ns * sizeof(*v));
 	if (!v)
 		return -1;
-	for (int k = 0; k < h->len && h->nr; k++)
+	for (int k = 0; k < h->filled && h->nr; k++)
 		memcpy(v + (size_t)k * (size_t)cap * ns, entry(h, 0, k),
 		       (size_t)h->nr * ns * sizeof(*v));
 	s = realloc(h->slots, (size_t)cap * sizeof(*s));
@@ -142,7 +146,7 @@ void rowhist_reset(struct rowhist *h, int nseries)
 	h->slots = NULL;
 	h->vals = NULL;
 	h->hash = NULL;
-	h->nr = h->cap = 0;
+	h->nr = h->cap = h->filled = 0;
 	h->ns = nseries > 0 ? nseries : 1;
 }
 
@@ -188,6 +192,8 @@ float *rowhist_push(struct rowhist *h, int64_t id, uint64_t start)
 	e = entry(h, i, s->head);
 	for (int k = 0; k < h->ns; k++)
 		e[k] = NAN;
+	if (s->head >= h->filled)
+		h->filled = s->head + 1;
 	s->head = (s->head + 1) % h->len;
 	if (s->count < h->len)
 		s->count++;
@@ -207,7 +213,7 @@ void rowhist_end(struct rowhist *h)
 			continue;
 		if (j != i) {
 			h->slots[j] = *s;
-			for (int k = 0; k < h->len; k++)
+			for (int k = 0; k < h->filled; k++)
 				memcpy(entry(h, j, k), entry(h, i, k),
 				       (size_t)h->ns * sizeof(float));
 		}

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include <cmocka.h>
@@ -139,6 +140,65 @@ static void test_ids_reused(void **state)
 	rowhist_free(h);
 }
 
+/* Rows arriving over several intervals: the rings move to larger arrays
+ * (and back, as rows go) with every entry written so far, and the first
+ * interval of many rows touches about the pages it writes, not one per
+ * ring entry of every row (each first touch is a page fault). */
+static void test_growth(void **state)
+{
+	enum { N = 1000, NS = 10 };
+	struct rowhist *h = rowhist_new(NS, ROWHIST_LEN, 3);
+	static int64_t ids[N];
+	float out[ROWHIST_LEN];
+	struct rusage r0, r1;
+
+	for (int i = 0; i < N; i++)
+		ids[i] = 5000 + i;
+	getrusage(RUSAGE_SELF, &r0);
+	interval(h, ids, N, 0);
+	getrusage(RUSAGE_SELF, &r1);
+	/* 1000 rows x 10 floats: 10 pages; the arrays of 64 to 1024 rows
+	 * and copies: a few dozen more. Every ring entry copied: hundreds. */
+	assert_true(r1.ru_minflt - r0.ru_minflt < 120);
+	rowhist_free(h);
+
+	/* 16 new rows each interval: ring entry k of row i holds k - i / 16 */
+	h = rowhist_new(NS, ROWHIST_LEN, 3);
+	for (int k = 0; k < 40; k++) {
+		rowhist_begin(h);
+		for (int i = 0; i < 16 * (k + 1) && i < N; i++) {
+			float *e = rowhist_push(h, ids[i], 1);
+			assert_non_null(e);
+			e[0] = (float)(k - i / 16);
+			e[NS - 1] = (float)i;
+		}
+		rowhist_end(h);
+	}
+	assert_int_equal(rowhist_rows(h), 640);
+	for (int i = 0; i < 640; i++) {
+		int n = 40 - i / 16;
+
+		assert_int_equal(rowhist_get(h, ids[i], 0, out, ROWHIST_LEN, NULL), n);
+		for (int k = 0; k < n; k++)
+			assert_true(out[k] == (float)k);
+		assert_int_equal(rowhist_get(h, ids[i], NS - 1, out, ROWHIST_LEN, NULL), n);
+		assert_true(out[0] == (float)i && out[n - 1] == (float)i);
+	}
+	/* all but the last 16 go: the rest move down and into a smaller array */
+	for (int k = 0; k < 3; k++) {
+		rowhist_begin(h);
+		for (int i = 624; i < 640; i++)
+			rowhist_push(h, ids[i], 1)[0] = (float)(100 + k);
+		rowhist_end(h);
+	}
+	assert_int_equal(rowhist_rows(h), 16);
+	for (int i = 624; i < 640; i++) {
+		assert_int_equal(rowhist_get(h, ids[i], 0, out, ROWHIST_LEN, NULL), 4);
+		assert_true(out[0] == 0 && out[1] == 100 && out[3] == 102);
+	}
+	rowhist_free(h);
+}
+
 static double now_ms(void)
 {
 	struct timespec ts;
@@ -204,7 +264,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_wrap),      cmocka_unit_test(test_one_entry_per_interval),
 	    cmocka_unit_test(test_eviction),  cmocka_unit_test(test_ids_reused),
-	    cmocka_unit_test(test_many_rows),
+	    cmocka_unit_test(test_many_rows), cmocka_unit_test(test_growth),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
