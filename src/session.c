@@ -215,7 +215,9 @@ int session_init(struct session *s, const struct session_config *cfg, char *err,
 {
 	int ret;
 
-	memset(s, 0, sizeof(*s));
+	if (s->clean != SESSION_CLEAN)
+		memset(s, 0, sizeof(*s));
+	s->clean = 0;
 	s->cfg = cfg;
 	s->self = getpid();
 	for (size_t i = 0; i < ARRAY_SIZE(s->pidfd); i++)
@@ -546,11 +548,16 @@ void session_fini(struct session *s)
 	free(s->proc_prev);
 	free(s->proc_cur);
 	memset(s, 0, sizeof(*s));
+	s->clean = SESSION_CLEAN;
 }
 
 struct session *session_new(void)
 {
-	return calloc(1, sizeof(struct session));
+	struct session *s = calloc(1, sizeof(struct session));
+
+	if (s)
+		s->clean = SESSION_CLEAN;
+	return s;
 }
 
 void session_free(struct session *s)

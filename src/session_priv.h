@@ -61,7 +61,15 @@ struct proc_born {
 	pid_t pid, tid;
 };
 
+/* struct session.clean when every other byte is zero. */
+#define SESSION_CLEAN 0x636c65616e736573ull
+
 struct session {
+	/* SESSION_CLEAN after session_new() and session_fini(), which leave
+	 * the rest zero: session_init() need not clear the ~200 KB again
+	 * (each page it writes is a page fault at the start). Anything else
+	 * (a session of the caller's, or one in use) is cleared. */
+	uint64_t clean;
 	char sort_note[200];              /* session_sort_note() */
 	const struct session_config *cfg; /* the caller's: read live (the viewer changes it) */
 	struct probe probe;

@@ -883,10 +883,60 @@ static void test_no_such_pid(void **state)
 	assert_non_null(strstr(err, "999999999"));
 }
 
+/* Every byte of s but its mark is zero. */
+static bool all_clear(const struct session *x)
+{
+	const unsigned char *b = (const unsigned char *)x;
+
+	for (size_t i = sizeof(x->clean); i < sizeof(*x); i++)
+		if (b[i])
+			return false;
+	return true;
+}
+
+/* session_init() clears only a session that is not known to be clear: a
+ * new one and one after session_fini() are (every byte zero), one of the
+ * caller's or one in use is cleared. Either way the same counting. */
+static void test_clean(void **state)
+{
+	struct session *n = session_new(), *d = malloc(sizeof(*d));
+	struct session_config c;
+	char err[256];
+
+	assert_non_null(n);
+	assert_non_null(d);
+	config(&c, "task-clock");
+	assert_int_equal(n->clean, SESSION_CLEAN);
+	assert_true(all_clear(n));
+	for (int round = 0; round < 2; round++) {
+		assert_int_equal(session_init(n, &c, err, sizeof(err)), 0);
+		assert_int_equal(n->clean, 0);
+		assert_int_equal(session_start(n, err, sizeof(err)), 0);
+		assert_int_equal(session_tick(n, false), 0);
+		assert_int_equal(n->nr_targets, 2);
+		assert_int_equal(n->model.nr_cpus, 2);
+		session_fini(n);
+		assert_int_equal(n->clean, SESSION_CLEAN);
+		assert_true(all_clear(n));
+	}
+	/* garbage, and a mark that is not the mark */
+	memset(d, 0xa5, sizeof(*d));
+	assert_int_equal(session_init(d, &c, err, sizeof(err)), 0);
+	assert_int_equal(session_start(d, err, sizeof(err)), 0);
+	assert_int_equal(session_tick(d, false), 0);
+	assert_int_equal(d->nr_targets, 2);
+	assert_int_equal(d->model.nr_cpus, 2);
+	session_fini(d);
+	assert_true(all_clear(d));
+	free(d);
+	session_free(n);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_no_hardware_pmu, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_clean, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_groups_metrics_multiplexing, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_unknown_event_is_an_error, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_no_such_pid, setup, teardown),
