@@ -109,9 +109,9 @@ int theme_load_file(struct theme *t, const char *path, struct theme_error *e);
  * dir (a later one replaces an earlier one of the same name). */
 struct theme_set {
 	int nr;
-	struct theme t[THEME_MAX];
-	int nr_errors;            /* broken files, skipped */
-	struct theme_error error; /* the first of them */
+	struct theme t[THEME_MAX]; /* t[0..nr) */
+	int nr_errors;             /* broken files, skipped */
+	struct theme_error error;  /* the first of them */
 };
 
 struct theme_paths {

@@ -202,6 +202,28 @@ static void test_files_not_trusted(void **state)
 	assert_int_equal(system(p), 0);
 }
 
+/* A set loaded over garbage holds what a cleared one does: only t[0..nr)
+ * counts, and loading does not clear the rest. */
+static void test_set_over_garbage(void **state)
+{
+	struct theme_set *a = calloc(1, sizeof(*a)), *b = malloc(sizeof(*b));
+
+	assert_non_null(a);
+	assert_non_null(b);
+	memset(b, 0x5a, sizeof(*b));
+	theme_set_load(a, NULL);
+	theme_set_load(b, NULL);
+	assert_true(a->nr > 1);
+	assert_int_equal(b->nr, a->nr);
+	assert_int_equal(b->nr_errors, 0);
+	for (int i = 0; i < a->nr; i++)
+		assert_memory_equal(&b->t[i], &a->t[i], sizeof(a->t[i]));
+	assert_int_equal(theme_set_find(b, "zz-none"), -1);
+	assert_int_equal(theme_set_find(b, "light"), theme_set_find(a, "light"));
+	free(a);
+	free(b);
+}
+
 static void test_choose(void **state)
 {
 	static struct theme_set set;
@@ -234,6 +256,7 @@ int main(void)
 	    cmocka_unit_test(test_styles),         cmocka_unit_test(test_slot_table),
 	    cmocka_unit_test(test_shipped_themes), cmocka_unit_test(test_broken),
 	    cmocka_unit_test(test_choose),         cmocka_unit_test(test_files_not_trusted),
+	    cmocka_unit_test(test_set_over_garbage),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
