@@ -7,6 +7,7 @@
 #include "untrusted.h"
 #include "util.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,10 +25,12 @@ struct cmdline {
 
 struct view_cmdlines {
 	struct procfs proc;
-	struct cmdline e[CMDLINES_MAX];
 	int nr;
 	uint64_t frame, frame_seq;
 	int reads; /* this frame */
+	/* e[0..nr) are in use; the rest is not cleared (each page first
+	 * written is a page fault) but written as it is taken */
+	struct cmdline e[CMDLINES_MAX];
 };
 
 void view_cmdlines_free(struct view_cmdlines *c)
@@ -97,9 +100,10 @@ const char *view_cmdline(struct view *v, int r, int width)
 	if (v->cfg.replay || t->kind == MODEL_ROW_THREAD || t->pid <= 0)
 		return t->comm;
 	if (!c) {
-		c = v->cmdlines = calloc(1, sizeof(*c));
+		c = v->cmdlines = malloc(sizeof(*c));
 		if (!c)
 			return t->comm;
+		memset(c, 0, offsetof(struct view_cmdlines, e));
 		procfs_init(&c->proc, NULL);
 	}
 	if (c->frame_seq != v->m->seq) { /* a new interval: a new budget */
