@@ -144,7 +144,8 @@ int profile_open(struct profile *p, const struct profile_config *cfg, const stru
 	struct event_desc ev;
 	int ret;
 
-	memset(p, 0, sizeof(*p));
+	if (!w->zeroed)
+		memset(p, 0, sizeof(*p));
 	p->cfg = cfg;
 	p->proc = w->proc;
 	err[0] = '\0';

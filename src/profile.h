@@ -123,6 +123,10 @@ struct profile_where {
 	const pid_t *pids;   /* processes whose existing mappings are read now (the others
 	                      * when their samples are first shown) */
 	int nr_pids;         /* -1: every process, in profile_prepare() */
+	/* The profile is all zero already (in a cleared session, or after
+	 * profile_close()): not cleared again, its ~100 KB being page faults
+	 * at the start. */
+	bool zeroed;
 };
 
 /*

@@ -58,6 +58,7 @@ static int open_profile(struct session *s, char *err, size_t errlen)
 	    .proc = &s->proc,
 	    .pids = pids,
 	    .nr_pids = nr_pids,
+	    .zeroed = true, /* session_init() began with a clear session */
 	};
 	ret = profile_open(&s->prof, &s->cfg->profile, &where, why, sizeof(why));
 	free(t);

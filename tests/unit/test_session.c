@@ -906,6 +906,7 @@ static void test_clean(void **state)
 	assert_non_null(n);
 	assert_non_null(d);
 	config(&c, "task-clock");
+	c.profile.enabled = true; /* the profile inside is not cleared again either */
 	assert_int_equal(n->clean, SESSION_CLEAN);
 	assert_true(all_clear(n));
 	for (int round = 0; round < 2; round++) {
@@ -915,6 +916,8 @@ static void test_clean(void **state)
 		assert_int_equal(session_tick(n, false), 0);
 		assert_int_equal(n->nr_targets, 2);
 		assert_int_equal(n->model.nr_cpus, 2);
+		assert_true(n->prof.open);
+		assert_int_equal(n->prof.hot.used, 0);
 		session_fini(n);
 		assert_int_equal(n->clean, SESSION_CLEAN);
 		assert_true(all_clear(n));
@@ -926,6 +929,8 @@ static void test_clean(void **state)
 	assert_int_equal(session_tick(d, false), 0);
 	assert_int_equal(d->nr_targets, 2);
 	assert_int_equal(d->model.nr_cpus, 2);
+	assert_true(d->prof.open);
+	assert_int_equal(d->prof.hot.used, 0);
 	session_fini(d);
 	assert_true(all_clear(d));
 	free(d);
