@@ -284,20 +284,14 @@ void profile_resolve(struct profile *p, const struct hotspots_row *row, struct s
 		symbols_resolve(p->sym, (pid_t)row->pid, row->ip, row->kernel, r);
 }
 
-/* A row's symbol for the hotspot table's cache: its start address. Kernel
- * symbols are read once, so a kernel miss stays one; a user miss may not
- * (mappings not read yet, a JIT's map growing). */
+/* A row's symbol for the hotspot table's cache: its start address, known
+ * without resolving again when another key of the same address (another
+ * CPU, another process in the kernel) or a call chain's frame found it.
+ * Kernel symbols are read once, so a kernel miss stays one; a user miss may
+ * not (mappings not read yet, a JIT's map growing). */
 static enum hotspots_sym symbol_of(const struct hotspots_row *row, uint64_t *start, void *arg)
 {
-	struct profile *p = arg;
-	struct symbols_result r;
-
-	profile_resolve(p, row, &r);
-	if (r.status == SYMBOLS_FOUND) {
-		*start = row->ip - r.offset;
-		return HOTSPOTS_SYM_FOUND;
-	}
-	return row->kernel ? HOTSPOTS_SYM_NONE : HOTSPOTS_SYM_UNKNOWN;
+	return profile_frame_symbol(arg, row, start);
 }
 
 /* Merge key: the symbol's start address (unique within a process), cached

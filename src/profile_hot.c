@@ -276,9 +276,10 @@ struct frame_slot {
 	uint64_t ip;
 	uint32_t pid; /* + 1; 0: empty */
 	uint32_t epoch;
-	uint32_t func : 30; /* below FUNCS_MAX */
+	uint32_t func : 29; /* below FUNCS_MAX */
 	uint32_t kernel : 1, unknown : 1;
-	uint32_t tick; /* when an unknown one was asked */
+	uint32_t found : 1; /* a symbol holds ip, at offset aux */
+	uint32_t aux;       /* unknown: the tick it was asked; found: ip's offset */
 };
 
 /* A projected id's names as this tick's model keeps them (model_frame). */
@@ -291,7 +292,7 @@ struct frame_name {
 #define FRAME_CACHE_MAX (1u << 20) /* frames cached before the cache starts over */
 #define FUNCS_MAX       (1u << 22) /* distinct functions before new ones are one */
 #define CHAIN_RETRIES   3u         /* a chain with unknown frames is resolved again */
-_Static_assert(FUNCS_MAX < (1u << 30), "a frame slot's func holds any function id");
+_Static_assert(FUNCS_MAX < (1u << 29), "a frame slot's func holds any function id");
 _Static_assert(sizeof(struct frame_slot) == 24, "a frame slot is 24 bytes");
 
 struct profile_tree {
@@ -407,6 +408,51 @@ static uint32_t func_id(struct profile_tree *t, bool kernel, const char *module,
 	return id;
 }
 
+/* The cache slot of a frame (kernel ones under key 1, user ones under pid
+ * + 1): its own, or the empty one that ends its probe. NULL when out of
+ * memory. */
+static struct frame_slot *frame_slot_of(struct profile_tree *t, uint32_t key, uint64_t ip,
+                                        bool kernel)
+{
+	uint32_t k;
+
+	if (t->nr_frames >= FRAME_CACHE_MAX) {
+		memset(t->frames, 0, t->cap_frames * sizeof(*t->frames));
+		t->nr_frames = 0;
+	}
+	if ((t->nr_frames + 1) * 2 > t->cap_frames && frames_grow(t))
+		return NULL;
+	for (k = (uint32_t)frame_hash(key, ip) & (t->cap_frames - 1); t->frames[k].pid;
+	     k = (k + 1) & (t->cap_frames - 1)) {
+		struct frame_slot *f = &t->frames[k];
+
+		if (f->pid == key && f->ip == ip && f->kernel == kernel)
+			break;
+	}
+	return &t->frames[k];
+}
+
+/* Cache in f what resolving the frame (key, ip) gave. */
+static void frame_set(struct profile_tree *t, struct frame_slot *f, uint32_t key, uint64_t ip,
+                      bool kernel, uint32_t epoch, const struct symbols_result *r)
+{
+	const bool unknown = r->status == SYMBOLS_UNKNOWN && !kernel;
+	/* The offset when it fits: a symbol's start is then known without
+	 * resolving again. */
+	const bool found = r->status == SYMBOLS_FOUND && r->offset <= UINT32_MAX;
+
+	if (!f->pid)
+		t->nr_frames++;
+	*f = (struct frame_slot){.ip = ip,
+	                         .pid = key,
+	                         .epoch = epoch,
+	                         .func = func_id(t, kernel, r->module, r->name),
+	                         .aux = found ? (uint32_t)r->offset : t->p->ticks,
+	                         .kernel = kernel,
+	                         .unknown = unknown,
+	                         .found = found};
+}
+
 /* The function of a frame of pid (kernel: of the kernel), cached; *unknown
  * when its process's mappings did not know the address (asked again later). */
 static uint32_t frame_func(struct profile_tree *t, uint32_t pid, uint64_t ip, bool kernel,
@@ -417,41 +463,46 @@ static uint32_t frame_func(struct profile_tree *t, uint32_t pid, uint64_t ip, bo
 	const uint32_t epoch = kernel ? 0 : p->hot.sym_epochs[pid % HOTSPOTS_SYM_EPOCHS];
 	struct hotspots_row row = {.pid = pid, .ip = ip, .kernel = kernel, .slot = UINT32_MAX};
 	struct symbols_result r;
-	uint32_t k;
+	struct frame_slot *f = frame_slot_of(t, key, ip, kernel);
 
-	if (t->nr_frames >= FRAME_CACHE_MAX) {
-		memset(t->frames, 0, t->cap_frames * sizeof(*t->frames));
-		t->nr_frames = 0;
-	}
-	if ((t->nr_frames + 1) * 2 > t->cap_frames && frames_grow(t))
+	if (!f)
 		return 0;
-	for (k = (uint32_t)frame_hash(key, ip) & (t->cap_frames - 1); t->frames[k].pid;
-	     k = (k + 1) & (t->cap_frames - 1)) {
-		struct frame_slot *f = &t->frames[k];
-
-		if (f->pid == key && f->ip == ip && f->kernel == kernel) {
-			/* An unknown one is asked again after a few ticks. */
-			if (f->epoch == epoch &&
-			    (!f->unknown || p->ticks - f->tick < HOTSPOTS_RETRY_INTERVALS)) {
-				*unknown = f->unknown;
-				return f->func;
-			}
-			break; /* stale, or unknown: ask again, in place */
-		}
+	/* Current, and an unknown one is asked again after a few ticks. */
+	if (f->pid && f->epoch == epoch &&
+	    (!f->unknown || p->ticks - f->aux < HOTSPOTS_RETRY_INTERVALS)) {
+		*unknown = f->unknown;
+		return f->func;
 	}
 	row.cpumode = kernel ? RECORDS_CPUMODE_KERNEL : RECORDS_CPUMODE_USER;
 	profile_resolve(p, &row, &r);
-	*unknown = r.status == SYMBOLS_UNKNOWN && !kernel;
-	if (!t->frames[k].pid)
-		t->nr_frames++;
-	t->frames[k] = (struct frame_slot){.ip = ip,
-	                                   .pid = key,
-	                                   .epoch = epoch,
-	                                   .func = func_id(t, kernel, r.module, r.name),
-	                                   .tick = p->ticks,
-	                                   .kernel = kernel,
-	                                   .unknown = *unknown};
-	return t->frames[k].func;
+	frame_set(t, f, key, ip, kernel, epoch, &r);
+	*unknown = f->unknown;
+	return f->func;
+}
+
+enum hotspots_sym profile_frame_symbol(struct profile *p, const struct hotspots_row *row,
+                                       uint64_t *start)
+{
+	struct profile_tree *t = tree_of(p);
+	const uint32_t key = (row->kernel ? 0 : row->pid) + 1;
+	const uint32_t epoch = row->kernel ? 0 : p->hot.sym_epochs[row->pid % HOTSPOTS_SYM_EPOCHS];
+	struct frame_slot *f = t ? frame_slot_of(t, key, row->ip, row->kernel) : NULL;
+	struct symbols_result r;
+
+	if (f && f->pid && f->epoch == epoch && f->found) {
+		*start = row->ip - f->aux;
+		return HOTSPOTS_SYM_FOUND;
+	}
+	/* Not known to have a symbol: asked now, as the hotspot table wants
+	 * it (its own cache says when to ask again). */
+	profile_resolve(p, row, &r);
+	if (f)
+		frame_set(t, f, key, row->ip, row->kernel, epoch, &r);
+	if (r.status == SYMBOLS_FOUND) {
+		*start = row->ip - r.offset;
+		return HOTSPOTS_SYM_FOUND;
+	}
+	return row->kernel ? HOTSPOTS_SYM_NONE : HOTSPOTS_SYM_UNKNOWN;
 }
 
 /* The functions of a chain, leaf first, context markers left out: stored

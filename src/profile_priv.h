@@ -11,6 +11,13 @@ void profile_comm_of(struct profile *p, pid_t pid, char *buf, size_t len);
  * tick) when they do not know it. */
 void profile_resolve(struct profile *p, const struct hotspots_row *row, struct symbols_result *r);
 
+/* The start of the symbol at a row's address into *start (FOUND), through
+ * the cache of frames (shared by every key of one address); resolved and
+ * cached when the cache does not know it: NONE for a kernel miss, UNKNOWN
+ * for a user one. */
+enum hotspots_sym profile_frame_symbol(struct profile *p, const struct hotspots_row *row,
+                                       uint64_t *start);
+
 /* The row's symbol start | 1, cached in the hotspot table; 0 when none. */
 uint64_t profile_symbol_key(const struct hotspots_row *row, void *arg);
 

@@ -1,0 +1,197 @@
+/* The profile's hotspot grouping over a fixture's kernel symbols: symbol
+ * starts from the frame cache equal those resolved afresh, and rows grouped
+ * with warm caches equal rows grouped by a profile that knows nothing yet. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "procfs.h"
+#include "profile_priv.h"
+#include "testutil.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ROWS 64
+
+struct fixture {
+	struct profile_config cfg;
+	struct procfs proc;
+	struct profile p;
+};
+
+static void fixture_open(struct fixture *f, const char *keys)
+{
+	char root[PATH_MAX];
+
+	memset(f, 0, sizeof(*f));
+	snprintf(root, sizeof(root), "%s/symbols/root", testutil_fixtures());
+	f->cfg.enabled = true;
+	f->cfg.top = ROWS;
+	snprintf(f->cfg.hot_keys, sizeof(f->cfg.hot_keys), "%s", keys);
+	procfs_init(&f->proc, root);
+	f->p.cfg = &f->cfg;
+	f->p.proc = &f->proc;
+	f->p.sym = symbols_new();
+	assert_non_null(f->p.sym);
+	assert_int_equal(symbols_set_root(f->p.sym, root), 0);
+	assert_int_equal(symbols_load_kernel(f->p.sym), 0);
+	f->p.rows = calloc(ROWS, sizeof(*f->p.rows));
+	assert_non_null(f->p.rows);
+	f->p.cap_rows = ROWS;
+	assert_int_equal(hotspots_init(&f->p.hot, 0, 0, 0), 0);
+	char err[160];
+	assert_int_equal(hotkeys_parse(keys, &f->p.keys, err, sizeof(err)), 0);
+}
+
+static void fixture_close(struct fixture *f)
+{
+	hotspots_fini(&f->p.hot);
+	profile_hot_free(&f->p);
+	symbols_free(f->p.sym);
+	free(f->p.rows);
+	procfs_close(&f->proc);
+}
+
+/* Kernel samples of a few processes on two CPUs: do_thing (at +0 and +5),
+ * schedule (+0x10), ext4_sync_fs (+4) and an address below every symbol. */
+static void add_samples(struct hotspots *h)
+{
+	static const uint64_t ips[] = {0xffffffff81001010ull, 0xffffffff81001015ull,
+	                               0xffffffff81002010ull, 0xffffffffc0001404ull,
+	                               0xffffffff80000000ull};
+
+	for (uint32_t pid = 10; pid < 16; pid++)
+		for (size_t i = 0; i < sizeof(ips) / sizeof(ips[0]); i++)
+			assert_int_equal(hotspots_add(h, pid, pid, ips[i], RECORDS_CPUMODE_KERNEL,
+			                              (int)(pid + i) % 2, 100 * (i + 1) + pid),
+			                 0);
+}
+
+/* The start a fresh resolve gives: ip less its offset. */
+static enum hotspots_sym resolved_start(struct profile *p, const struct hotspots_row *row,
+                                        uint64_t *start)
+{
+	struct symbols_result r;
+
+	assert_int_equal(symbols_resolve(p->sym, (pid_t)row->pid, row->ip, row->kernel, &r), 0);
+	if (r.status != SYMBOLS_FOUND)
+		return HOTSPOTS_SYM_NONE;
+	*start = row->ip - r.offset;
+	return HOTSPOTS_SYM_FOUND;
+}
+
+static void test_frame_symbol(void **state)
+{
+	struct fixture *f = malloc(sizeof(*f));
+	struct hotspots_totals tot;
+	int n;
+
+	(void)state;
+	assert_non_null(f);
+	fixture_open(f, "dso,sym");
+	add_samples(&f->p.hot);
+	n = hotspots_top(&f->p.hot, HOTSPOTS_TOTAL, NULL, f->p.rows, ROWS, &tot);
+	assert_int_equal(n, 30);               /* 6 processes, 5 addresses each */
+	for (int pass = 0; pass < 2; pass++) { /* cold, then from the cache */
+		for (int i = 0; i < n; i++) {
+			uint64_t want = 0, got = 0;
+			enum hotspots_sym st = resolved_start(&f->p, &f->p.rows[i], &want);
+
+			assert_int_equal(profile_frame_symbol(&f->p, &f->p.rows[i], &got), st);
+			if (st == HOTSPOTS_SYM_FOUND)
+				assert_true(got == want);
+			else
+				assert_true(f->p.rows[i].ip == 0xffffffff80000000ull);
+		}
+	}
+	/* every process's do_thing+5 starts where do_thing does */
+	struct hotspots_row row = {.pid = 99, .ip = 0xffffffff81001015ull, .kernel = true};
+	uint64_t start = 0;
+	assert_int_equal(profile_frame_symbol(&f->p, &row, &start), HOTSPOTS_SYM_FOUND);
+	assert_true(start == 0xffffffff81001010ull);
+	fixture_close(f);
+	free(f);
+}
+
+/* The rows a profile groups on its tick n (its caches as warm as n ticks
+ * make them) into out. */
+static int grouped(struct fixture *f, int ticks, struct hotspots_row *out)
+{
+	struct hotspots_totals tot;
+	int n = 0;
+
+	for (int t = 0; t < ticks; t++) {
+		f->p.ticks++;
+		n = hotspots_top(&f->p.hot, HOTSPOTS_TOTAL, NULL, f->p.rows, ROWS, &tot);
+		n = profile_group_rows(&f->p, f->p.rows, n, false);
+	}
+	memcpy(out, f->p.rows, (size_t)n * sizeof(*out));
+	return n;
+}
+
+static void expect_same_rows(const struct hotspots_row *a, int na, const struct hotspots_row *b,
+                             int nb)
+{
+	assert_int_equal(na, nb);
+	for (int i = 0; i < na; i++) {
+		assert_true(a[i].ip == b[i].ip);
+		assert_int_equal(a[i].pid, b[i].pid);
+		assert_true(a[i].weight == b[i].weight);
+		assert_true(a[i].samples == b[i].samples);
+		assert_true(a[i].share == b[i].share);
+		assert_int_equal(a[i].merged, b[i].merged);
+		assert_int_equal(a[i].pids, b[i].pids);
+		assert_int_equal(a[i].mixed, b[i].mixed);
+		assert_int_equal(a[i].cpu, b[i].cpu);
+	}
+}
+
+static void test_grouping_cached(void **state)
+{
+	static const char *keys[] = {"dso,sym", "sym", "pid,sym", "comm,dso", "sym,cpu"};
+	struct fixture *cold = malloc(sizeof(*cold)), *warm = malloc(sizeof(*warm));
+	struct hotspots_row *a = calloc(ROWS, sizeof(*a)), *b = calloc(ROWS, sizeof(*b));
+
+	(void)state;
+	assert_non_null(cold);
+	assert_non_null(warm);
+	assert_non_null(a);
+	assert_non_null(b);
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+		int na, nb;
+
+		fixture_open(cold, keys[k]);
+		fixture_open(warm, keys[k]);
+		add_samples(&cold->p.hot);
+		add_samples(&warm->p.hot);
+		na = grouped(cold, 1, a);
+		nb = grouped(warm, 3, b);
+		expect_same_rows(a, na, b, nb);
+		if (!strcmp(keys[k], "dso,sym")) {
+			/* do_thing, schedule, ext4_sync_fs, and the unknown address */
+			assert_int_equal(na, 4);
+			assert_true(a[0].ip == 0xffffffff80000000ull); /* the heaviest */
+			assert_int_equal(a[0].pids, 6);
+		}
+		fixture_close(cold);
+		fixture_close(warm);
+	}
+	free(cold);
+	free(warm);
+	free(a);
+	free(b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_frame_symbol),
+	    cmocka_unit_test(test_grouping_cached),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
