@@ -1031,12 +1031,22 @@ uint32_t hotspots_trim(struct hotspots *h, hotspots_sym_fn sym, void *arg)
 
 size_t hotspots_user_pids(const struct hotspots *h, uint32_t *out, size_t max)
 {
+	/* The pids last taken, by pid modulo its size: a table of thousands
+	 * of keys has a few pids, each taken about once before the sort. */
+	uint32_t seen[256];
 	size_t n = 0, k = 0;
 
-	for (uint32_t i = 0; h->slots && i < h->cap && n < max; i++)
-		if (h->slots[i].used &&
-		    !hotspots_kernel_mode((enum records_cpumode)h->slots[i].cpumode))
-			out[n++] = h->slots[i].pid;
+	memset(seen, 0xff, sizeof(seen)); /* no pid is UINT32_MAX */
+	for (uint32_t i = 0; h->slots && i < h->cap && n < max; i++) {
+		const struct hotspots_slot *s = &h->slots[i];
+		uint32_t *last = &seen[s->pid % ARRAY_SIZE(seen)];
+
+		if (!s->used || hotspots_kernel_mode((enum records_cpumode)s->cpumode) ||
+		    *last == s->pid)
+			continue;
+		*last = s->pid;
+		out[n++] = s->pid;
+	}
 	qsort(out, n, sizeof(*out), util_u32_cmp);
 	for (size_t i = 0; i < n; i++)
 		if (!k || out[k - 1] != out[i])

@@ -951,7 +951,7 @@ static void test_symbol_cache(void **state)
 static void test_user_pids(void **state)
 {
 	struct hotspots h;
-	uint32_t pids[16];
+	uint32_t pids[256];
 
 	assert_int_equal(hotspots_init(&h, 0, 0, 0), 0);
 	assert_int_equal(hotspots_user_pids(&h, pids, 16), 0);
@@ -963,6 +963,19 @@ static void test_user_pids(void **state)
 	assert_int_equal(hotspots_user_pids(&h, pids, 16), 2);
 	assert_int_equal(pids[0], 7);
 	assert_int_equal(pids[1], 30);
+	/* pids that share a place in the filter of pids seen (7, 263, 519:
+	 * equal modulo 256), their keys interleaved: still once each */
+	for (uint64_t ip = 0x100; ip < 0x400; ip += 0x10) {
+		hotspots_add(&h, 263, 263, ip, U, 0, 1);
+		hotspots_add(&h, 7, 7, ip, U, 0, 1);
+		hotspots_add(&h, 519, 519, ip, U, 1, 1);
+	}
+	assert_true(h.used <= 256);
+	assert_int_equal(hotspots_user_pids(&h, pids, 256), 4);
+	assert_int_equal(pids[0], 7);
+	assert_int_equal(pids[1], 30);
+	assert_int_equal(pids[2], 263);
+	assert_int_equal(pids[3], 519);
 	hotspots_fini(&h);
 }
 
