@@ -492,10 +492,14 @@ static void heap_up(struct hotspots_row *heap, size_t i)
 }
 
 /* Keep r if it is among the n heaviest: a heap in out[0..*k) whose root is
- * the lightest kept. */
-static void heap_offer(struct hotspots_row *out, size_t *k, size_t n, const struct hotspots_row *r)
+ * the lightest kept; with room for every row (all), no heap: they are
+ * sorted once at the end. */
+static void heap_offer(struct hotspots_row *out, size_t *k, size_t n, const struct hotspots_row *r,
+                       bool all)
 {
-	if (*k < n) {
+	if (all && *k < n) {
+		out[(*k)++] = *r;
+	} else if (*k < n) {
 		out[*k] = *r;
 		heap_up(out, (*k)++);
 	} else if (n && row_after(&out[0], r)) {
@@ -535,6 +539,8 @@ int hotspots_top(struct hotspots *h, enum hotspots_mode mode, const struct hotsp
 	struct hotspots_totals t = {.all = interval ? h->interval : h->total};
 	struct hotspots_row row;
 	size_t nr = 0, k = 0;
+	/* Room for a row per key: nothing to choose, the heap is not needed. */
+	const bool keep_all = n >= 0 && (size_t)n >= h->used;
 
 	if (tot)
 		*tot = t;
@@ -569,7 +575,7 @@ int hotspots_top(struct hotspots *h, enum hotspots_mode mode, const struct hotsp
 		if (!fold) { /* one slot, one row */
 			nr++;
 			slot_row(h, i, f->cpu < 0 && !f->by_cpu ? -1 : s->cpu, w, c, &row);
-			heap_offer(out, &k, (size_t)n, &row);
+			heap_offer(out, &k, (size_t)n, &row, keep_all);
 			continue;
 		}
 		a = fold_acc(h, i, &nr, &fresh);
@@ -586,7 +592,7 @@ int hotspots_top(struct hotspots *h, enum hotspots_mode mode, const struct hotsp
 		for (size_t i = 0; i < nr; i++) {
 			slot_row(h, h->scratch[i].slot, -1, h->scratch[i].weight,
 			         h->scratch[i].samples, &row);
-			heap_offer(out, &k, (size_t)n, &row);
+			heap_offer(out, &k, (size_t)n, &row, keep_all);
 		}
 	}
 	t.rows = nr;
@@ -671,7 +677,94 @@ static int row_cmp_values(const void *pa, const void *pb)
 	return row_cmp_weight(pa, pb);
 }
 
-int hotspots_group(struct hotspots_row *rows, int n, hotspots_group_fn fn, void *arg)
+static uint64_t group_hash(const uint64_t *g)
+{
+	uint64_t h = 0;
+
+	for (int i = 0; i < HOTSPOTS_GROUP_MAX; i++)
+		h = (h ^ g[i]) * 0x9e3779b97f4a7c15ull;
+	return h ^ h >> 32;
+}
+
+/* Put the rows of each group together (the groups in the order they are
+ * first met), each group's rows in the order row_cmp_values sorts them:
+ * what a sort of all of them by row_cmp_values gives, but for the order of
+ * the groups. In place and without comparing rows of different groups.
+ * -ENOMEM, rows as they were, when there is no room for the index. */
+static int gather_groups(struct hotspots_row *rows, size_t n)
+{
+	size_t cap = 16, ng = 0;
+	uint32_t *tab, *gid, *first, *order;
+
+	while (cap < 2 * n)
+		cap *= 2;
+	tab = malloc((cap + 3 * n + 1) * sizeof(*tab));
+	if (!tab)
+		return -ENOMEM;
+	gid = tab + cap;       /* a row's group */
+	first = gid + n;       /* a group's first place in the new order */
+	order = first + n + 1; /* the row of each place */
+	memset(tab, 0xff, cap * sizeof(*tab));
+	for (size_t i = 0; i < n; i++) {
+		size_t k = group_hash(rows[i].group) & (cap - 1);
+
+		for (; tab[k] != UINT32_MAX; k = (k + 1) & (cap - 1))
+			if (!memcmp(rows[tab[k]].group, rows[i].group, sizeof(rows[i].group)))
+				break;
+		if (tab[k] == UINT32_MAX) {
+			tab[k] = (uint32_t)i;
+			gid[i] = (uint32_t)ng;
+			first[ng++] = 0;
+		} else {
+			gid[i] = gid[tab[k]];
+		}
+		first[gid[i]]++;
+	}
+	/* Counts to places, then each row to its place. */
+	for (size_t g = 0, at = 0; g < ng; g++) {
+		const size_t c = first[g];
+
+		first[g] = (uint32_t)at;
+		at += c;
+	}
+	first[ng] = (uint32_t)n;
+	for (size_t i = 0; i < n; i++)
+		order[first[gid[i]]++] = (uint32_t)i;
+	/* Move the rows (order[j]: which row goes to place j), one cycle of the
+	 * permutation at a time. */
+	for (size_t j = 0; j < n; j++) {
+		struct hotspots_row tmp;
+		size_t cur = j;
+
+		if (order[j] == j)
+			continue;
+		tmp = rows[j];
+		for (;;) {
+			const size_t next = order[cur];
+
+			order[cur] = (uint32_t)cur;
+			if (next == j) {
+				rows[cur] = tmp;
+				break;
+			}
+			rows[cur] = rows[next];
+			cur = next;
+		}
+	}
+	/* first[g] is now where group g + 1 starts. */
+	for (size_t g = 0, at = 0; g < ng; g++) {
+		if (first[g] - at > 1) /* most groups are one row */
+			qsort(rows + at, first[g] - at, sizeof(*rows), row_cmp_values);
+		at = first[g];
+	}
+	free(tab);
+	return 0;
+}
+
+/* hotspots_group(), the result in the order of the groups when sorted is
+ * false. */
+static int group_rows(struct hotspots_row *rows, int n, hotspots_group_fn fn, void *arg,
+                      bool sorted)
 {
 	uint64_t best = 0; /* weight of the heaviest row of the current group */
 	uint32_t prev_pid = 0;
@@ -688,7 +781,8 @@ int hotspots_group(struct hotspots_row *rows, int n, hotspots_group_fn fn, void 
 		if (!rows[i].merged)
 			rows[i].merged = 1;
 	}
-	qsort(rows, (size_t)n, sizeof(*rows), row_cmp_values);
+	if (gather_groups(rows, (size_t)n))
+		qsort(rows, (size_t)n, sizeof(*rows), row_cmp_values);
 	for (int i = 0; i < n; i++) {
 		struct hotspots_row *g = k ? &rows[k - 1] : NULL;
 		const struct hotspots_row r = rows[i];
@@ -728,8 +822,19 @@ int hotspots_group(struct hotspots_row *rows, int n, hotspots_group_fn fn, void 
 		g->share += r.share;
 		g->merged += r.merged;
 	}
-	qsort(rows, (size_t)k, sizeof(*rows), row_cmp_weight);
+	if (sorted)
+		qsort(rows, (size_t)k, sizeof(*rows), row_cmp_weight);
 	return k;
+}
+
+int hotspots_group(struct hotspots_row *rows, int n, hotspots_group_fn fn, void *arg)
+{
+	return group_rows(rows, n, fn, arg, true);
+}
+
+int hotspots_group_any_order(struct hotspots_row *rows, int n, hotspots_group_fn fn, void *arg)
+{
+	return group_rows(rows, n, fn, arg, false);
 }
 
 /* ---- cached symbols ---- */

@@ -277,6 +277,10 @@ typedef void (*hotspots_group_fn)(struct hotspots_row *row, uint64_t *group, voi
  */
 int hotspots_group(struct hotspots_row *rows, int n, hotspots_group_fn fn, void *arg);
 
+/* hotspots_group() with the rows left in no particular order: for a
+ * caller that groups them again. */
+int hotspots_group_any_order(struct hotspots_row *rows, int n, hotspots_group_fn fn, void *arg);
+
 /* What a caller knows of the symbol of a row (hotspots_sym_fn). */
 enum hotspots_sym {
 	HOTSPOTS_SYM_FOUND,   /* *start: the symbol's first address, <= row->ip */

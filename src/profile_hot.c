@@ -237,7 +237,7 @@ int profile_group_rows(struct profile *p, struct hotspots_row *rows, int n, bool
 	if (!names_of(p))
 		return n; /* no memory: stay per (pid, address) */
 	strtab_clear(p->names);
-	n = hotspots_group(rows, n, group_symbol, p);
+	n = hotspots_group_any_order(rows, n, group_symbol, p);
 	return hotspots_group(rows, n, group_keys, p);
 }
 

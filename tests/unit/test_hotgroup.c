@@ -153,6 +153,189 @@ static void test_merge_mixed(void **state)
 	assert_int_equal(rows[1].cpu, 3);
 }
 
+/* ---- the grouping against a plain reference: every row sorted by its
+ * values, then merged in that order ---- */
+
+static int ref_cmp_weight(const struct hotspots_row *a, const struct hotspots_row *b)
+{
+	if (a->weight != b->weight)
+		return a->weight > b->weight ? -1 : 1;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	if (a->tid != b->tid)
+		return a->tid < b->tid ? -1 : 1;
+	if (a->ip != b->ip)
+		return a->ip < b->ip ? -1 : 1;
+	if (a->cpumode != b->cpumode)
+		return a->cpumode < b->cpumode ? -1 : 1;
+	return a->cpu == b->cpu ? 0 : (a->cpu < b->cpu ? -1 : 1);
+}
+
+static int ref_by_weight(const void *pa, const void *pb)
+{
+	return ref_cmp_weight(pa, pb);
+}
+
+static int ref_by_values(const void *pa, const void *pb)
+{
+	const struct hotspots_row *a = pa, *b = pb;
+	int c = memcmp(a->group, b->group, sizeof(a->group));
+
+	if (c)
+		return c;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	if (a->tid != b->tid)
+		return a->tid < b->tid ? -1 : 1;
+	return ref_cmp_weight(a, b);
+}
+
+static int ref_group(struct hotspots_row *rows, int n, hotspots_group_fn fn)
+{
+	uint64_t best = 0;
+	uint32_t prev_pid = 0;
+	int k = 0;
+
+	for (int i = 0; i < n; i++) {
+		memset(rows[i].group, 0, sizeof(rows[i].group));
+		rows[i].attr = 0;
+		fn(&rows[i], rows[i].group, NULL);
+		rows[i].pids = rows[i].pids ? rows[i].pids : 1;
+		rows[i].merged = rows[i].merged ? rows[i].merged : 1;
+	}
+	qsort(rows, (size_t)n, sizeof(*rows), ref_by_values);
+	for (int i = 0; i < n; i++) {
+		struct hotspots_row *g = k ? &rows[k - 1] : NULL;
+		const struct hotspots_row r = rows[i];
+
+		if (!g || memcmp(g->group, r.group, sizeof(r.group))) {
+			rows[k++] = r;
+			best = r.weight;
+			prev_pid = r.pid;
+			continue;
+		}
+		g->pids += r.pid != prev_pid ? r.pids : r.pids - 1;
+		prev_pid = r.pid;
+		g->mixed |= r.mixed;
+		g->mixed |= r.pid != g->pid ? HOTSPOTS_MIXED_PID : 0;
+		g->mixed |= r.tid != g->tid || r.pid != g->pid ? HOTSPOTS_MIXED_TID : 0;
+		g->mixed |= r.attr != g->attr ? HOTSPOTS_MIXED_ATTR : 0;
+		g->mixed |= r.kernel != g->kernel ? HOTSPOTS_MIXED_KERNEL : 0;
+		if (g->cpu != r.cpu)
+			g->cpu = -1;
+		if (r.weight > best) {
+			best = r.weight;
+			g->ip = r.ip;
+			g->cpumode = r.cpumode;
+			g->slot = r.slot;
+			g->pid = r.pid;
+			g->tid = r.tid;
+			g->attr = r.attr;
+		}
+		g->kernel = g->kernel && r.kernel;
+		g->weight += r.weight;
+		g->samples += r.samples;
+		g->share += r.share;
+		g->merged += r.merged;
+	}
+	qsort(rows, (size_t)k, sizeof(*rows), ref_by_weight);
+	return k;
+}
+
+static unsigned nr_groups;
+static void by_few(struct hotspots_row *row, uint64_t *g, void *arg)
+{
+	(void)arg;
+	g[0] = (row->ip >> 4) % nr_groups;
+	g[3] = row->cpu & 1;
+	row->attr = row->pid % 3;
+}
+
+/* Stage two's keys: fewer groups, over stage one's rows. */
+static void by_group0(struct hotspots_row *row, uint64_t *g, void *arg)
+{
+	(void)arg;
+	g[1] = (row->ip >> 4) % nr_groups % 5;
+	row->attr = row->pid % 2;
+}
+
+static void expect_rows(const struct hotspots_row *a, const struct hotspots_row *b, int n)
+{
+	for (int i = 0; i < n; i++) {
+		assert_true(a[i].ip == b[i].ip);
+		assert_int_equal(a[i].pid, b[i].pid);
+		assert_int_equal(a[i].tid, b[i].tid);
+		assert_int_equal(a[i].cpu, b[i].cpu);
+		assert_true(a[i].weight == b[i].weight);
+		assert_true(a[i].samples == b[i].samples);
+		assert_memory_equal(&a[i].share, &b[i].share, sizeof(double)); /* same sums */
+		assert_int_equal(a[i].merged, b[i].merged);
+		assert_int_equal(a[i].pids, b[i].pids);
+		assert_int_equal(a[i].mixed, b[i].mixed);
+		assert_int_equal(a[i].kernel, b[i].kernel);
+		assert_true(a[i].attr == b[i].attr);
+		assert_int_equal(a[i].slot, b[i].slot);
+	}
+}
+
+/* Rows in a random order, with ties, grouped into one group, a few, or
+ * each its own: the same rows, shares summed in the same order, as the
+ * reference gives; and twice (any order, then sorted) like one pass by
+ * the second keys. */
+static void test_group_matches_reference(void **state)
+{
+	enum { N = 300 };
+	struct hotspots_row *in = calloc(N, sizeof(*in)), *a = calloc(N, sizeof(*a)),
+	                    *b = calloc(N, sizeof(*b));
+	static const unsigned groups[] = {1, 2, 7, 40, 1000};
+	uint64_t seed = 12345;
+
+	(void)state;
+	assert_non_null(in);
+	assert_non_null(a);
+	assert_non_null(b);
+	for (size_t gi = 0; gi < sizeof(groups) / sizeof(groups[0]); gi++) {
+		for (int round = 0; round < 4; round++) {
+			const int n = round == 0 ? 1 : round == 1 ? 17 : N;
+			int na, nb;
+
+			nr_groups = groups[gi];
+			for (int i = 0; i < n; i++) {
+				seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+				in[i] = (struct hotspots_row){
+				    .pid = (uint32_t)(seed >> 60),
+				    .tid = (uint32_t)(seed >> 58) & 1,
+				    .ip = 0x1000 + (uint64_t)i * 0x10,
+				    .kernel = (seed >> 20) & 1,
+				    .cpu = (int)(seed >> 40) % 3 - 1,
+				    .weight = 1 + (seed >> 33) % 8, /* many ties */
+				    .samples = 1 + (seed >> 50) % 4,
+				    .share = (double)((seed >> 30) % 1000) / 7.0,
+				    .slot = (uint32_t)i,
+				};
+			}
+			memcpy(a, in, n * sizeof(*a));
+			memcpy(b, in, n * sizeof(*b));
+			na = hotspots_group(a, n, by_few, NULL);
+			nb = ref_group(b, n, by_few);
+			assert_int_equal(na, nb);
+			expect_rows(a, b, na);
+			/* two stages */
+			memcpy(a, in, n * sizeof(*a));
+			memcpy(b, in, n * sizeof(*b));
+			na = hotspots_group_any_order(a, n, by_few, NULL);
+			na = hotspots_group(a, na, by_group0, NULL);
+			nb = ref_group(b, n, by_few);
+			nb = ref_group(b, nb, by_group0);
+			assert_int_equal(na, nb);
+			expect_rows(a, b, na);
+		}
+	}
+	free(in);
+	free(a);
+	free(b);
+}
+
 static uint64_t walked;
 static void walk(uint32_t pid, const uint64_t *ips, uint32_t nr, uint64_t samples,
                  uint64_t *user, void *arg)
@@ -202,6 +385,7 @@ int main(void)
 	    cmocka_unit_test(test_keys_parse),
 	    cmocka_unit_test(test_merge_over_pids),
 	    cmocka_unit_test(test_merge_mixed),
+	    cmocka_unit_test(test_group_matches_reference),
 	    cmocka_unit_test(test_stacks_interval),
 	};
 
