@@ -24,7 +24,7 @@ struct procfs_user {
 void procfs_init(struct procfs *pf, const char *root)
 {
 	memset(pf, 0, sizeof(*pf));
-	pf->dir = pf->stat_fd = -1;
+	pf->dir = pf->stat_fd = pf->loadavg_fd = -1;
 	util_set_root(pf->root, sizeof(pf->root), root);
 }
 
@@ -32,9 +32,11 @@ void procfs_close(struct procfs *pf)
 {
 	if (pf->stat_fd >= 0)
 		close(pf->stat_fd);
+	if (pf->loadavg_fd >= 0)
+		close(pf->loadavg_fd);
 	if (pf->dir >= 0)
 		close(pf->dir);
-	pf->stat_fd = pf->dir = -1;
+	pf->stat_fd = pf->loadavg_fd = pf->dir = -1;
 	free(pf->stat_buf);
 	pf->stat_buf = NULL;
 	pf->stat_cap = 0;
@@ -381,16 +383,52 @@ static int parse_cpu_line(const char *line, struct procfs_cpu *c)
 	return 0;
 }
 
+/* A decimal int at *p (optional spaces first), followed by end (or by
+ * anything, when end is 0): its value in *v and *p moved past end; false
+ * when there is none. */
+static bool take_int(const char **p, char end, int *v)
+{
+	char *e;
+	long x = strtol(*p, &e, 10);
+
+	if (e == *p || (end && *e != end) || x < INT_MIN || x > INT_MAX)
+		return false;
+	*v = (int)x;
+	*p = e + 1;
+	return true;
+}
+
+/* "0.52 0.58 0.59 2/123 4567": read through an fd kept open, every tick. */
 int procfs_loadavg(struct procfs *pf, double load[3], int *running, int *all)
 {
-	char buf[128];
-	ssize_t n = read_close(proc_open(pf, O_RDONLY, "loadavg"), buf, sizeof(buf), false);
+	char buf[128], *e;
+	const char *p = buf;
+	ssize_t n;
 
-	if (n < 0)
-		return (int)n;
-	if (sscanf(buf, "%lf %lf %lf %d/%d", &load[0], &load[1], &load[2], running, all) != 5)
-		return -EINVAL;
-	return 0;
+	if (pf->loadavg_fd < 0) {
+		int fd = proc_open(pf, O_RDONLY, "loadavg");
+
+		if (fd < 0)
+			return fd;
+		pf->loadavg_fd = fd;
+	}
+	do
+		n = pread(pf->loadavg_fd, buf, sizeof(buf) - 1, 0);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		int err = -errno;
+
+		close(pf->loadavg_fd);
+		pf->loadavg_fd = -1;
+		return err;
+	}
+	buf[n] = '\0';
+	for (int i = 0; i < 3; i++, p = e) {
+		load[i] = strtod(p, &e);
+		if (e == p)
+			return -EINVAL;
+	}
+	return take_int(&p, '/', running) && take_int(&p, 0, all) ? 0 : -EINVAL;
 }
 
 /* True once buf holds a whole line that is not a cpu line: the cpu lines

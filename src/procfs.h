@@ -17,7 +17,7 @@
  */
 struct procfs {
 	char root[PATH_MAX];
-	int dir, stat_fd;
+	int dir, stat_fd, loadavg_fd;
 	char *stat_buf;
 	size_t stat_cap;
 	struct procfs_user *users;

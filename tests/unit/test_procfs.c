@@ -316,6 +316,76 @@ static void test_kept_stat_recycled_pid(void **state)
 	waitpid(pid, &status, 0);
 }
 
+/* /proc/loadavg of a root of files: parsed, read through one fd kept open
+ * (a file replaced later is not seen: the real one changes in place), and a
+ * malformed one refused. */
+static void test_loadavg_fixture(void **state)
+{
+	static const char *const bad[] = {"", "0.5 0.5\n", "0.5 0.5 0.5 3 100 7\n",
+	                                  "0.5 0.5 0.5 /100 7\n", "x 0.5 0.5 3/100 7\n"};
+	char root[] = "/tmp/pfmtop-procfs-load.XXXXXX", path[PATH_MAX];
+	struct procfs p = {0};
+	double load[3];
+	int running = -1, all = -1;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	snprintf(path, sizeof(path), "%s/proc", root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/proc/loadavg", root);
+	for (size_t i = 0; i <= sizeof(bad) / sizeof(*bad); i++) {
+		f = fopen(path, "w");
+		assert_non_null(f);
+		fputs(i ? bad[i - 1] : "1.50 0.25 10.00 3/456 789\n", f);
+		assert_int_equal(fclose(f), 0);
+		procfs_init(&p, root);
+		if (i) {
+			assert_int_equal(procfs_loadavg(&p, load, &running, &all), -EINVAL);
+		} else {
+			assert_int_equal(procfs_loadavg(&p, load, &running, &all), 0);
+			assert_true(load[0] == 1.5 && load[1] == 0.25 && load[2] == 10.0);
+			assert_int_equal(running, 3);
+			assert_int_equal(all, 456);
+			assert_int_equal(procfs_loadavg(&p, load, &running, &all), 0);
+			assert_int_equal(all, 456);
+		}
+		procfs_close(&p);
+	}
+	snprintf(path, sizeof(path), "rm -rf '%s'", root);
+	assert_int_equal(system(path), 0);
+}
+
+/* The live /proc/loadavg: as sscanf reads it, through one fd kept open. */
+static void test_loadavg_live(void **state)
+{
+	double load[3], want[3];
+	int running, all, r2, a2;
+	char buf[128] = "";
+	FILE *f;
+
+	(void)state;
+	for (int round = 0; round < 3; round++) {
+		assert_int_equal(procfs_loadavg(&pf, load, &running, &all), 0);
+		f = fopen("/proc/loadavg", "r");
+		assert_non_null(f);
+		assert_non_null(fgets(buf, sizeof(buf), f));
+		fclose(f);
+		assert_int_equal(
+		    sscanf(buf, "%lf %lf %lf %d/%d", &want[0], &want[1], &want[2], &r2, &a2), 5);
+		/* the averages change every 5 s: equal unless one came between */
+		if (load[0] != want[0] || load[1] != want[1] || load[2] != want[2])
+			continue;
+		assert_true(running >= 1 && running <= all);
+		assert_true(all > 1);
+		assert_int_equal(testutil_nr_fds_prefix("/proc/loadavg"), 1);
+		procfs_close(&pf);
+		assert_int_equal(testutil_nr_fds_prefix("/proc/loadavg"), 0);
+		return;
+	}
+	fail_msg("/proc/loadavg changed under three reads in a row");
+}
+
 static void test_close(void **state)
 {
 	struct procfs_cpu c[64];
@@ -412,6 +482,8 @@ int main(void)
 	    cmocka_unit_test_setup(test_kept_stat_gone, use_live),
 	    cmocka_unit_test_setup(test_kept_stat_recycled_pid, use_live),
 	    cmocka_unit_test_setup(test_close, use_live),
+	    cmocka_unit_test(test_loadavg_fixture),
+	    cmocka_unit_test_setup(test_loadavg_live, use_live),
 	};
 
 	snprintf(fixture_root, sizeof(fixture_root), "%s/proc-root", fixtures);
