@@ -158,8 +158,14 @@ static void test_growth(void **state)
 	interval(h, ids, N, 0);
 	getrusage(RUSAGE_SELF, &r1);
 	/* 1000 rows x 10 floats: 10 pages; the arrays of 64 to 1024 rows
-	 * and copies: a few dozen more. Every ring entry copied: hundreds. */
+	 * and copies: a few dozen more. Every ring entry copied: hundreds.
+	 * (Not under AddressSanitizer: its allocator and shadow memory fault
+	 * pages of their own.) */
+#ifndef __SANITIZE_ADDRESS__
 	assert_true(r1.ru_minflt - r0.ru_minflt < 120);
+#else
+	(void)r0, (void)r1;
+#endif
 	rowhist_free(h);
 
 	/* 16 new rows each interval: ring entry k of row i holds k - i / 16 */
