@@ -121,6 +121,20 @@ static const char *next_line(const char *text, size_t len, size_t *off, size_t *
 	return l;
 }
 
+/* Append the name s (len bytes, under PRESET_NAME_MAX) to names[0..*n)
+ * unless it is there. False when it is not and names is full (max). */
+static bool add_name(char (*names)[PRESET_NAME_MAX], int *n, int max, const char *s, size_t len)
+{
+	for (int k = 0; k < *n; k++)
+		if (strlen(names[k]) == len && !strncmp(names[k], s, len))
+			return true;
+	if (*n == max || len >= PRESET_NAME_MAX)
+		return false;
+	memcpy(names[*n], s, len);
+	names[(*n)++][len] = '\0';
+	return true;
+}
+
 /* The names of the [preset NAME...] headers in text, as far as a tolerant
  * look can tell (the file did not parse): what it means to declare. */
 static void scan_names(struct preset_file *f, const char *text, size_t len)
@@ -129,21 +143,12 @@ static void scan_names(struct preset_file *f, const char *text, size_t len)
 	const char *l;
 	bool variant;
 
-	while ((l = next_line(text, len, &off, &n))) {
-		if (!header_name(l, n, &a, &b, &variant))
-			continue;
-		bool seen = false;
-		for (int k = 0; k < f->nr_names && !seen; k++)
-			seen = strlen(f->names[k]) == b - a && !strncmp(f->names[k], l + a, b - a);
-		if (seen)
-			continue;
-		if (f->nr_names == PRESET_FILE_NAMES) {
+	while ((l = next_line(text, len, &off, &n)))
+		if (header_name(l, n, &a, &b, &variant) &&
+		    !add_name(f->names, &f->nr_names, PRESET_FILE_NAMES, l + a, b - a)) {
 			f->more_names = true;
 			return;
 		}
-		memcpy(f->names[f->nr_names], l + a, b - a);
-		f->names[f->nr_names++][b - a] = '\0';
-	}
 }
 
 /* Note in set->files what became of path. 0 or -ENOMEM. */
@@ -302,19 +307,6 @@ static int load_builtin(struct preset_set *set, const char *only, struct preset_
 int preset_load_builtin(struct preset_set *set, struct preset_error *err)
 {
 	return load_builtin(set, NULL, err);
-}
-
-/* Append the name s (len bytes) to names[0..*n) unless it is there or
- * names is full (max). */
-static void add_name(char (*names)[PRESET_NAME_MAX], int *n, int max, const char *s, size_t len)
-{
-	for (int k = 0; k < *n; k++)
-		if (strlen(names[k]) == len && !strncmp(names[k], s, len))
-			return;
-	if (*n == max || len >= PRESET_NAME_MAX)
-		return;
-	memcpy(names[*n], s, len);
-	names[(*n)++][len] = '\0';
 }
 
 int preset_base_names(const struct preset_set *set, char (*names)[PRESET_NAME_MAX], int max)
