@@ -266,6 +266,13 @@ int counters_read(struct counter_set *s)
 	return ret;
 }
 
+void counters_hold(struct counter_set *s)
+{
+	for (int i = 0; i < s->nr; i++)
+		if (s->c[i].fd >= 0)
+			s->c[i].prev = s->c[i].cur;
+}
+
 void counters_close(struct counter_set *s)
 {
 	if (!s->c)

@@ -114,6 +114,11 @@ int counters_disable(struct counter_set *s);
  * to events by id. 0 or -errno of the first failed read. */
 int counters_read(struct counter_set *s);
 
+/* What counters_read() would give for a set whose task is known not to
+ * have run since the last read (a task's counters then stand still):
+ * prev becomes cur, without a read. */
+void counters_hold(struct counter_set *s);
+
 /* Close every fd; the set may be opened again. */
 void counters_close(struct counter_set *s);
 

@@ -358,6 +358,8 @@ int records_decode(const struct records_format *fmt, const struct perf_event_hea
 	case PERF_RECORD_LOST_SAMPLES:
 	case PERF_RECORD_THROTTLE:
 	case PERF_RECORD_UNTHROTTLE:
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE:
 		break;
 	default:
 		return RECORDS_SKIP;
@@ -402,6 +404,17 @@ int records_decode(const struct records_format *fmt, const struct perf_event_hea
 		if (len < 8)
 			return -EINVAL;
 		out->lost_samples.lost = rd64(p);
+		return 0;
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		out->sw.out = !!(rec->misc & PERF_RECORD_MISC_SWITCH_OUT);
+		if (rec->type == PERF_RECORD_SWITCH)
+			return 0;
+		if (len < 8)
+			return -EINVAL;
+		out->sw.cpu_wide = true;
+		out->sw.next_prev_pid = rd32(p);
+		out->sw.next_prev_tid = rd32(p + 4);
 		return 0;
 	default: /* THROTTLE, UNTHROTTLE */
 		if (len < 24)

@@ -143,6 +143,16 @@ struct records_throttle {
 	uint64_t time, id, stream_id;
 };
 
+/* PERF_RECORD_SWITCH and PERF_RECORD_SWITCH_CPU_WIDE: a context switch on
+ * the CPU that wrote it. The task switched out (out) or in is the
+ * record's id.tid (sample_id_all with PERF_SAMPLE_TID); a CPU-wide record
+ * also names the other task, the one coming in or going out. */
+struct records_switch {
+	bool out;      /* misc & PERF_RECORD_MISC_SWITCH_OUT */
+	bool cpu_wide; /* next_prev_* are set */
+	uint32_t next_prev_pid, next_prev_tid;
+};
+
 /* One decoded record: tagged by type. */
 struct record {
 	uint32_t type; /* PERF_RECORD_* */
@@ -160,6 +170,7 @@ struct record {
 		struct records_lost lost;                 /* LOST */
 		struct records_lost_samples lost_samples; /* LOST_SAMPLES */
 		struct records_throttle throttle;         /* THROTTLE, UNTHROTTLE */
+		struct records_switch sw;                 /* SWITCH, SWITCH_CPU_WIDE */
 	};
 };
 

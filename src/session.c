@@ -245,6 +245,7 @@ int session_init(struct session *s, const struct session_config *cfg, char *err,
 	ret = session_resolve_events(s, err, errlen);
 	if (ret)
 		return ret;
+	session_runs_init(s);
 	ret = model_init(&s->model, s->nr_ev);
 	if (ret)
 		return ret;
@@ -529,6 +530,7 @@ void session_fini(struct session *s)
 	profile_close(&s->prof);
 	if (s->tw_open)
 		taskwatch_close(&s->tw);
+	session_runs_close(s);
 	free(s->cand);
 	for (int g = 0; g < s->nr_cg; g++) {
 		for (int i = 0; i < s->nr_cpus; i++)

@@ -4,6 +4,7 @@
 #define PFMTOP_SESSION_PRIV_H
 
 #include "launch.h"
+#include "runwatch.h"
 #include "session.h"
 
 /* One cgroup counted on every CPU. */
@@ -106,7 +107,17 @@ struct session {
 	struct profile prof;
 	struct taskwatch tw; /* system-wide: new and exiting tasks, as they happen */
 	bool tw_open;
-	uint64_t tw_lost;         /* tw.lost at the last tick */
+	uint64_t tw_lost; /* tw.lost at the last tick */
+	/* Which tasks ran, to skip the counter reads of those that did not
+	 * (session_refresh_targets()): open while many tasks are counted. */
+	struct runwatch rw;
+	bool rw_open;
+	bool rw_armed;            /* open during a tick's reads: its records cover
+	                           * everything since each task's last read */
+	bool rw_events_ok;        /* every event counts only while its task runs */
+	int rw_wait;              /* ticks before it may open again */
+	int rw_min;               /* counted tasks for it to open: SESSION_RUNWATCH_MIN */
+	uint64_t rw_skipped;      /* counter reads skipped, over the session */
 	bool started;             /* session_start() ran: new targets are enabled at once */
 	struct proc_sample *cand; /* busy tasks without counters, this tick */
 	int nr_cand, cap_cand;
@@ -183,5 +194,14 @@ int session_own_processes(struct session *s, char *err, size_t errlen);
 bool session_count_task(struct session *s, pid_t pid, pid_t tid, pid_t parent);
 void session_drop_exited(struct session *s);
 void session_refresh_targets(struct session *s);
+/* The run watch (struct runwatch): opened while at least SESSION_RUNWATCH_MIN
+ * tasks are counted, closed for SESSION_RUNWATCH_WAIT ticks when an
+ * interval brings more than SESSION_RUNWATCH_RECORDS switch records a
+ * counted task (then the reads cost less than the records). */
+#define SESSION_RUNWATCH_MIN     256
+#define SESSION_RUNWATCH_RECORDS 4
+#define SESSION_RUNWATCH_WAIT    60
+void session_runs_init(struct session *s);
+void session_runs_close(struct session *s);
 
 #endif

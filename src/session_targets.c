@@ -493,15 +493,98 @@ static bool did_not_run(const struct session *s, const struct session_target *t)
 	return nr > 0;
 }
 
+/* An event whose count changes only while its task runs (runwatch.h):
+ * not a tracepoint, which may count in another task's context, nor an
+ * event of another PMU, whose kind is not known here. */
+static bool counts_while_running(const struct perf_event_attr *a)
+{
+	switch (a->type) {
+	case PERF_TYPE_HARDWARE:
+	case PERF_TYPE_HW_CACHE:
+	case PERF_TYPE_RAW:
+	case PERF_TYPE_BREAKPOINT:
+		return true;
+	case PERF_TYPE_SOFTWARE:
+		return a->config != PERF_COUNT_SW_BPF_OUTPUT;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Whether the reads of task targets that did not run may be skipped this
+ * tick: the run watch has been open since before every task's last read,
+ * nothing was lost, and the counters cannot change without their task
+ * running (own events only, no inherited children's).
+ */
+static bool runs_known(struct session *s, bool counters)
+{
+	if (!s->rw_open)
+		return false;
+	runwatch_drain(&s->rw);
+	return counters && s->rw_armed && s->rw_events_ok && !s->ccfg.inherit &&
+	       s->tw.lost == s->tw_lost && runwatch_whole(&s->rw);
+}
+
+/*
+ * Open the run watch when enough tasks are counted for the reads it saves
+ * to matter, and close it for a while when the machine switches tasks so
+ * often that its records would cost more than those reads.
+ */
+static void runs_policy(struct session *s, int counted)
+{
+	if (s->rw_open) {
+		bool busy = s->rw.records > (uint64_t)counted * SESSION_RUNWATCH_RECORDS;
+		if (counted >= s->rw_min / 2 && !busy && s->rw_events_ok) {
+			runwatch_next(&s->rw);
+			s->rw_armed = true;
+			return;
+		}
+		runwatch_close(&s->rw);
+		s->rw_open = s->rw_armed = false;
+		s->rw_wait = busy ? SESSION_RUNWATCH_WAIT : 0;
+		return;
+	}
+	if (s->rw_wait > 0) {
+		s->rw_wait--;
+		return;
+	}
+	if (s->mode != MODEL_SYSTEM || !s->tw_open || !s->rw_events_ok || counted < s->rw_min)
+		return;
+	s->rw_open = runwatch_open(&s->rw, s->cpus, s->nr_cpus) == 0;
+	s->rw_armed = false; /* from the next reads on */
+	if (!s->rw_open)
+		s->rw_wait = SESSION_RUNWATCH_WAIT;
+}
+
+void session_runs_init(struct session *s)
+{
+	s->rw_min = SESSION_RUNWATCH_MIN;
+	s->rw_events_ok = s->nr_ev > 0;
+	for (int i = 0; i < s->nr_ev; i++)
+		s->rw_events_ok &= s->cev[i].skip_err || counts_while_running(&s->cev[i].attr);
+}
+
+void session_runs_close(struct session *s)
+{
+	if (s->rw_open)
+		runwatch_close(&s->rw);
+	s->rw_open = s->rw_armed = false;
+}
+
 /*
  * Read every counter and the /proc figures of the task targets. The
  * baseline (the tick in session_start) leaves the counters unread: they
  * were enabled at zero an instant before, and what they counted since
  * (a command's start, from its exec) belongs to the first interval.
+ * A task the run watch says did not run is not read: its counters stand
+ * still, and so does its stat (as for did_not_run()).
  */
 void session_refresh_targets(struct session *s)
 {
 	bool counters = !s->baseline;
+	bool runs = runs_known(s, counters);
+	int counted = 0;
 
 	for (int g = 0; g < s->nr_cg && counters; g++)
 		for (int i = 0; i < s->nr_cpus; i++)
@@ -511,13 +594,20 @@ void session_refresh_targets(struct session *s)
 		struct session_target *t = &s->targets[i];
 		struct procfs_task pt;
 
-		bool read = counters && t->counted && counters_read(&t->cs) == 0;
+		bool still = runs && t->counted && t->tid >= 0 && t->stat_read && !t->exited &&
+		             !runwatch_ran(&s->rw, t->tid);
+		bool read = counters && t->counted && !still && counters_read(&t->cs) == 0;
 
 		t->refreshed = false;
 		if (t->tid < 0)
 			continue;
+		counted += t->counted;
 		t->prev_ticks = t->ticks;
-		if (read && did_not_run(s, t)) {
+		if (still) {
+			counters_hold(&t->cs);
+			s->rw_skipped++;
+		}
+		if (still || (read && did_not_run(s, t))) {
 			t->idle_ticks++; /* as the same utime + stime would say */
 			t->refreshed = true;
 			continue;
@@ -542,6 +632,8 @@ void session_refresh_targets(struct session *s)
 		}
 	}
 	s->tw_lost = s->tw.lost;
+	if (counters)
+		runs_policy(s, counted);
 }
 
 void session_for_each_pidfd(struct session *s, void (*fn)(int fd, void *arg), void *arg)

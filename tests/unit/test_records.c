@@ -477,13 +477,57 @@ static void test_bad_strings(void **state)
 	free(keep);
 }
 
+/* Context switches: the task is the sample id's, the other one (CPU-wide
+ * records only) the body's; a CPU-wide record without it is refused. */
+static void test_switch(void **state)
+{
+	struct records_format fmt;
+	struct rb b;
+	struct record r;
+	void *keep;
+
+	records_format_init(&fmt, PERF_SAMPLE_TID, 0, true);
+	rb_start(&b, PERF_RECORD_SWITCH_CPU_WIDE, PERF_RECORD_MISC_SWITCH_OUT);
+	rb_u32x2(&b, 70, 71); /* next_prev_pid, next_prev_tid */
+	rb_u32x2(&b, 50, 51); /* sample id: pid, tid */
+	assert_int_equal(decode_exact(&fmt, rb_end(&b), &r, &keep), 0);
+	assert_true(r.sw.out && r.sw.cpu_wide);
+	assert_int_equal(r.sw.next_prev_pid, 70);
+	assert_int_equal(r.sw.next_prev_tid, 71);
+	assert_int_equal(r.id.pid, 50);
+	assert_int_equal(r.id.tid, 51);
+	free(keep);
+
+	rb_start(&b, PERF_RECORD_SWITCH_CPU_WIDE, 0);
+	rb_u32x2(&b, 0, 0);
+	rb_u32x2(&b, 9, 9);
+	assert_int_equal(decode_exact(&fmt, rb_end(&b), &r, &keep), 0);
+	assert_false(r.sw.out);
+	assert_int_equal(r.sw.next_prev_tid, 0);
+	assert_int_equal(r.id.tid, 9);
+	free(keep);
+
+	rb_start(&b, PERF_RECORD_SWITCH, PERF_RECORD_MISC_SWITCH_OUT);
+	rb_u32x2(&b, 9, 10);
+	assert_int_equal(decode_exact(&fmt, rb_end(&b), &r, &keep), 0);
+	assert_true(r.sw.out);
+	assert_false(r.sw.cpu_wide);
+	assert_int_equal(r.id.tid, 10);
+	free(keep);
+
+	rb_start(&b, PERF_RECORD_SWITCH_CPU_WIDE, 0);
+	rb_u32x2(&b, 9, 10); /* the sample id only */
+	assert_int_equal(decode_exact(&fmt, rb_end(&b), &r, &keep), -EINVAL);
+	free(keep);
+}
+
 static void test_unknown_skipped(void **state)
 {
 	struct records_format fmt;
 	struct rb b;
 	struct record r;
 	void *keep;
-	static const uint32_t types[] = {PERF_RECORD_SWITCH, PERF_RECORD_KSYMBOL, 0, 0x7777};
+	static const uint32_t types[] = {PERF_RECORD_AUX, PERF_RECORD_KSYMBOL, 0, 0x7777};
 
 	records_format_init(&fmt, PERF_SAMPLE_TID, 0, true);
 	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
@@ -901,6 +945,7 @@ int main(void)
 		cmocka_unit_test(test_throttle),
 		cmocka_unit_test(test_bad_strings),
 		cmocka_unit_test(test_unknown_skipped),
+		cmocka_unit_test(test_switch),
 		cmocka_unit_test(test_header_checks),
 		cmocka_unit_test(test_cpumode_enum),
 		cmocka_unit_test(test_sample_fixed_combinations),

@@ -461,7 +461,7 @@ static void test_unknown_types_skipped(void **state)
 	seen_init(&s);
 	put_sample(&m, 1);
 	put_raw(&m, 0x4242, 40, 0);
-	put_raw(&m, PERF_RECORD_SWITCH, 8, 0);
+	put_raw(&m, PERF_RECORD_AUX, 8, 0);
 	put_raw(&m, PERF_RECORD_KSYMBOL, 200, 0);
 	put_sample(&m, 2);
 	mr_publish(&m);

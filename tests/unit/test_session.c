@@ -382,6 +382,116 @@ static void test_stat_skipped_when_not_run(void **state)
 	assert_true(fabs(r->cpu_pct - 3.0 / (double)hz / s.model.interval_s * 100.0) < 1e-6 * r->cpu_pct);
 }
 
+/* Reads of fd so far (queued reads consumed). */
+static int reads_of(const struct session_target *t)
+{
+	return fake_sys_event(t->cs.c[0].fd)->next_read;
+}
+
+/* Queue a read for each counted task target but those in skip. */
+static void queue_tasks_but(uint64_t v, pid_t skip1, pid_t skip2)
+{
+	for (int t = 0; t < s.nr_targets; t++) {
+		struct session_target *g = &s.targets[t];
+		if (g->tid < 0 || !g->counted || g->tid == skip1 || g->tid == skip2)
+			continue;
+		fake_sys_queue_group_read(g->cs.c[0].fd, v, v, 1, &v, &g->cs.c[0].id);
+	}
+}
+
+/*
+ * With many tasks counted, the run watch's switch records say which ran:
+ * the counters of those that did not are not read, their figures hold
+ * (an interval of 0), and those that ran are read. Until the watch has
+ * been open through a tick's reads, when records were lost, when a CPU's
+ * running task is not known, or when the task watcher lost records,
+ * everything is read.
+ */
+static void test_reads_skipped_when_not_run(void **state)
+{
+	struct session_config c;
+	char err[256];
+	struct session_target *t2, *t42, *t43;
+
+	config(&c, "task-clock");
+	c.cpu_min = 1e-12;
+	assert_int_equal(session_init(&s, &c, err, sizeof(err)), 0);
+	assert_true(s.rw_events_ok);
+	s.rw_min = 3; /* SESSION_RUNWATCH_MIN in small */
+	assert_int_equal(session_start(&s, err, sizeof(err)), 0);
+	assert_false(s.rw_open);
+	t2 = task_target(2);
+	t42 = task_target(4242);
+	t43 = task_target(4243);
+	assert_true(t2 && t42 && t43 && t2->counted && t42->counted && t43->counted);
+
+	/* Opened after a tick's reads: not used until it has seen a whole tick. */
+	queue_tasks(1000, 1000);
+	assert_int_equal(session_tick(&s, false), 0);
+	assert_true(s.rw_open);
+	assert_false(s.rw_armed);
+	testutil_put_switch(&s.rw.cpus[0].ring, false, 4242, 0);
+	testutil_put_switch(&s.rw.cpus[1].ring, false, 0, 0);
+	queue_tasks(2000, 2000);
+	assert_int_equal(session_tick(&s, false), 0);
+	assert_true(s.rw_armed);
+	assert_int_equal(s.rw_skipped, 0);
+	int r2 = reads_of(t2), r43 = reads_of(t43), r42 = reads_of(t42);
+
+	/* 4242 is on CPU 0 (since the last tick), CPU 1 idle: 2 and 4243 are not read. */
+	queue_tasks_but(3000, 2, 4243);
+	assert_int_equal(session_tick(&s, false), 0);
+	assert_int_equal(reads_of(t42), r42 + 1);
+	assert_int_equal(reads_of(t2), r2);
+	assert_int_equal(reads_of(t43), r43);
+	assert_int_equal(s.rw_skipped, 2);
+	assert_true(t43->cs.c[0].prev.value == 2000 && t43->cs.c[0].cur.value == 2000);
+	assert_true(t43->refreshed);
+	assert_true(task_row(4242)->cells[0].value == 1000.0); /* 4242's 1000, 4243's 0 */
+
+	/* 4243 runs on CPU 1 and leaves it: read; 2 still not. */
+	testutil_put_switch(&s.rw.cpus[1].ring, false, 4243, 0);
+	testutil_put_switch(&s.rw.cpus[1].ring, true, 4243, 0);
+	queue_tasks_but(4000, 2, 0);
+	assert_int_equal(session_tick(&s, false), 0);
+	assert_int_equal(reads_of(t43), r43 + 1);
+	assert_int_equal(reads_of(t2), r2);
+	assert_true(task_row(4242)->cells[0].value == 1000.0 + 2000.0);
+
+	/* Records lost on CPU 1: everything is read, this tick and the next
+	 * (who runs there is not known until it switches). */
+	testutil_put_lost(&s.rw.cpus[1].ring, 3);
+	queue_tasks(5000, 5000);
+	assert_int_equal(session_tick(&s, false), 0);
+	assert_int_equal(reads_of(t2), r2 + 1);
+	queue_tasks(6000, 6000);
+	assert_int_equal(session_tick(&s, false), 0);
+	assert_int_equal(reads_of(t2), r2 + 2);
+	testutil_put_switch(&s.rw.cpus[1].ring, false, 0, 4243); /* idle in, 4243 out */
+	queue_tasks_but(7000, 2, 0);
+	assert_int_equal(session_tick(&s, false), 0);
+	assert_int_equal(reads_of(t2), r2 + 2);
+	assert_int_equal(reads_of(t43), r43 + 4);
+
+	/* The task watcher lost records (an exit may be missed): all read. */
+	s.tw.lost++;
+	queue_tasks(8000, 8000);
+	assert_int_equal(session_tick(&s, false), 0);
+	assert_int_equal(reads_of(t2), r2 + 3);
+	assert_int_equal(reads_of(t43), r43 + 5);
+
+	/* An event that may count while its task is off the CPUs (a
+	 * tracepoint): reads are never skipped, and the watch closes. */
+	s.cev[0].attr.type = PERF_TYPE_TRACEPOINT;
+	session_runs_init(&s);
+	assert_false(s.rw_events_ok);
+	queue_tasks(9000, 9000);
+	assert_int_equal(session_tick(&s, false), 0);
+	assert_int_equal(reads_of(t2), r2 + 4);
+	assert_false(s.rw_open);
+	s.cev[0].attr.type = PERF_TYPE_SOFTWARE;
+}
+
 /*
  * With --cpu-min 0 every task qualifies for counters: an idle one keeps
  * them (given back, it would get them again at once, reopened, and lose an
@@ -952,6 +1062,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_new_task_targets, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_threads_listed_when_needed, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_user_read_once, setup_proc_copy,
+	                                    teardown_proc_copy),
+	    cmocka_unit_test_setup_teardown(test_reads_skipped_when_not_run, setup_proc_copy,
 	                                    teardown_proc_copy),
 	    cmocka_unit_test_setup_teardown(test_stat_skipped_when_not_run, setup_proc_copy,
 	                                    teardown_proc_copy),

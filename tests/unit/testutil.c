@@ -114,3 +114,47 @@ void testutil_libpfm_unforced(void)
 {
 	unsetenv("LIBPFM_FORCE_PMU");
 }
+
+/* Copy len bytes in at the ring's head (wrapping), then publish them. */
+static void ring_put(struct ring *r, const uint64_t *w, size_t len)
+{
+	uint64_t head = r->ctl->data_head;
+
+	for (size_t i = 0; i < len; i++)
+		r->data[(head + i) & r->mask] = ((const unsigned char *)w)[i];
+	__atomic_store_n(&r->ctl->data_head, head + len, __ATOMIC_RELEASE);
+}
+
+static uint64_t pid_tid(pid_t pid, pid_t tid)
+{
+	uint32_t p[2] = {(uint32_t)pid, (uint32_t)tid};
+	uint64_t w;
+
+	memcpy(&w, p, sizeof(w));
+	return w;
+}
+
+void testutil_put_switch(struct ring *r, bool out, pid_t tid, pid_t other)
+{
+	struct perf_event_header h = {.type = PERF_RECORD_SWITCH_CPU_WIDE,
+	                              .misc = out ? PERF_RECORD_MISC_SWITCH_OUT : 0,
+	                              .size = 24};
+	uint64_t w[3];
+
+	memcpy(&w[0], &h, sizeof(h));
+	w[1] = pid_tid(other, other); /* next_prev_pid, next_prev_tid */
+	w[2] = pid_tid(tid, tid);     /* sample_id: pid, tid */
+	ring_put(r, w, sizeof(w));
+}
+
+void testutil_put_lost(struct ring *r, uint64_t lost)
+{
+	struct perf_event_header h = {.type = PERF_RECORD_LOST, .size = 32};
+	uint64_t w[4];
+
+	memcpy(&w[0], &h, sizeof(h));
+	w[1] = 0; /* id */
+	w[2] = lost;
+	w[3] = pid_tid(0, 0);
+	ring_put(r, w, sizeof(w));
+}

@@ -2,6 +2,8 @@
 #ifndef PFMTOP_TESTUTIL_H
 #define PFMTOP_TESTUTIL_H
 
+#include "ring.h"
+
 #include <stdbool.h>
 #include <sys/types.h>
 
@@ -33,5 +35,11 @@ void testutil_libpfm_unforced(void);
 
 /* A child that waits for a byte (or EOF) on *go, then exits. */
 pid_t testutil_child_waiting(int *go);
+
+/* Play the kernel on a ring of a run watch (sample_type TID, sample_id_all):
+ * publish a PERF_RECORD_SWITCH_CPU_WIDE of tid switched out (out) or in,
+ * with other the task coming in or going out; or a PERF_RECORD_LOST. */
+void testutil_put_switch(struct ring *r, bool out, pid_t tid, pid_t other);
+void testutil_put_lost(struct ring *r, uint64_t lost);
 
 #endif
