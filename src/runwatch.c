@@ -7,13 +7,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Data pages per CPU: 256 KiB, about 10,900 records of 24 bytes. */
-#define RUNWATCH_PAGES       64
+/* Data pages per CPU: 16 KiB to 256 KiB, 680 to 10,900 records of 24 bytes. */
+#define RUNWATCH_PAGES_MIN   4
+#define RUNWATCH_PAGES_MAX   64
+#define RUNWATCH_RECORD      24
 #define RUNWATCH_SAMPLE_TYPE PERF_SAMPLE_TID
 #define RUNWATCH_SEEN_MAX    (1u << 22) /* tids in one interval; beyond, no evidence */
 
-int runwatch_open(struct runwatch *w, const int *cpus, int nr_cpus)
+/* Pages for twice the records, a power of two within the bounds. */
+static unsigned ring_pages(uint64_t records)
 {
+	unsigned pages = RUNWATCH_PAGES_MIN;
+
+	while (pages < RUNWATCH_PAGES_MAX && (uint64_t)pages * 4096 < 2 * records * RUNWATCH_RECORD)
+		pages *= 2;
+	return pages;
+}
+
+int runwatch_open(struct runwatch *w, const int *cpus, int nr_cpus, uint64_t records)
+{
+	const unsigned pages = ring_pages(records);
 	struct perf_event_attr attr = {
 	    .size = sizeof(attr),
 	    .type = PERF_TYPE_SOFTWARE,
@@ -21,10 +34,10 @@ int runwatch_open(struct runwatch *w, const int *cpus, int nr_cpus)
 	    .sample_type = RUNWATCH_SAMPLE_TYPE,
 	    .sample_id_all = 1,
 	    .context_switch = 1,
-	    /* Drained at the tick: a wake-up only when the ring is nearly
-	     * full would still come too late to matter. */
+	    /* Drained at the tick, never polled: a wake-up only when the
+	     * ring is full, not every few records. */
 	    .watermark = 1,
-	    .wakeup_watermark = RUNWATCH_PAGES * 4096 / 2,
+	    .wakeup_watermark = pages * 4096,
 	};
 	int ret;
 
@@ -43,7 +56,7 @@ int runwatch_open(struct runwatch *w, const int *cpus, int nr_cpus)
 			goto fail;
 		}
 		w->nr++;
-		ret = ring_map(&c->ring, c->fd, RUNWATCH_PAGES);
+		ret = ring_map(&c->ring, c->fd, pages);
 		if (ret)
 			goto fail;
 	}

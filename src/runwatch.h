@@ -43,10 +43,11 @@ struct runwatch {
 
 /*
  * Open a PERF_COUNT_SW_DUMMY event with context_switch on each CPU, with a
- * ring of its own. Needs CPU-wide rights (root, CAP_PERFMON or
+ * ring of its own sized for twice `records` a CPU and an interval (16 KiB
+ * to 256 KiB). Needs CPU-wide rights (root, CAP_PERFMON or
  * paranoid <= 0). 0 or -errno; nothing is left open on failure.
  */
-int runwatch_open(struct runwatch *w, const int *cpus, int nr_cpus);
+int runwatch_open(struct runwatch *w, const int *cpus, int nr_cpus, uint64_t records);
 
 /* Read every ring into this interval's evidence. */
 void runwatch_drain(struct runwatch *w);

@@ -551,7 +551,11 @@ static void runs_policy(struct session *s, int counted)
 	}
 	if (s->mode != MODEL_SYSTEM || !s->tw_open || !s->rw_events_ok || counted < s->rw_min)
 		return;
-	s->rw_open = runwatch_open(&s->rw, s->cpus, s->nr_cpus) == 0;
+	/* rings for the most records an interval keeps it open for, were
+	 * they spread over the CPUs */
+	s->rw_open = runwatch_open(&s->rw, s->cpus, s->nr_cpus,
+	                           (uint64_t)counted * SESSION_RUNWATCH_RECORDS /
+	                               (uint64_t)(s->nr_cpus > 0 ? s->nr_cpus : 1)) == 0;
 	s->rw_armed = false; /* from the next reads on */
 	if (!s->rw_open)
 		s->rw_wait = SESSION_RUNWATCH_WAIT;

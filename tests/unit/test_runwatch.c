@@ -18,7 +18,7 @@ static const int cpus[2] = {0, 3};
 static int setup(void **state)
 {
 	fake_sys_install();
-	assert_int_equal(runwatch_open(&w, cpus, 2), 0);
+	assert_int_equal(runwatch_open(&w, cpus, 2, 1000000), 0);
 	return 0;
 }
 
@@ -51,10 +51,27 @@ static void test_open(void **state)
 		assert_int_equal(e->attr.sample_type, PERF_SAMPLE_TID);
 		assert_false(e->attr.task || e->attr.comm || e->attr.mmap);
 		assert_non_null(e->ring);
+		assert_int_equal(e->ring_len, (1 + 64) * 4096); /* the most */
+		assert_int_equal(e->attr.wakeup_watermark, 64 * 4096);
 	}
 	runwatch_close(&w);
 	assert_int_equal(fake_sys_nr_open_fds(), 0);
 	assert_int_equal(w.nr, 0);
+}
+
+/* Rings for twice the records expected a CPU and an interval. */
+static void test_ring_size(void **state)
+{
+	static const struct {
+		uint64_t records;
+		size_t pages;
+	} cases[] = {{0, 4}, {100, 4}, {1365, 16}, {2000, 32}, {2730, 32}, {2731, 64}, {1u << 30, 64}};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		runwatch_close(&w);
+		assert_int_equal(runwatch_open(&w, cpus, 2, cases[i].records), 0);
+		assert_int_equal(fake_sys_event(w.cpus[1].fd)->ring_len, (1 + cases[i].pages) * 4096);
+	}
 }
 
 /* A CPU open fails: nothing stays open. */
@@ -67,7 +84,7 @@ static void test_open_fails_clean(void **state)
 {
 	runwatch_close(&w);
 	fake_sys_set_open_rule(fail_second);
-	assert_int_equal(runwatch_open(&w, cpus, 2), -EACCES);
+	assert_int_equal(runwatch_open(&w, cpus, 2, 0), -EACCES);
 	assert_int_equal(fake_sys_nr_open_fds(), 0);
 	fake_sys_set_open_rule(NULL);
 }
@@ -168,6 +185,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_open, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_ring_size, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_open_fails_clean, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_evidence, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_lost, setup, teardown),
