@@ -317,9 +317,11 @@ static int dso_read_cached(struct symbols *s, struct dso *d, enum dcache_kind ki
 {
 	struct dcache_key k = {.kind = kind};
 	struct stat st;
+	bool keyed = fd >= 0 && !fstat(fd, &st);
 	int err;
 
-	if (fd >= 0 && d->build_id_len && !fstat(fd, &st)) {
+	/* A binary without a build id is known by its status alone. */
+	if (keyed) {
 		memcpy(k.build_id, d->build_id, d->build_id_len);
 		k.build_id_len = d->build_id_len;
 		sym_dcache_key_stat(&k, &st);
@@ -331,7 +333,7 @@ static int dso_read_cached(struct symbols *s, struct dso *d, enum dcache_kind ki
 	err = dso_read_syms(d, elf, SHT_SYMTAB);
 	if (err == -ENOENT && stripped_too)
 		err = dso_read_stripped(d, elf);
-	if (!err && k.build_id_len)
+	if (!err && keyed)
 		sym_dcache_store(s, &k, &d->tab);
 	return err;
 }

@@ -46,14 +46,33 @@ struct dcache_hdr {
 
 _Static_assert(sizeof(struct dcache_hdr) % 8 == 0, "the sections follow the header aligned");
 
-/* The file's name: dso-<build id in hex>-<kind>. false without a build id. */
+/* FNV-1a over the key's file status: the name of a table without a build id. */
+static uint64_t stat_hash(const struct dcache_key *k)
+{
+	const int64_t v[] = {k->kind,      (int64_t)k->dev, (int64_t)k->ino, (int64_t)k->size,
+	                     k->mtime_sec, k->mtime_nsec,   k->ctime_sec,    k->ctime_nsec};
+	const unsigned char *p = (const unsigned char *)v;
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < sizeof(v); i++)
+		h = (h ^ p[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/* The file's name: dso-<build id in hex>-<kind>, or, for a binary without a
+ * build id (Go's, a memfd's), dso-n<hash of its status>-<kind>: its header
+ * holds that status whole, so a hash that collides only misses. */
 static bool dcache_name(const struct dcache_key *k, char *name, size_t len)
 {
 	size_t at;
 
-	if (!k->build_id_len || k->build_id_len > BUILD_ID_MAX ||
-	    len < sizeof(DCACHE_PREFIX) + 2 * BUILD_ID_MAX + 4)
+	if (k->build_id_len > BUILD_ID_MAX || len < sizeof(DCACHE_PREFIX) + 2 * BUILD_ID_MAX + 4)
 		return false;
+	if (!k->build_id_len) {
+		snprintf(name, len, DCACHE_PREFIX "n%016llx-%u", (unsigned long long)stat_hash(k),
+		         k->kind);
+		return true;
+	}
 	at = (size_t)snprintf(name, len, DCACHE_PREFIX);
 	for (size_t i = 0; i < k->build_id_len; i++)
 		at += (size_t)snprintf(name + at, len - at, "%02x", k->build_id[i]);

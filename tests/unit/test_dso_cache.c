@@ -120,16 +120,49 @@ static void test_round_trip_and_key(void **state)
 	assert_false(sym_dcache_load(s, &other, &got));
 	assert_null(got.map);
 
-	/* no build id: nothing written */
+	/* no build id: kept under a name of its file status, and read back
+	 * for that status only */
 	empty_dir();
 	other = k;
 	other.build_id_len = 0;
 	sym_dcache_store(s, &other, &t);
+	char path[PATH_MAX];
+	table_file(path, sizeof(path));
+	assert_non_null(strstr(path, "/dso-n"));
+	assert_true(sym_dcache_load(s, &other, &got));
+	assert_int_equal(got.nr, NR);
+	sym_symtab_free(&got);
+	assert_false(sym_dcache_load(s, &k, &got)); /* with a build id: another table */
+	struct dcache_key moved = other;
+	moved.ino++;
+	assert_false(sym_dcache_load(s, &moved, &got));
+	moved = other;
+	moved.ctime_nsec++;
+	assert_false(sym_dcache_load(s, &moved, &got));
+	/* a hash that collides (another status's table under this name) only misses */
+	moved = other;
+	moved.mtime_nsec = 7;
+	char bytes[1 << 16];
+	int fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	ssize_t n = read(fd, bytes, sizeof(bytes));
+	close(fd);
+	assert_true(n > 0 && n < (ssize_t)sizeof(bytes));
+	empty_dir();
+	sym_dcache_store(s, &moved, &t);
+	table_file(path, sizeof(path));
+	fd = open(path, O_WRONLY | O_TRUNC);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, bytes, (size_t)n), n);
+	close(fd);
+	assert_false(sym_dcache_load(s, &moved, &got));
+	assert_null(got.map);
+	empty_dir();
 	/* a small table is read faster than a file is checked: not written */
 	t.nr = 100;
 	sym_dcache_store(s, &k, &t);
 	symbols_stats(s, &st);
-	assert_int_equal(st.dso_cache_writes, 1);
+	assert_int_equal(st.dso_cache_writes, 3);
 	t.nr = NR;
 	sym_symtab_free(&t);
 	symbols_free(s);
