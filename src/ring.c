@@ -94,6 +94,28 @@ void ring_unmap(struct ring *r)
 	memset(r, 0, sizeof(*r));
 }
 
+int ring_open_cpu(struct perf_event_attr *attr, int cpu, unsigned data_pages, int *fd,
+                  struct ring *r)
+{
+	int ret;
+
+	*fd = sys->perf_event_open(attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (*fd < 0)
+		return -errno;
+	ret = ring_map(r, *fd, data_pages);
+	if (ret)
+		ring_close_cpu(fd, r);
+	return ret;
+}
+
+void ring_close_cpu(int *fd, struct ring *r)
+{
+	ring_unmap(r);
+	if (*fd >= 0)
+		sys->close(*fd);
+	*fd = -1;
+}
+
 uint64_t ring_pending(const struct ring *r)
 {
 	if (!r->ctl)

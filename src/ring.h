@@ -91,6 +91,15 @@ typedef void (*ring_record_fn)(const struct perf_event_header *rec, void *arg);
 int ring_map(struct ring *r, int fd, unsigned data_pages);
 
 /*
+ * A side-band event's way: open attr CPU-wide on cpu (pid -1) and map a
+ * ring of data_pages data pages. 0 with *fd and r set up, or -errno with
+ * nothing left open (*fd -1). ring_close_cpu() releases both.
+ */
+int ring_open_cpu(struct perf_event_attr *attr, int cpu, unsigned data_pages, int *fd,
+                  struct ring *r);
+void ring_close_cpu(int *fd, struct ring *r);
+
+/*
  * Set up a ring over plain memory laid out like a mapping (for tests,
  * benches and fuzzers): ctl is the control page, data the data area of
  * data_size bytes (a power of two >= 8; data 8-byte aligned). The reader

@@ -1,8 +1,6 @@
 /* runwatch: which tasks ran in an interval, from context-switch records. */
 #include "runwatch.h"
 
-#include "sys.h"
-
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,21 +47,14 @@ int runwatch_open(struct runwatch *w, const int *cpus, int nr_cpus, uint64_t rec
 	if (!w->cpus)
 		return -ENOMEM;
 	for (int i = 0; i < nr_cpus; i++) {
-		struct runwatch_cpu *c = &w->cpus[w->nr];
-		c->fd = sys->perf_event_open(&attr, -1, cpus[i], -1, PERF_FLAG_FD_CLOEXEC);
-		if (c->fd < 0) {
-			ret = -errno;
-			goto fail;
+		ret = ring_open_cpu(&attr, cpus[i], pages, &w->cpus[i].fd, &w->cpus[i].ring);
+		if (ret) {
+			runwatch_close(w);
+			return ret;
 		}
 		w->nr++;
-		ret = ring_map(&c->ring, c->fd, pages);
-		if (ret)
-			goto fail;
 	}
 	return 0;
-fail:
-	runwatch_close(w);
-	return ret;
 }
 
 static uint32_t slot_of(uint32_t cap, pid_t tid)
@@ -185,10 +176,8 @@ void runwatch_next(struct runwatch *w)
 
 void runwatch_close(struct runwatch *w)
 {
-	for (int i = 0; i < w->nr; i++) {
-		ring_unmap(&w->cpus[i].ring);
-		sys->close(w->cpus[i].fd);
-	}
+	for (int i = 0; i < w->nr; i++)
+		ring_close_cpu(&w->cpus[i].fd, &w->cpus[i].ring);
 	free(w->cpus);
 	free(w->seen);
 	memset(w, 0, sizeof(*w));

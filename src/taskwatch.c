@@ -1,8 +1,6 @@
 /* taskwatch: new, exec'ing and exiting tasks, promptly, from a side-band dummy event per CPU. */
 #include "taskwatch.h"
 
-#include "sys.h"
-
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,21 +42,15 @@ int taskwatch_open(struct taskwatch *w, const int *cpus, int nr_cpus,
 	if (!w->cpus)
 		return -ENOMEM;
 	for (int i = 0; i < nr_cpus; i++) {
-		struct taskwatch_cpu *c = &w->cpus[w->nr];
-		c->fd = sys->perf_event_open(&attr, -1, cpus[i], -1, PERF_FLAG_FD_CLOEXEC);
-		if (c->fd < 0) {
-			ret = -errno;
-			goto fail;
+		ret = ring_open_cpu(&attr, cpus[i], TASKWATCH_PAGES, &w->cpus[i].fd,
+		                    &w->cpus[i].ring);
+		if (ret) {
+			taskwatch_close(w);
+			return ret;
 		}
 		w->nr++;
-		ret = ring_map(&c->ring, c->fd, TASKWATCH_PAGES);
-		if (ret)
-			goto fail;
 	}
 	return 0;
-fail:
-	taskwatch_close(w);
-	return ret;
 }
 
 void taskwatch_for_each_fd(const struct taskwatch *w, void (*fn)(int fd, void *arg), void *arg)
@@ -130,10 +122,8 @@ int taskwatch_drain(struct taskwatch *w, int fd)
 
 void taskwatch_close(struct taskwatch *w)
 {
-	for (int i = 0; i < w->nr; i++) {
-		ring_unmap(&w->cpus[i].ring);
-		sys->close(w->cpus[i].fd);
-	}
+	for (int i = 0; i < w->nr; i++)
+		ring_close_cpu(&w->cpus[i].fd, &w->cpus[i].ring);
 	free(w->cpus);
 	sbqueue_free(&w->sbq);
 	memset(w, 0, sizeof(*w));
