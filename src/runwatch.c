@@ -109,15 +109,15 @@ static void on_record(const struct perf_event_header *h, void *arg)
 {
 	struct drain_ctx *d = arg;
 	struct record r;
+	int ret = records_decode(&d->w->fmt, h, &r);
 
-	if (records_decode(&d->w->fmt, h, &r) != 0)
-		return;
-	if (r.type == PERF_RECORD_LOST) {
+	if (ret < 0 || (ret == 0 && r.type == PERF_RECORD_LOST)) {
+		/* a record lost or unreadable: which task it named is not known */
 		d->w->lost = true;
 		d->c->known = false; /* until the next switch here */
 		return;
 	}
-	if (r.type != PERF_RECORD_SWITCH_CPU_WIDE)
+	if (ret || r.type != PERF_RECORD_SWITCH_CPU_WIDE)
 		return;
 	d->w->records++;
 	saw(d->w, (pid_t)r.id.tid);

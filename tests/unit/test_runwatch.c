@@ -147,6 +147,23 @@ static void test_lost(void **state)
 	assert_true(runwatch_whole(&w));
 	assert_true(runwatch_ran(&w, 13));
 
+	/* A switch record too short for the task it names: no evidence. */
+	runwatch_next(&w);
+	testutil_put_switch(ring_of(1), false, 14, 0);
+	runwatch_drain(&w);
+	assert_true(runwatch_whole(&w));
+	struct ring *r1 = ring_of(1);
+	struct perf_event_header sh = {.type = PERF_RECORD_SWITCH_CPU_WIDE, .size = 8};
+	memcpy(r1->data + (r1->ctl->data_head & r1->mask), &sh, sizeof(sh));
+	r1->ctl->data_head += 8;
+	runwatch_drain(&w);
+	assert_false(runwatch_whole(&w));
+	assert_int_equal(r1->stats.corrupt, 0); /* a whole record, not a torn ring */
+	testutil_put_switch(ring_of(1), false, 15, 0);
+	runwatch_next(&w);
+	runwatch_drain(&w);
+	assert_true(runwatch_whole(&w));
+
 	/* A record of size 0: everything to the head is dropped. */
 	runwatch_next(&w);
 	struct ring *r = ring_of(0);
