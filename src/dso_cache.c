@@ -1,4 +1,4 @@
-/* dso_cache: binaries' finished symbol tables, cached by build id. */
+/* dso_cache: binaries' finished symbol tables, cached by build id (or file status without one). */
 #include "symbols_priv.h"
 
 /*
@@ -10,7 +10,7 @@
  *
  * The file: struct dcache_hdr, then sym[nr_syms] and the pool, each at an
  * offset that is a multiple of 8, in this build's byte order and layout
- * (checked). It is used only for the file it was read from: same build id,
+ * (checked). It is used only for the file it was read from: same build id (if any),
  * kind (debug file or the binary itself), device, inode, size, change and
  * modification times; a file replaced, rewritten or touched since misses.
  * Nothing in it is trusted: dcache_parse() checks that the arrays lie
