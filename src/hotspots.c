@@ -1084,12 +1084,18 @@ static void drop_coldest(struct hotspots *h, uint32_t keep)
 
 		if (s->used && idle_for(h, s, 1) &&
 		    (s->weight < cut || (s->weight == cut && k > 0))) {
+			const struct hotspots_slot src = *s;
+
 			if (s->weight == cut)
 				k--;
-			h->total.overflow_weight += s->weight;
-			h->total.overflow_samples += s->samples;
 			h->dropped++;
 			slot_delete(h, i);
+			if (h->drop) {
+				h->drop(&src, h->drop_arg);
+			} else {
+				h->total.overflow_weight += src.weight;
+				h->total.overflow_samples += src.samples;
+			}
 			continue;
 		}
 		i = (i + 1) & mask;
@@ -1159,30 +1165,35 @@ size_t hotspots_user_pids(const struct hotspots *h, uint32_t *out, size_t max)
 	return k;
 }
 
-uint32_t hotspots_resolve_pids(struct hotspots *h, const uint32_t *pids, size_t nr_pids,
-                               hotspots_sym_fn sym, void *arg)
+uint32_t hotspots_take_pids(struct hotspots *h, const uint32_t *pids, size_t nr_pids,
+                            hotspots_take_fn take, void *arg)
 {
-	/* The pids as a bitmap by pid modulo its size: a pid that shares a
-	 * bit with one of them is resolved too, which is harmless. */
-	uint64_t bits[HOTSPOTS_SYM_EPOCHS / 64];
-	uint32_t asked = 0;
+	/* The pids as a bitmap by pid modulo its size, then the exact test. */
+	uint64_t bits[HOTSPOTS_SYM_EPOCHS / 64] = {0};
+	uint32_t taken = 0;
 
-	if (!h->slots || !sym || (pids && !nr_pids))
+	if (!h->slots || !nr_pids)
 		return 0;
-	memset(bits, pids ? 0 : 0xff, sizeof(bits));
-	for (size_t i = 0; pids && i < nr_pids; i++)
+	for (size_t i = 0; i < nr_pids; i++)
 		bits[pids[i] % HOTSPOTS_SYM_EPOCHS / 64] |= 1ull << (pids[i] % 64);
-	for (uint32_t i = 0; i < h->cap; i++) {
-		struct hotspots_slot *s = &h->slots[i];
+	const uint32_t mask = h->cap - 1;
+	uint32_t i = scan_start(h);
+	for (uint32_t steps = 0; steps < h->cap;) {
+		const struct hotspots_slot *s = &h->slots[i];
 		const uint32_t b = s->pid % HOTSPOTS_SYM_EPOCHS;
-		uint64_t start;
 
-		if (!s->used || !(bits[b / 64] >> (b % 64) & 1))
-			continue;
-		if (s->sym_state && s->sym_epoch == h->sym_epochs[b])
-			continue; /* cached */
-		slot_symbol(h, i, NULL, sym, arg, false, &start);
-		asked++;
+		if (s->used && bits[b / 64] >> (b % 64) & 1 &&
+		    bsearch(&s->pid, pids, nr_pids, sizeof(*pids), util_u32_cmp)) {
+			const struct hotspots_slot src = *s;
+
+			slot_delete(h, i);
+			if (take)
+				take(&src, arg);
+			taken++;
+			continue; /* slot i holds another key now, or none */
+		}
+		i = (i + 1) & mask;
+		steps++;
 	}
-	return asked;
+	return taken;
 }

@@ -112,7 +112,11 @@ struct hotspots_watch {
 	uint64_t overflow;             /* samples that found no room */
 };
 
-/* The aggregation. Fields are read-only for callers. */
+/* A key leaving the table with its since-start tallies (hotspots_take_pids(),
+ * and hotspots_trim() when drop is set): the caller keeps its figures. */
+typedef void (*hotspots_take_fn)(const struct hotspots_slot *s, void *arg);
+
+/* The aggregation. Fields are read-only for callers, but for drop. */
 struct hotspots {
 	struct hotspots_slot *slots;
 	uint32_t cap;  /* slots, a power of two */
@@ -137,6 +141,10 @@ struct hotspots {
 	uint64_t folded, dropped;
 	struct hotspots_watch watch[HOTSPOTS_MAX_WATCH];
 	int nr_watch; /* watches in use */
+	/* Set by the caller: hotspots_trim() hands the keys it drops to it
+	 * instead of adding them to the overflow figures. */
+	hotspots_take_fn drop;
+	void *drop_arg;
 };
 
 enum hotspots_mode {
@@ -183,6 +191,7 @@ struct hotspots_row {
 	uint32_t pids;
 	uint64_t attr;
 	unsigned mixed;
+	uint32_t retired; /* the caller's: 1 + its entry for a row not of the table, else 0 */
 };
 
 /* Totals a query reports beside its rows. */
@@ -318,7 +327,7 @@ void hotspots_symbols_changed(struct hotspots *h, uint32_t pid);
  * cpu, symbol start); then, if still over the cap, keys idle since this
  * interval, until at the cap. If the idle keys left (no symbol to fold
  * into) are still more than the cap, the coldest of them (least weight)
- * are dropped into the overflow figures down to the cap: the table then
+ * are dropped (to h->drop, else into the overflow figures) down to the cap: the table then
  * holds at most the cap plus this interval's keys, and a burst of new keys
  * does not push the history out. Keys with a sample this interval are
  * never touched, so interval figures do not change, nor do totals;
@@ -330,14 +339,13 @@ void hotspots_symbols_changed(struct hotspots *h, uint32_t pid);
 uint32_t hotspots_trim(struct hotspots *h, hotspots_sym_fn sym, void *arg);
 
 /*
- * Ask sym() the symbol of every key of the nr_pids pids (of every pid when
- * pids is NULL) that has none cached, and cache it: e.g. for processes
- * that exited, before their symbols are forgotten, so that their keys can
- * still be merged and folded by symbol. One pass over the table; returns
- * the number of keys asked about.
+ * Remove every key of the nr_pids pids (sorted, each once; user and kernel
+ * keys alike), handing each to take() first: e.g. for processes that
+ * exited, whose keys the caller keeps under the names they had. One pass
+ * over the table; returns the number of keys taken.
  */
-uint32_t hotspots_resolve_pids(struct hotspots *h, const uint32_t *pids, size_t nr_pids,
-                               hotspots_sym_fn sym, void *arg);
+uint32_t hotspots_take_pids(struct hotspots *h, const uint32_t *pids, size_t nr_pids,
+                            hotspots_take_fn take, void *arg);
 
 /*
  * The pids that user-mode keys belong to (their rows need those processes'

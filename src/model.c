@@ -47,6 +47,7 @@ void model_round(struct model *m)
 	m->unattributed.cpu_pct = round_pct(m->unattributed.cpu_pct);
 	for (int i = 0; i < m->nr_hot; i++)
 		m->hot[i].share = round_pct(m->hot[i].share);
+	m->sampling.hot_other.share = round_pct(m->sampling.hot_other.share);
 }
 
 void model_row_reset(const struct model *m, struct model_row *r)

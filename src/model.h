@@ -90,8 +90,9 @@ struct model_row {
  * sym is not a key, module "" when neither sym nor dso is).
  */
 struct model_hotspot {
-	double share; /* percent of the interval's (or run's) sample weight */
+	double share; /* percent of the weight of the rows it is ranked among */
 	uint64_t samples;
+	uint64_t weight; /* the samples' periods summed: what share is of */
 	pid_t pid;
 	bool kernel;
 	char comm[32];
@@ -176,7 +177,18 @@ struct model_sampling {
 	int throttled_now;             /* rings throttled at the last drain */
 	long max_rate, max_rate_start; /* perf_event_max_sample_rate now and at start */
 	bool max_rate_lowered;
-	uint64_t total_weight;  /* behind the shares */
+	/* Behind the hotspot shares: the weight and samples of the rows
+	 * ranked (those that pass the filters), "other" included. */
+	uint64_t total_weight, total_samples;
+	/* The ranked rows not shown and the figures folded for room (keys of
+	 * processes or names no longer kept): the shown rows' shares and this
+	 * one's add up to 100. */
+	struct model_hot_other {
+		double share;
+		uint64_t weight, samples;
+		uint64_t folded; /* of samples: folded for room, in no row */
+		int rows;        /* of the rows below the cut */
+	} hot_other;
 	char hot_keys[32];      /* the grouping keys ("dso,sym"); "" in recordings from
 	                         * before they existed: rows per (pid, symbol) */
 	bool callchain;         /* -g: rows carry children/self and call paths */

@@ -440,6 +440,22 @@ static void get_hotspots(struct reader *r, json_t *o)
 	/* Later members: absent from older recordings. */
 	if (json_object_get(o, "keys"))
 		get_str(r, o, "keys", m->sampling.hot_keys, sizeof(m->sampling.hot_keys));
+	if (json_object_get(o, "total_samples")) {
+		json_t *ot = json_object_get(o, "other");
+		struct model_hot_other *x = &m->sampling.hot_other;
+
+		m->sampling.total_weight = get_u64(r, o, "total_weight");
+		m->sampling.total_samples = get_u64(r, o, "total_samples");
+		if (!json_is_object(ot)) {
+			bad(r, "hotspots: \"other\" is not an object");
+			return;
+		}
+		x->share = get_num(r, ot, "share");
+		x->samples = get_u64(r, ot, "samples");
+		x->weight = get_u64(r, ot, "weight");
+		x->folded = get_u64(r, ot, "folded");
+		x->rows = (int)get_int(r, ot, "rows", 0, INT32_MAX);
+	}
 	m->sampling.callchain = json_object_get(o, "call_chains") && get_bool(r, o, "call_chains");
 	if (m->sampling.callchain)
 		m->sampling.chain_samples = get_u64(r, o, "chain_samples");
@@ -452,6 +468,8 @@ static void get_hotspots(struct reader *r, json_t *o)
 		}
 		hot->share = get_num(r, h, "share");
 		hot->samples = get_u64(r, h, "samples");
+		if (json_object_get(h, "weight"))
+			hot->weight = get_u64(r, h, "weight");
 		hot->pid = (pid_t)get_int(r, h, "pid", -1, INT32_MAX);
 		hot->kernel = get_bool(r, h, "kernel");
 		get_name(r, h, "comm", hot->comm, sizeof(hot->comm));

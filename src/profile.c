@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,8 @@ static void remember_comm(struct profile *p, pid_t pid, const char *comm)
 {
 	struct profile_comm *c = &p->comms[(uint32_t)pid % ARRAY_SIZE(p->comms)];
 
+	if (c->pid != pid) /* another process in this slot */
+		c->serial = ++p->serial_clock;
 	c->pid = pid;
 	util_strlcpy(c->comm, comm, sizeof(c->comm));
 }
@@ -57,6 +60,36 @@ static void sb_comm(const struct record *r, void *arg)
 	}
 }
 
+/* The keys of a process that exited go to the retired table, named as it
+ * was: pids (sorted, each once) exited since the last tick. */
+static void retire_pids(struct profile *p, uint32_t *pids, size_t nr)
+{
+	qsort(pids, nr, sizeof(*pids), util_u32_cmp);
+	size_t k = 0;
+	for (size_t i = 0; i < nr; i++)
+		if (!k || pids[k - 1] != pids[i])
+			pids[k++] = pids[i];
+	hotspots_take_pids(&p->hot, pids, k, profile_retire, p);
+}
+
+/* A new process with the pid of one that exited since the last tick: the
+ * old one's keys are retired before the new one's samples join them. */
+static void retire_now(struct profile *p, uint32_t pid)
+{
+	const int nr =
+	    p->nr_exited < (int)ARRAY_SIZE(p->exited) ? p->nr_exited : (int)ARRAY_SIZE(p->exited);
+
+	for (int i = 0; i < nr; i++) {
+		if (p->exited[i] != pid)
+			continue;
+		retire_pids(p, &pid, 1);
+		p->exited[i] = p->exited[nr - 1];
+		if (p->nr_exited <= (int)ARRAY_SIZE(p->exited))
+			p->nr_exited--;
+		return;
+	}
+}
+
 static void sb_fork(const struct record *r, void *arg)
 {
 	struct profile *p = arg;
@@ -64,8 +97,22 @@ static void sb_fork(const struct record *r, void *arg)
 	if (r->task.pid != r->task.ppid) {
 		struct profile_comm *c = &p->comms[r->task.pid % ARRAY_SIZE(p->comms)];
 
+		const struct profile_comm *parent = &p->comms[r->task.ppid % ARRAY_SIZE(p->comms)];
+		char comm[sizeof(c->comm)] = "";
+
+		retire_now(p, r->task.pid); /* under its old name */
+		if (parent->pid == (pid_t)r->task.ppid && parent->comm[0])
+			util_strlcpy(comm, parent->comm, sizeof(comm));
+		else /* a parent not named yet: from /proc, while it runs */
+			profile_comm_of(p, (pid_t)r->task.ppid, comm, sizeof(comm));
+		if (!strcmp(comm, "?"))
+			comm[0] = '\0';
 		if (c->pid == (pid_t)r->task.pid)
-			c->pid = 0; /* a recycled pid: its name comes from /proc or a COMM */
+			c->pid = 0; /* a recycled pid: a new process */
+		/* A child has its parent's name until it execs (a COMM record);
+		 * else it comes from /proc. */
+		if (comm[0])
+			remember_comm(p, (pid_t)r->task.pid, comm);
 		symbols_fork(p->sym, (pid_t)r->task.ppid, (pid_t)r->task.pid);
 		hotspots_symbols_changed(&p->hot, r->task.pid); /* perhaps a recycled pid */
 	}
@@ -191,6 +238,8 @@ int profile_open(struct profile *p, const struct profile_config *cfg, const stru
 		snprintf(err, errlen, "out of memory for the hotspot tables");
 		return -ENOMEM;
 	}
+	p->hot.drop = profile_retire; /* dropped for room: kept, named */
+	p->hot.drop_arg = p;
 	p->cap_rows = QUERY_ROWS;
 	if (cfg->callchain && cfg->dwarf_stack) {
 		p->unwind = unwind_new(p->sym);
@@ -376,18 +425,33 @@ static bool still_named(pid_t pid, void *arg)
 		if (!k->pids)
 			return false; /* forget: names are lost, memory is not */
 		k->nr = hotspots_user_pids(&k->p->hot, k->pids, k->p->hot.used + 1);
+		/* -g: the chains of processes that exited are named at the
+		 * end (folded stacks, call trees) from their mappings, kept
+		 * while their retired rows keep the process. */
+		if (k->p->cfg && k->p->cfg->callchain) {
+			const size_t more = profile_retired_count(k->p);
+			uint32_t *all = realloc(k->pids, (k->nr + more + 1) * sizeof(*all));
+
+			if (all) {
+				k->pids = all;
+				k->nr += profile_retired_pids(k->p, all + k->nr, more);
+				qsort(all, k->nr, sizeof(*all), util_u32_cmp);
+			}
+		}
 	}
 	return k->nr && bsearch(&key, k->pids, k->nr, sizeof(key), util_u32_cmp);
 }
 
 /* Room in p->rows for every row: a group's weight must be whole, and rows
  * below any cut may belong to a group above it. */
-static void rows_room(struct profile *p)
+static void rows_room(struct profile *p, bool retired)
 {
-	if ((int64_t)p->hot.used >= p->cap_rows) {
+	const int64_t need = (int64_t)p->hot.used + (retired ? profile_retired_count(p) : 0);
+
+	if (need >= p->cap_rows) {
 		/* Doubled: a table growing by a few keys a tick is not copied
 		 * whole every tick. */
-		int cap = (int)p->hot.used + 1024;
+		int cap = (int)need + 1024;
 		if (cap < 2 * p->cap_rows && p->cap_rows < INT_MAX / 2)
 			cap = 2 * p->cap_rows;
 		struct hotspots_row *r = realloc(p->rows, (size_t)cap * sizeof(*r));
@@ -409,10 +473,97 @@ void profile_warm(struct profile *p)
 	if (!p->open)
 		return;
 	sampler_drain(&p->samp, -1);
-	rows_room(p);
+	rows_room(p, false);
 	n = hotspots_top(&p->hot, HOTSPOTS_INTERVAL, &f, p->rows, p->cap_rows, &tot);
 	for (int i = 0; i < n; i++)
 		hotspots_symbol(&p->hot, &p->rows[i], symbol_of, p, &start);
+}
+
+/* Retire the keys of the processes that exited since the last tick; when
+ * more exited than the list holds, of every process in the table that is
+ * gone. */
+static void retire_exited(struct profile *p)
+{
+	if (p->nr_exited <= (int)ARRAY_SIZE(p->exited)) {
+		retire_pids(p, p->exited, (size_t)p->nr_exited);
+	} else {
+		uint32_t *pids = malloc((p->hot.used + 1) * sizeof(*pids));
+		size_t n = pids ? hotspots_user_pids(&p->hot, pids, p->hot.used + 1) : 0, k = 0;
+
+		for (size_t i = 0; i < n; i++)
+			if (pids[i] && kill((pid_t)pids[i], 0) && errno == ESRCH)
+				pids[k++] = pids[i];
+		retire_pids(p, pids, k);
+		free(pids);
+	}
+	p->nr_exited = 0;
+}
+
+uint32_t profile_serial_of(struct profile *p, pid_t pid)
+{
+	const struct profile_comm *c = &p->comms[(uint32_t)pid % ARRAY_SIZE(p->comms)];
+	char comm[16];
+
+	if (c->pid != pid || !c->comm[0])
+		profile_comm_of(p, pid, comm, sizeof(comm));
+	return c->pid == pid ? c->serial : 0;
+}
+
+/* The rows ranked: those of "other" taken out of rows[0..*n) into
+ * m->sampling.hot_other with the figures no row holds (the table's
+ * overflow, when nothing is filtered out), the totals behind the shares
+ * set, and each share recomputed as the row's weight over them. */
+static void rank_rows(struct profile *p, struct model *m, int *n, const struct hotspots_filter *f,
+                      const struct hotspots_sums *all)
+{
+	struct model_sampling *s = &m->sampling;
+	uint64_t weight = 0, samples = 0;
+	int k = 0;
+
+	memset(&s->hot_other, 0, sizeof(s->hot_other));
+	for (int i = 0; i < *n; i++) {
+		struct hotspots_row *r = &p->rows[i];
+
+		if (profile_row_is_other(r)) {
+			s->hot_other.weight += r->weight;
+			s->hot_other.samples += r->samples;
+			continue;
+		}
+		weight += r->weight;
+		samples += r->samples;
+		p->rows[k++] = *r;
+	}
+	*n = k;
+	if (f->cpu < 0 && f->pid < 0 && f->tid < 0 && !p->cfg->hide_kernel && !p->cfg->hide_user) {
+		/* figures that found no key: every row's and none's */
+		s->hot_other.weight += all->overflow_weight;
+		s->hot_other.samples += all->overflow_samples;
+		if (s->accumulated) {
+			s->hot_other.weight += p->retired_lost_weight;
+			s->hot_other.samples += p->retired_lost_samples;
+		}
+	}
+	s->hot_other.folded = s->hot_other.samples;
+	s->total_weight = weight + s->hot_other.weight;
+	s->total_samples = samples + s->hot_other.samples;
+	for (int i = 0; i < k; i++)
+		p->rows[i].share = s->total_weight
+		                       ? 100.0 * (double)p->rows[i].weight / (double)s->total_weight
+		                       : 0.0;
+}
+
+/* "other": the rows ranked but not shown, and what folded for room. */
+static void hot_other(struct model *m, const struct hotspots_row *rows, int n)
+{
+	struct model_sampling *s = &m->sampling;
+
+	for (int i = m->nr_hot; i < n; i++) {
+		s->hot_other.weight += rows[i].weight;
+		s->hot_other.samples += rows[i].samples;
+		s->hot_other.rows++;
+	}
+	s->hot_other.share =
+	    s->total_weight ? 100.0 * (double)s->hot_other.weight / (double)s->total_weight : 0.0;
 }
 
 void profile_tick(struct profile *p, struct model *m, bool totals)
@@ -449,34 +600,31 @@ void profile_tick(struct profile *p, struct model *m, bool totals)
 		f.cpu = p->cfg->filter_cpu;
 	}
 	f.by_cpu = hotkeys_has(&p->keys, HOTKEYS_CPU);
-	rows_room(p);
+	rows_room(p, accumulated);
 	n = hotspots_top(&p->hot, mode, &f, p->rows, p->cap_rows, &tot);
+	if (n >= 0 && accumulated) /* the keys that left the table, named */
+		n += profile_retired_rows(p, &f, false, false, p->rows + n, p->cap_rows - n);
 	for (int i = 0; i < n; i++)
 		if (!(p->rows[i].kernel ? p->cfg->hide_kernel : p->cfg->hide_user))
 			p->rows[kept++] = p->rows[i];
 	n = profile_group_rows(p, p->rows, kept, f.by_cpu);
+	rank_rows(p, m, &n, &f, &tot.all);
 	m->hot_total = n;
-	m->sampling.total_weight = tot.weight;
 	for (int i = 0; i < n && i < p->cfg->top; i++) {
 		struct model_hotspot *h = model_add_hotspot(m);
 		if (!h)
 			break;
 		profile_fill_row(p, &p->rows[i], h);
 	}
+	hot_other(m, p->rows, n);
 	m->nr_paths = m->nr_frames = 0;
 	m->sampling.callchain = false;
 	if (p->cfg->callchain)
 		profile_call_trees(p, p->rows, m, accumulated);
 	stacks_interval_reset(&p->stacks);
-	/* Before the exited processes' symbols go: the symbols of their keys
-	 * (so that they still merge and fold), then bound the table. */
-	if (p->nr_exited) {
-		const bool all = p->nr_exited > (int)ARRAY_SIZE(p->exited);
-
-		hotspots_resolve_pids(&p->hot, all ? NULL : p->exited,
-		                      all ? 0 : (size_t)p->nr_exited, symbol_of, p);
-		p->nr_exited = 0;
-	}
+	/* Before the exited processes' symbols go: their keys, named. */
+	if (p->nr_exited)
+		retire_exited(p);
 	profile_annotate_tick(p, m, n);
 	hotspots_trim(&p->hot, symbol_of, p);
 	hotspots_interval_reset(&p->hot);
@@ -494,6 +642,7 @@ void profile_close(struct profile *p)
 	stacks_fini(&p->stacks);
 	unwind_free(p->unwind);
 	profile_hot_free(p);
+	profile_retired_free(p);
 	symbols_free(p->sym);
 	free(p->rows);
 	memset(p, 0, sizeof(*p));

@@ -68,8 +68,15 @@ struct profile_annot {
 
 struct profile_comm {
 	pid_t pid;
+	uint32_t serial; /* the process instance: another one for a recycled pid */
 	char comm[16];
 };
+
+/* Entries of the table of keys that left the hotspot table (56 bytes each):
+ * past it, the lighter half keep their command but not their process, then
+ * become "other" (profile_retired.c). */
+#define PROFILE_RETIRED_MAX (1u << 16)
+struct profile_retired;
 
 /* A process whose mappings were read again in some tick. */
 struct profile_scan {
@@ -92,14 +99,17 @@ struct profile {
 	int cap_rows;
 	struct profile_comm comms[4096]; /* pid -> comm from COMM records, direct-mapped */
 	uint32_t ticks;                  /* profile_tick() calls */
-	uint32_t exited[64];             /* processes that exited since the last tick */
+	uint32_t serial_clock;           /* the last process serial given */
+	uint32_t exited[1024];           /* processes that exited since the last tick */
 	int nr_exited;                   /* past ARRAY_SIZE(exited): more than it holds */
 	struct profile_scan scans[256];  /* pid -> the last tick it was scanned, direct-mapped */
 	struct hotkeys keys;             /* this tick's grouping */
 	struct profile_strtab *names;    /* this tick's names, as numbers for grouping */
-	struct profile_tree *tree;       /* -g: functions of the chains, for call trees */
-	struct profile_annot annots[HOTSPOTS_MAX_WATCH]; /* --annotate's functions */
-	struct profile_annot view;                       /* the viewer's */
+	struct profile_tree *tree;       /* functions of rows and chains, by name */
+	struct profile_retired *retired; /* keys that left the table, named */
+	uint64_t retired_lost_weight, retired_lost_samples; /* no room even there: other */
+	struct profile_annot annots[HOTSPOTS_MAX_WATCH];    /* --annotate's functions */
+	struct profile_annot view;                          /* the viewer's */
 	uint64_t view_id;
 };
 

@@ -157,67 +157,98 @@ static uint32_t comm_id(struct profile *p, uint32_t pid, bool kernel)
 	return strtab_str(p->names, comm);
 }
 
-/* Stage one: per (pid, tid, cpu, symbol), or per address without a symbol. */
+/* Stage one: per (pid, tid, cpu, symbol), or per address without a symbol;
+ * a retired row per (process, function, command). */
 static void group_symbol(struct hotspots_row *row, uint64_t *g, void *arg)
 {
 	struct profile *p = arg;
-	const uint64_t key = profile_symbol_key(row, p);
+	uint32_t func, serial;
+	const char *comm;
+	int level;
 
-	g[0] = key ? key : row->ip;
-	g[1] = key ? 0 : 1u + (unsigned)row->cpumode;
+	if (profile_retired_names(p, row, &func, &comm, &level, &serial)) {
+		g[0] = func;
+		g[1] = 0x100u + (unsigned)level;
+		g[5] = serial;
+		g[6] = strtab_str(p->names, comm);
+	} else {
+		const uint64_t key = profile_symbol_key(row, p);
+
+		g[0] = key ? key : row->ip;
+		g[1] = key ? 0 : 1u + (unsigned)row->cpumode;
+	}
 	g[2] = row->pid;
 	g[3] = row->tid;
 	g[4] = (uint64_t)(int64_t)row->cpu;
 }
 
 /* The function of a row's address, through the frame cache of the call
- * trees (names resolved once, not every tick); 0 when out of memory. */
-static uint32_t row_func(struct profile *p, const struct hotspots_row *row)
+ * trees (names resolved once, not every tick); a retired row's own; 0 when
+ * out of memory. */
+uint32_t profile_row_func(struct profile *p, const struct hotspots_row *row)
 {
 	struct profile_tree *t = tree_of(p);
+	uint32_t func, serial;
+	const char *comm;
+	int level;
 	bool unknown;
 
+	if (profile_retired_names(p, row, &func, &comm, &level, &serial))
+		return func;
 	return t ? frame_func(t, row->pid, row->ip, row->kernel, &unknown) : 0;
 }
 
-/* Stage two: the keys, in their order. */
+/* Group values that no key has: the row folds into "other". */
+#define OTHER_MARK UINT64_MAX
+
+/* Stage two: the keys, in their order; a retired row without the process
+ * or the name the keys need goes to "other". */
 static void group_keys(struct hotspots_row *row, uint64_t *g, void *arg)
 {
 	struct profile *p = arg;
 	const bool per_pid =
 	    hotkeys_has(&p->keys, HOTKEYS_PID) || hotkeys_has(&p->keys, HOTKEYS_TID);
-	uint32_t func = UINT32_MAX;
-	uint64_t start;
-	int n = 0;
+	uint32_t func = UINT32_MAX, serial = 0;
+	const char *comm = NULL;
+	int n = 0, level = 0;
 
-	row->attr = comm_id(p, row->pid, row->kernel);
+	if (profile_retired_names(p, row, &func, &comm, &level, &serial)) {
+		if (level >= 2 || (level && per_pid)) {
+			g[0] = g[1] = OTHER_MARK;
+			row->attr = 0;
+			return;
+		}
+		row->attr = strtab_str(p->names, comm);
+	} else {
+		row->attr = comm_id(p, row->pid, row->kernel);
+	}
 	for (int i = 0; i < p->keys.nr && n + 2 <= HOTSPOTS_GROUP_MAX; i++) {
 		switch (p->keys.key[i]) {
 		case HOTKEYS_SYM:
-			if (per_pid) { /* the start address, unique within a process */
-				const uint64_t key = profile_symbol_key(row, p);
-				g[n++] = key ? key : row->ip;
-				g[n++] = key ? 0 : 1u + (unsigned)row->cpumode;
-			} else if (row->kernel && (start = profile_symbol_key(row, p))) {
-				g[n++] = 1; /* a kernel symbol: one start in every process */
-				g[n++] = start;
-			} else { /* by module and name */
-				if (func == UINT32_MAX)
-					func = row_func(p, row);
-				g[n++] = 2;
-				g[n++] = func;
+			if (!row->retired && !profile_symbol_key(row, p)) {
+				/* no symbol: the address stays its own row */
+				g[n++] = 1u + (unsigned)row->cpumode;
+				g[n++] = row->ip;
+				break;
 			}
+			/* by module and name: the same function in a process
+			 * that exited and in one that runs */
+			if (func == UINT32_MAX)
+				func = profile_row_func(p, row);
+			g[n++] = 0x10;
+			g[n++] = func;
 			break;
 		case HOTKEYS_DSO:
 			if (func == UINT32_MAX)
-				func = row_func(p, row);
+				func = profile_row_func(p, row);
 			g[n++] = module_of_func(p->tree, func);
 			break;
 		case HOTKEYS_COMM:
 			g[n++] = row->attr;
 			break;
-		case HOTKEYS_PID:
+		case HOTKEYS_PID: /* the process instance: a recycled pid is another */
 			g[n++] = row->pid;
+			g[n++] = row->retired ? serial : profile_serial_of(p, (pid_t)row->pid);
 			break;
 		case HOTKEYS_TID:
 			g[n++] = row->tid;
@@ -229,6 +260,11 @@ static void group_keys(struct hotspots_row *row, uint64_t *g, void *arg)
 			break;
 		}
 	}
+}
+
+bool profile_row_is_other(const struct hotspots_row *row)
+{
+	return row->group[0] == OTHER_MARK && row->group[1] == OTHER_MARK;
 }
 
 int profile_group_rows(struct profile *p, struct hotspots_row *rows, int n, bool by_cpu)
@@ -246,15 +282,29 @@ void profile_fill_row(struct profile *p, const struct hotspots_row *row, struct 
 	const struct hotkeys *k = &p->keys;
 	struct symbols_result r;
 
-	profile_resolve(p, row, &r);
+	uint32_t func, serial;
+	const char *comm;
+	int level = 0;
+
+	if (profile_retired_names(p, row, &func, &comm, &level, &serial)) {
+		const char *module, *name;
+
+		profile_func_names(p, func, &module, &name);
+		r = (struct symbols_result){.status = SYMBOLS_FOUND};
+		util_strlcpy(r.name, name[0] ? name : "[unknown]", sizeof(r.name));
+		util_strlcpy(r.module, module, sizeof(r.module));
+	} else {
+		profile_resolve(p, row, &r);
+	}
 	h->share = row->share;
 	h->samples = row->samples;
-	h->pid = row->mixed & HOTSPOTS_MIXED_PID ? -1 : (pid_t)row->pid;
+	h->weight = row->weight;
+	h->pid = row->mixed & HOTSPOTS_MIXED_PID || level ? -1 : (pid_t)row->pid;
 	h->tid = hotkeys_has(k, HOTKEYS_TID) ? (pid_t)row->tid : -1;
 	h->cpu = row->cpu;
 	h->processes = (int)(row->pids ? row->pids : 1);
 	h->kernel = row->kernel;
-	h->ip = row->ip;
+	h->ip = row->retired ? 0 : row->ip; /* gone: nothing to annotate */
 	if (!hotkeys_has(k, HOTKEYS_SYM))
 		h->symbol[0] = '\0';
 	else if (p->cfg->raw_names || row->kernel)
@@ -696,8 +746,7 @@ void profile_call_trees(struct profile *p, const struct hotspots_row *rows, stru
 	t->by_comm = hotkeys_has(&p->keys, HOTKEYS_COMM);
 	t->filter_pid = p->cfg->filter ? p->cfg->filter_pid : -1;
 	for (int i = 0; i < nr; i++) {
-		bool unknown;
-		uint32_t f = frame_func(t, rows[i].pid, rows[i].ip, rows[i].kernel, &unknown);
+		uint32_t f = profile_row_func(p, &rows[i]);
 
 		func[i] = f ? project(t, f) : UINT32_MAX;
 		cls[i] = chain_class(t, rows[i].pid);
@@ -765,4 +814,14 @@ void profile_hot_free(struct profile *p)
 	}
 	strtab_free(p->names);
 	p->names = NULL;
+}
+
+void profile_func_names(struct profile *p, uint32_t func, const char **module, const char **name)
+{
+	const struct profile_tree *t = p->tree;
+	const char *key = t && func ? strtab_text(&t->funcs, func) : "";
+
+	/* "k|u" module NUL name */
+	*module = key[0] ? key + 1 : "";
+	*name = key[0] ? key + 2 + strlen(key + 1) : "";
 }

@@ -34,6 +34,47 @@ void profile_fill_row(struct profile *p, const struct hotspots_row *row, struct 
 void profile_call_trees(struct profile *p, const struct hotspots_row *rows, struct model *m,
                         bool accumulated);
 
+/* After profile_group_rows(): the row holds what folded into "other"
+ * (retired figures without the process or the name the keys need). */
+bool profile_row_is_other(const struct hotspots_row *row);
+
+/* The instance serial of pid's process: the same until its pid is seen
+ * recycled (a FORK, or another pid in its slot of the name table). */
+uint32_t profile_serial_of(struct profile *p, pid_t pid);
+
+/* The function id of a row's address in the call trees' name table (made
+ * when new), resolved now; 0 when out of memory. */
+uint32_t profile_row_func(struct profile *p, const struct hotspots_row *row);
+
+/* The module and name of a function id ("" when not known). */
+void profile_func_names(struct profile *p, uint32_t func, const char **module, const char **name);
+
+/* profile_retired.c: a hotspots_take_fn (arg: the profile) that keeps the
+ * key's figures under its names as they are now. */
+void profile_retire(const struct hotspots_slot *s, void *arg);
+
+/* The retired rows that pass the filter (TOTAL mode: they have no interval
+ * figures), appended to out (room rows at most). Returns how many. */
+int profile_retired_rows(struct profile *p, const struct hotspots_filter *f, bool hide_kernel,
+                         bool hide_user, struct hotspots_row *out, int room);
+
+/* Entries held (the rows profile_retired_rows() may add). */
+uint32_t profile_retired_count(const struct profile *p);
+
+/* A retired row's names: false for a row of the table. level 0 has the
+ * process, 1 only its command and function, 2 nothing (other). */
+bool profile_retired_names(struct profile *p, const struct hotspots_row *row, uint32_t *func,
+                           const char **comm, int *level, uint32_t *serial);
+
+/* The user-space pids of the retired rows that keep their process (some
+ * more than once) into out (room for max). Returns how many. */
+size_t profile_retired_pids(const struct profile *p, uint32_t *out, size_t max);
+
+/* Entries that lost their process or name for room, since the start. */
+uint64_t profile_retired_coarsened(const struct profile *p);
+
+void profile_retired_free(struct profile *p);
+
 /* Free what profile_hot.c holds. */
 void profile_hot_free(struct profile *p);
 

@@ -1,5 +1,6 @@
 /* snapshot: the model rendered as text (for people), JSON Lines or CSV (for scripts). */
 #include "snapshot.h"
+#include "snapshot_priv.h"
 
 #include "cells.h"
 
@@ -12,8 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#define CELL_MAX 64
 
 int snapshot_parse_format(const char *s, enum snapshot_format *out)
 {
@@ -96,20 +95,7 @@ static void iso_time(uint64_t wall_ns, char *buf, size_t len)
 
 /* ---- text ---- */
 
-/* A table drawn in two passes: cells first, then widths, then lines. */
-struct table {
-	int nr_cols, nr_rows;
-	int width[64];
-	bool left[64];
-	char (*cell)[CELL_MAX]; /* nr_rows x nr_cols */
-};
-
-static char *cell_at(struct table *t, int row, int col)
-{
-	return t->cell[row * t->nr_cols + col];
-}
-
-static int table_init(struct table *t, int cols, int rows)
+int snapshot_table_init(struct table *t, int cols, int rows)
 {
 	memset(t, 0, sizeof(*t));
 	if (cols > 64)
@@ -120,7 +106,7 @@ static int table_init(struct table *t, int cols, int rows)
 	return t->cell ? 0 : -ENOMEM;
 }
 
-static void table_print(FILE *out, struct table *t)
+void snapshot_table_print(FILE *out, struct table *t)
 {
 	size_t linelen = 1;
 	char *line;
@@ -223,7 +209,7 @@ static void text_cpus(FILE *out, const struct model *m)
 
 	if (!counters)
 		cols = 2;
-	if (table_init(&t, cols, rows))
+	if (snapshot_table_init(&t, cols, rows))
 		return;
 	util_strlcpy(cell_at(&t, 0, 0), "CPU", CELL_MAX);
 	util_strlcpy(cell_at(&t, 0, 1), "CPU%", CELL_MAX);
@@ -240,7 +226,7 @@ static void text_cpus(FILE *out, const struct model *m)
 	cells_pct(m->total.cpu_pct, cell_at(&t, rows - 1, 1), CELL_MAX);
 	if (counters)
 		counter_cells(&t, rows - 1, 2, m, &m->total);
-	table_print(out, &t);
+	snapshot_table_print(out, &t);
 }
 
 static int shown_tasks(const struct model *m)
@@ -268,7 +254,7 @@ static void text_tasks(FILE *out, const struct model *m)
 		        "TASKS: top %d of %d by %s (/proc figures; per-task counters are off: "
 		        "--cpu-min -1)\n",
 		        n, m->tasks_total, m->sort_name);
-	if (table_init(&t, cols, rows))
+	if (snapshot_table_init(&t, cols, rows))
 		return;
 	t.left[1] = t.left[cols - 1] = t.left[cols - 1 - m->show_cgroups] = true;
 	if (m->show_cgroups)
@@ -308,172 +294,7 @@ static void text_tasks(FILE *out, const struct model *m)
 		cells_pct(NAN, cell_at(&t, rows - 1, 2), CELL_MAX);
 		counter_cells(&t, rows - 1, fixed, m, &m->total);
 	}
-	table_print(out, &t);
-}
-
-static void rate_text(const struct model_sampling *s, char *buf, size_t len)
-{
-	if (s->freq)
-		snprintf(buf, len, "%s at %" PRIu64 " Hz", s->event, s->freq);
-	else
-		snprintf(buf, len, "%s every %" PRIu64 " events", s->event, s->period);
-}
-
-/* A hotspot cell that names a value all the row's samples share, or "-". */
-static void id_cell(char *cell, int v)
-{
-	if (v < 0)
-		util_strlcpy(cell, "-", CELL_MAX);
-	else
-		snprintf(cell, CELL_MAX, "%d", v);
-}
-
-/* A long name loses its middle (JSON has it whole), by characters until
- * the bytes fit the cell. */
-static void name_cell(char *cell, const char *name)
-{
-	char sym[4 * sizeof(((struct model_hotspot *)0)->symbol)], cut[sizeof(sym)];
-
-	untrusted_text(sym, sizeof(sym), name[0] ? name : "-");
-	for (int w = CELL_MAX - 1; w >= 5; w--)
-		if (strlen(cells_elide(sym, w, cut, sizeof(cut))) < CELL_MAX)
-			break;
-	util_strlcpy(cell, cut, CELL_MAX);
-}
-
-/* -g: the heaviest call paths of each row, callers then callees. */
-static void text_paths(FILE *out, const struct model *m)
-{
-	int last = -1;
-
-	for (int i = 0; i < m->nr_paths; i++) {
-		const struct model_callpath *p = &m->paths[i];
-		char name[CELL_MAX];
-
-		if (p->hot < 0 || p->hot >= m->nr_hot || p->first < 0 ||
-		    p->first + p->nr > m->nr_frames)
-			continue;
-		if (p->hot != last) {
-			name_cell(name, m->hot[p->hot].symbol[0] ? m->hot[p->hot].symbol
-			                                         : m->hot[p->hot].module);
-			fprintf(out, "  %s: children %.1f%%, self %.1f%%\n", name,
-			        m->hot[p->hot].children, m->hot[p->hot].self);
-			last = p->hot;
-		}
-		fprintf(out, "    %5.1f%% %s ", p->share, p->callee ? "calls " : "from  ");
-		for (int k = 1; k < p->nr && k < 8; k++) {
-			const struct model_frame *f = &m->frames[p->first + k];
-			const char *sym = model_frame_symbol(m, f);
-			name_cell(name, sym[0] ? sym : model_frame_module(m, f));
-			fprintf(out, "%s%s", k > 1 ? (p->callee ? " > " : " < ") : "", name);
-		}
-		fputs(p->nr > 1   ? (p->nr > 8 ? " ...\n" : "\n")
-		      : p->callee ? "(itself: the sampled function)\n"
-		                  : "(the chain ends here)\n",
-		      out);
-	}
-}
-
-static void text_hotspots(FILE *out, const struct model *m)
-{
-	const struct model_sampling *s = &m->sampling;
-	const bool keyed = s->hot_keys[0] != '\0';
-	const bool tree = s->callchain;
-	const bool tid = keyed && strstr(s->hot_keys, "tid");
-	const bool cpu = keyed && strstr(s->hot_keys, "cpu");
-	char rate[192];
-	struct table t;
-	int nc = 0, c_share, c_samples, c_children = -1, c_self = -1, c_pid, c_tid = -1, c_cpu = -1,
-	    c_comm, c_sym, c_mod;
-
-	if (!s->enabled)
-		return;
-	rate_text(s, rate, sizeof(rate));
-	fprintf(out, "HOTSPOTS: %d of %d, %s (%s; %" PRIu64 " samples)%s%s", m->nr_hot,
-	        m->hot_total, s->accumulated ? "since the start" : "this interval", rate,
-	        s->accumulated ? s->total.samples : s->interval.samples,
-	        s->hide_kernel ? "; kernel hidden" : "", s->hide_user ? "; user space hidden" : "");
-	if (s->filter_pid >= 0)
-		fprintf(out, "; PID %d only", (int)s->filter_pid);
-	if (s->filter_cpu >= 0)
-		fprintf(out, "; CPU %d only", s->filter_cpu);
-	if (keyed)
-		fprintf(out, "; by %s", s->hot_keys);
-	if (tree)
-		fprintf(out, "; %" PRIu64 " chains", s->chain_samples);
-	fputc('\n', out);
-	if (!m->nr_hot)
-		return;
-	c_share = nc++;
-	c_samples = nc++;
-	if (tree) {
-		c_children = nc++;
-		c_self = nc++;
-	}
-	c_pid = nc++;
-	if (tid)
-		c_tid = nc++;
-	if (cpu)
-		c_cpu = nc++;
-	c_comm = nc++;
-	c_sym = nc++;
-	c_mod = nc++;
-	if (table_init(&t, nc, m->nr_hot + 1))
-		return;
-	t.left[c_comm] = t.left[c_sym] = t.left[c_mod] = true;
-	util_strlcpy(cell_at(&t, 0, c_share), "SHARE", CELL_MAX);
-	util_strlcpy(cell_at(&t, 0, c_samples), "SAMPLES", CELL_MAX);
-	if (tree) {
-		util_strlcpy(cell_at(&t, 0, c_children), "CHILDREN", CELL_MAX);
-		util_strlcpy(cell_at(&t, 0, c_self), "SELF", CELL_MAX);
-	}
-	util_strlcpy(cell_at(&t, 0, c_pid), "PID", CELL_MAX);
-	if (tid)
-		util_strlcpy(cell_at(&t, 0, c_tid), "TID", CELL_MAX);
-	if (cpu)
-		util_strlcpy(cell_at(&t, 0, c_cpu), "CPU", CELL_MAX);
-	util_strlcpy(cell_at(&t, 0, c_comm), "COMMAND", CELL_MAX);
-	util_strlcpy(cell_at(&t, 0, c_sym), "SYMBOL", CELL_MAX);
-	util_strlcpy(cell_at(&t, 0, c_mod), "MODULE", CELL_MAX);
-	for (int i = 0; i < m->nr_hot; i++) {
-		const struct model_hotspot *h = &m->hot[i];
-		snprintf(cell_at(&t, i + 1, c_share), CELL_MAX, "%.1f%%", h->share);
-		snprintf(cell_at(&t, i + 1, c_samples), CELL_MAX, "%" PRIu64, h->samples);
-		if (tree) {
-			for (int k = 0; k < 2; k++) {
-				double v = k ? h->self : h->children;
-				char *cl = cell_at(&t, i + 1, k ? c_self : c_children);
-				if (isnan(v))
-					util_strlcpy(cl, "-", CELL_MAX);
-				else
-					snprintf(cl, CELL_MAX, "%.1f%%", v);
-			}
-		}
-		if (keyed)
-			id_cell(cell_at(&t, i + 1, c_pid), (int)h->pid);
-		else
-			snprintf(cell_at(&t, i + 1, c_pid), CELL_MAX, "%d", (int)h->pid);
-		if (tid)
-			id_cell(cell_at(&t, i + 1, c_tid), (int)h->tid);
-		if (cpu)
-			id_cell(cell_at(&t, i + 1, c_cpu), h->cpu);
-		if (keyed && !h->comm[0])
-			util_strlcpy(cell_at(&t, i + 1, c_comm), "-", CELL_MAX);
-		else
-			untrusted_text(cell_at(&t, i + 1, c_comm), CELL_MAX, h->comm);
-		if (keyed)
-			name_cell(cell_at(&t, i + 1, c_sym), h->symbol);
-		else {
-			name_cell(cell_at(&t, i + 1, c_sym), h->symbol[0] ? h->symbol : "");
-			if (!h->symbol[0])
-				cell_at(&t, i + 1, c_sym)[0] = '\0';
-		}
-		untrusted_text(cell_at(&t, i + 1, c_mod), CELL_MAX,
-		               keyed && !h->module[0] ? "-" : h->module);
-	}
-	table_print(out, &t);
-	if (tree && m->nr_paths)
-		text_paths(out, m);
+	snapshot_table_print(out, &t);
 }
 
 static void health_cells(struct table *t, int row, const struct model_health_figures *f,
@@ -497,14 +318,16 @@ static void text_health(FILE *out, const struct model *m)
 
 	if (!s->enabled)
 		return;
-	rate_text(s, rate, sizeof(rate));
-	fprintf(out, "SAMPLING HEALTH (this interval): %s\n", rate);
+	/* The final snapshot is the run's totals: its health is too. */
+	const bool run = m->final;
+	snapshot_rate_text(s, rate, sizeof(rate));
+	fprintf(out, "SAMPLING HEALTH (%s): %s\n", run ? "the whole run" : "this interval", rate);
 	if (s->why[0]) {
 		fputs("  ", out);
 		untrusted_fputs(out, s->why, false);
 		fputc('\n', out);
 	}
-	if (table_init(&t, 8, s->nr_rings + 2))
+	if (snapshot_table_init(&t, 8, s->nr_rings + 2))
 		return;
 	t.left[0] = true;
 	static const char *const titles[] = {"RING",    "SAMPLES",   "LOST",      "LOST-SAMPLES",
@@ -517,17 +340,18 @@ static void text_health(FILE *out, const struct model *m)
 			snprintf(cell_at(&t, i + 1, 0), CELL_MAX, "cpu%d", r->cpu);
 		else
 			snprintf(cell_at(&t, i + 1, 0), CELL_MAX, "pid %d", (int)r->pid);
-		health_cells(&t, i + 1, &r->interval, r->throttled_now);
+		health_cells(&t, i + 1, run ? &r->total : &r->interval, r->throttled_now);
 	}
 	util_strlcpy(cell_at(&t, s->nr_rings + 1, 0), "all", CELL_MAX);
-	health_cells(&t, s->nr_rings + 1, &s->interval, s->throttled_now > 0);
-	table_print(out, &t);
-	fprintf(out,
-	        "since the start: %" PRIu64 " samples, %" PRIu64 " LOST records (%" PRIu64
-	        " samples), %" PRIu64 " samples lost before the ring, %" PRIu64
-	        " throttles, %" PRIu64 " corrupt records\n",
-	        tot->samples, tot->lost_records, tot->lost_samples, tot->lost_samples_hw,
-	        tot->throttles, tot->corrupt);
+	health_cells(&t, s->nr_rings + 1, run ? tot : &s->interval, s->throttled_now > 0);
+	snapshot_table_print(out, &t);
+	if (!run)
+		fprintf(out,
+		        "since the start: %" PRIu64 " samples, %" PRIu64 " LOST records (%" PRIu64
+		        " samples), %" PRIu64 " samples lost before the ring, %" PRIu64
+		        " throttles, %" PRIu64 " corrupt records\n",
+		        tot->samples, tot->lost_records, tot->lost_samples, tot->lost_samples_hw,
+		        tot->throttles, tot->corrupt);
 	if (s->max_rate_lowered)
 		fprintf(out,
 		        "perf_event_max_sample_rate: %ld/s, LOWERED by the kernel from %ld/s "
@@ -544,7 +368,7 @@ static void text_cgroups(FILE *out, const struct model *m)
 	struct table t;
 
 	fprintf(out, "CGROUPS: %d, counted on every CPU\n", m->nr_cgroups);
-	if (!m->nr_cgroups || table_init(&t, cols, m->nr_cgroups + 1))
+	if (!m->nr_cgroups || snapshot_table_init(&t, cols, m->nr_cgroups + 1))
 		return;
 	t.left[0] = true;
 	util_strlcpy(cell_at(&t, 0, 0), "CGROUP", CELL_MAX);
@@ -553,7 +377,7 @@ static void text_cgroups(FILE *out, const struct model *m)
 		untrusted_text(cell_at(&t, i + 1, 0), CELL_MAX, m->cgroups[i].cgroup);
 		counter_cells(&t, i + 1, 1, m, &m->cgroups[i]);
 	}
-	table_print(out, &t);
+	snapshot_table_print(out, &t);
 }
 
 static void write_text(FILE *out, const struct model *m)
@@ -590,7 +414,7 @@ static void write_text(FILE *out, const struct model *m)
 	}
 	if (m->sampling.enabled) {
 		fputc('\n', out);
-		text_hotspots(out, m);
+		snapshot_text_hotspots(out, m);
 		fputc('\n', out);
 		text_health(out, m);
 	}
@@ -843,6 +667,18 @@ static void json_sampling(FILE *out, const struct model *m)
 		json_string(out, s->hot_keys);
 		fputc(',', out);
 	}
+	if (s->total_samples) {
+		fprintf(out,
+		        "\"total_weight\":%" PRIu64 ",\"total_samples\":%" PRIu64
+		        ",\"other\":{\"share\":",
+		        s->total_weight, s->total_samples);
+		json_number(out, s->hot_other.share);
+		fprintf(out,
+		        ",\"samples\":%" PRIu64 ",\"weight\":%" PRIu64 ",\"folded\":%" PRIu64
+		        ",\"rows\":%d},",
+		        s->hot_other.samples, s->hot_other.weight, s->hot_other.folded,
+		        s->hot_other.rows);
+	}
 	if (s->callchain)
 		fprintf(out, "\"call_chains\":true,\"chain_samples\":%" PRIu64 ",",
 		        s->chain_samples);
@@ -856,6 +692,10 @@ static void json_sampling(FILE *out, const struct model *m)
 		json_number(out, h->share);
 		fputs(",\"samples\":", out);
 		json_u64(out, h->samples);
+		if (h->weight) {
+			fputs(",\"weight\":", out);
+			json_u64(out, h->weight);
+		}
 		fputs(",\"pid\":", out);
 		json_int(out, h->pid);
 		fputs(h->kernel ? ",\"kernel\":true," : ",\"kernel\":false,", out);

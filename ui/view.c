@@ -500,9 +500,12 @@ static void draw_info(struct view *v)
 			         "sampling is off (--no-hotspots, or it could not start)");
 			break;
 		}
-		n = snprintf(buf, sizeof(buf), "%d of %d, %s, %" PRIu64 " samples%s%s", m->nr_hot,
+		n = snprintf(buf, sizeof(buf), "%d of %d, %s, %s%" PRIu64 " samples%s%s", m->nr_hot,
 		             m->hot_total, s->accumulated ? "since the start" : "this interval",
-		             s->accumulated ? s->total.samples : s->interval.samples,
+		             s->total_samples ? "shares of " : "",
+		             s->total_samples ? s->total_samples
+		             : s->accumulated ? s->total.samples
+		                              : s->interval.samples,
 		             s->hide_kernel ? ", kernel hidden" : "",
 		             s->hide_user ? ", user space hidden" : "");
 		if (s->hot_keys[0])

@@ -261,8 +261,8 @@ static void test_growth(void **state)
 	for (int round = 0; round < 2; round++)
 		for (uint32_t i = 0; i < N; i++)
 			assert_int_equal(hotspots_add(&h, i % 97, 0, 0x400000 + 16 * (uint64_t)i, U,
-						      round, round ? i + 1 : 1),
-					 0);
+			                              round, round ? i + 1 : 1),
+			                 0);
 	for (uint32_t i = 0; i < N; i++)
 		want += i + 2;
 	assert_true(h.cap > HOTSPOTS_INITIAL_SLOTS);
@@ -292,7 +292,7 @@ static void test_overflow(void **state)
 	assert_int_equal(hotspots_init(&h, 0, 10, 0), 0);
 	for (uint64_t i = 0; i < 20; i++)
 		assert_int_equal(hotspots_add(&h, 1, 1, 0x1000 + i, U, 0, 10),
-				 i < 10 ? 0 : -ENOSPC);
+		                 i < 10 ? 0 : -ENOSPC);
 	/* Keys already in the table still count. */
 	assert_int_equal(hotspots_add(&h, 1, 1, 0x1000, U, 0, 10), 0);
 	assert_int_equal(hotspots_top(&h, HOTSPOTS_TOTAL, NULL, r, 32, &t), 10);
@@ -343,7 +343,7 @@ static void test_stable_order(void **state)
 	assert_int_equal(hotspots_init(&b, 0, 0, 0), 0);
 	for (int i = 0; i < SAMPLES; i++)
 		hotspots_add(&a, (uint32_t)(smp[i][0] % 13), 0, 0x1000 + smp[i][0], U,
-			     (int)smp[i][2], smp[i][1]);
+		             (int)smp[i][2], smp[i][1]);
 	/* b: reversed, with a clear in between to change the table's history. */
 	hotspots_add(&b, 999, 0, 0xdead, U, 0, 1);
 	for (int i = 0; i < 5000; i++)
@@ -351,7 +351,7 @@ static void test_stable_order(void **state)
 	hotspots_clear(&b);
 	for (int i = SAMPLES - 1; i >= 0; i--)
 		hotspots_add(&b, (uint32_t)(smp[i][0] % 13), 0, 0x1000 + smp[i][0], U,
-			     (int)smp[i][2], smp[i][1]);
+		             (int)smp[i][2], smp[i][1]);
 	na = hotspots_top(&a, HOTSPOTS_TOTAL, NULL, ra, KEYS, NULL);
 	nb = hotspots_top(&b, HOTSPOTS_TOTAL, NULL, rb, KEYS, NULL);
 	assert_true(na > 2500);
@@ -364,9 +364,9 @@ static void test_stable_order(void **state)
 		if (i) {
 			/* Weight descending, then pid, then ip ascending. */
 			assert_true(ra[i - 1].weight > ra[i].weight ||
-				    (ra[i - 1].weight == ra[i].weight &&
-				     (ra[i - 1].pid < ra[i].pid ||
-				      (ra[i - 1].pid == ra[i].pid && ra[i - 1].ip < ra[i].ip))));
+			            (ra[i - 1].weight == ra[i].weight &&
+			             (ra[i - 1].pid < ra[i].pid ||
+			              (ra[i - 1].pid == ra[i].pid && ra[i - 1].ip < ra[i].ip))));
 		}
 	}
 	/* The top 10 are the first 10 of the full list. */
@@ -535,7 +535,7 @@ static void assert_table_sound(const struct hotspots *h)
 		if (hotspots_find(h, s->pid, s->tid, s->ip, (enum records_cpumode)s->cpumode,
 		                  s->cpu) != s)
 			fail_msg("key ip %#llx pid %u cpu %d in slot %u not found there",
-				 (unsigned long long)s->ip, s->pid, s->cpu, i);
+			         (unsigned long long)s->ip, s->pid, s->cpu, i);
 	}
 	assert_int_equal(n, h->used);
 }
@@ -555,7 +555,7 @@ static int row_cmp_keypid(const void *pa, const void *pb)
 }
 
 static int merged_by_symbol(struct hotspots *h, enum hotspots_mode mode, hotspots_key_fn key,
-			    void *arg, struct hotspots_row *r, int cap, struct hotspots_totals *t)
+                            void *arg, struct hotspots_row *r, int cap, struct hotspots_totals *t)
 {
 	int n = hotspots_top(h, mode, NULL, r, cap, t);
 
@@ -566,7 +566,7 @@ static int merged_by_symbol(struct hotspots *h, enum hotspots_mode mode, hotspot
 }
 
 static void assert_same_symbols(const struct hotspots_row *a, int na, const struct hotspots_row *b,
-				int nb)
+                                int nb)
 {
 	assert_int_equal(na, nb);
 	for (int i = 0; i < na; i++) {
@@ -579,7 +579,7 @@ static void assert_same_symbols(const struct hotspots_row *a, int na, const stru
 }
 
 static void assert_same_rows(const struct hotspots_row *a, int na, const struct hotspots_row *b,
-			     int nb)
+                             int nb)
 {
 	assert_int_equal(na, nb);
 	for (int i = 0; i < na; i++) {
@@ -979,41 +979,76 @@ static void test_user_pids(void **state)
 	hotspots_fini(&h);
 }
 
-static void test_resolve_pids(void **state)
+/* What a take function was handed. */
+struct taken {
+	uint64_t weight, samples;
+	uint32_t keys, pids_seen[8];
+};
+
+static void take_count(const struct hotspots_slot *s, void *arg)
+{
+	struct taken *t = arg;
+
+	t->weight += s->weight;
+	t->samples += s->samples;
+	t->pids_seen[s->pid % 8]++;
+	t->keys++;
+}
+
+static void test_take_pids(void **state)
 {
 	struct hotspots h;
-	struct toy toy = {0};
-	uint32_t pids[] = {2};
+	struct taken t = {0};
+	uint32_t pids[] = {2, 5};
 
-	assert_int_equal(hotspots_init(&h, 0, 0, 10), 0);
+	assert_int_equal(hotspots_init(&h, 0, 0, 0), 0);
 	for (uint32_t pid = 1; pid <= 3; pid++)
-		for (uint64_t i = 0; i < 4; i++)
-			hotspots_add(&h, pid, pid, 0x10010 + i, U, 0, 1);
-	hotspots_add(&h, 2, 2, 0x100000, U, 0, 1); /* no symbol */
-	assert_int_equal(hotspots_resolve_pids(&h, pids, 1, toy_sym, &toy), 5);
-	assert_int_equal(toy.calls, 5);
-	/* Cached now: not asked again. */
-	assert_int_equal(hotspots_resolve_pids(&h, pids, 1, toy_sym, &toy), 0);
-	assert_int_equal(hotspots_resolve_pids(&h, pids, 0, toy_sym, &toy), 0);
-	assert_int_equal(toy.calls, 5);
-	/* pid 2 gone (no resolver): its keys fold from the cache, the others
-	 * stay. */
-	for (int i = 0; i < 3; i++)
-		hotspots_interval_reset(&h);
-	assert_int_equal(hotspots_trim(&h, NULL, NULL), 3);
-	assert_int_equal(h.used, 10);
-	assert_non_null(hotspots_find(&h, 2, 2, 0x10000, U, 0));
-	assert_null(hotspots_find(&h, 2, 2, 0x10011, U, 0));
-	assert_non_null(hotspots_find(&h, 1, 1, 0x10011, U, 0));
-	assert_int_equal(h.dropped, 0);
-	/* Every pid: the rest; over the cap again, they fold too. */
-	assert_int_equal(hotspots_resolve_pids(&h, NULL, 0, toy_sym, &toy), 8);
-	assert_int_equal(hotspots_resolve_pids(&h, NULL, 0, toy_sym, &toy), 0);
-	hotspots_add(&h, 4, 4, 0x10010, U, 0, 1);
-	assert_int_equal(hotspots_trim(&h, NULL, NULL), 6);
-	assert_int_equal(h.used, 5);
-	assert_int_equal(h.dropped, 0);
+		for (uint64_t i = 0; i < 40; i++)
+			hotspots_add(&h, pid, pid, 0x10010 + i, i % 2 ? U : K, (int)(i % 3), 10);
+	/* Every key of pid 2, user and kernel, on every CPU, and nothing else. */
+	assert_int_equal(hotspots_take_pids(&h, pids, 2, take_count, &t), 40);
+	assert_int_equal(t.keys, 40);
+	assert_int_equal(t.pids_seen[2], 40);
+	assert_int_equal(t.weight, 400);
+	assert_int_equal(t.samples, 40);
+	assert_int_equal(h.used, 80);
+	assert_null(hotspots_find(&h, 2, 2, 0x10011, U, 1));
+	assert_non_null(hotspots_find(&h, 1, 1, 0x10011, U, 1));
+	assert_non_null(hotspots_find(&h, 3, 3, 0x10010, K, 0));
 	assert_table_sound(&h);
+	/* The totals keep the figures: the caller holds the keys' rows now. */
+	assert_int_equal(h.total.weight, 1200);
+	assert_int_equal(hotspots_take_pids(&h, pids, 2, take_count, &t), 0);
+	hotspots_fini(&h);
+}
+
+/* A table with a drop hook hands the keys it drops to it, the overflow
+ * figures untouched: nothing a query can rank is lost. */
+static void test_trim_drop_hook(void **state)
+{
+	struct hotspots h;
+	struct taken t = {0};
+	struct hotspots_row rows[64];
+	struct hotspots_totals tot;
+	uint64_t shown = 0;
+	int n;
+
+	assert_int_equal(hotspots_init(&h, 0, 0, 8), 0);
+	h.drop = take_count;
+	h.drop_arg = &t;
+	for (uint64_t i = 0; i < 40; i++)
+		hotspots_add(&h, 7, 7, 0x900000 + 64 * i, U, 0, 1 + i);
+	hotspots_interval_reset(&h);
+	assert_int_equal(hotspots_trim(&h, NULL, NULL), 32); /* no symbols: dropped */
+	assert_int_equal(h.used, 8);
+	assert_int_equal(t.keys, 32);
+	assert_int_equal(h.total.overflow_weight, 0);
+	n = hotspots_top(&h, HOTSPOTS_TOTAL, NULL, rows, 64, &tot);
+	for (int i = 0; i < n; i++)
+		shown += rows[i].weight;
+	/* The heaviest stay; what left plus what stayed is everything. */
+	assert_int_equal(shown + t.weight, 40 * 41 / 2);
+	assert_int_equal(rows[n - 1].weight, 33);
 	hotspots_fini(&h);
 }
 
@@ -1117,7 +1152,7 @@ static void property_run(uint32_t soft_cap, uint32_t unknown_pid, uint64_t seed,
 		ref[k].cpu = (int)(k / (2 * P_IPS) % 2);
 		ref[k].mode = k / P_IPS % 2 ? K : U;
 		ref[k].ip = (ref[k].mode == K ? 0xffffffff81000000ull : 0x10000) +
-			    16 * (uint64_t)(k % P_IPS);
+		            16 * (uint64_t)(k % P_IPS);
 		assert_int_equal(p_index(ref[k].pid, ref[k].cpu, ref[k].mode, ref[k].ip), k);
 	}
 	assert_int_equal(hotspots_init(&h, 0, 0, soft_cap), 0);
@@ -1202,8 +1237,8 @@ static void property_run(uint32_t soft_cap, uint32_t unknown_pid, uint64_t seed,
 		}
 		for (uint32_t k = 0; k < P_KEYS; k++)
 			assert_int_equal(hotspots_find(&h, ref[k].pid, 0, ref[k].ip, ref[k].mode,
-						       ref[k].cpu) != NULL,
-					 held[k]);
+			                               ref[k].cpu) != NULL,
+			                 held[k]);
 		assert_int_equal(h.total.weight, ref_total);
 		assert_int_equal(tab_total + h.total.overflow_weight, ref_total);
 		if (!h.dropped) {
@@ -1252,24 +1287,25 @@ static void test_trim_property(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_weights_and_shares),
-		cmocka_unit_test(test_cpumodes),
-		cmocka_unit_test(test_filters_and_cpu_folding),
-		cmocka_unit_test(test_by_thread),
-		cmocka_unit_test(test_interval_vs_total),
-		cmocka_unit_test(test_growth),
-		cmocka_unit_test(test_overflow),
-		cmocka_unit_test(test_stable_order),
-		cmocka_unit_test(test_merge),
-		cmocka_unit_test(test_trim_folds_idle),
-		cmocka_unit_test(test_trim_spares_busy_keys),
-		cmocka_unit_test(test_trim_overflow),
-		cmocka_unit_test(test_trim_drops_coldest),
-		cmocka_unit_test(test_symbol_cache),
-		cmocka_unit_test(test_exec_then_trim),
-		cmocka_unit_test(test_resolve_pids),
-		cmocka_unit_test(test_user_pids),
-		cmocka_unit_test(test_trim_property),
+	    cmocka_unit_test(test_weights_and_shares),
+	    cmocka_unit_test(test_cpumodes),
+	    cmocka_unit_test(test_filters_and_cpu_folding),
+	    cmocka_unit_test(test_by_thread),
+	    cmocka_unit_test(test_interval_vs_total),
+	    cmocka_unit_test(test_growth),
+	    cmocka_unit_test(test_overflow),
+	    cmocka_unit_test(test_stable_order),
+	    cmocka_unit_test(test_merge),
+	    cmocka_unit_test(test_trim_folds_idle),
+	    cmocka_unit_test(test_trim_spares_busy_keys),
+	    cmocka_unit_test(test_trim_overflow),
+	    cmocka_unit_test(test_trim_drops_coldest),
+	    cmocka_unit_test(test_symbol_cache),
+	    cmocka_unit_test(test_exec_then_trim),
+	    cmocka_unit_test(test_take_pids),
+	    cmocka_unit_test(test_trim_drop_hook),
+	    cmocka_unit_test(test_user_pids),
+	    cmocka_unit_test(test_trim_property),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
