@@ -187,6 +187,7 @@ static int add_syms(struct tabbuild *b, Elf *elf, Elf64_Word type)
 	for (i = 0; !err && i < n; i++) {
 		GElf_Sym sym;
 		const char *name;
+		size_t len;
 		int stt, stb;
 
 		if (!gelf_getsym(data, i, &sym))
@@ -199,9 +200,11 @@ static int add_syms(struct tabbuild *b, Elf *elf, Elf64_Word type)
 		name = elf_strptr(elf, sh.sh_link, sym.st_name);
 		if (!name || !*name)
 			continue;
-		err = sym_build_add(b, sym.st_value, sym.st_size, name, strlen(name),
-		                    sym_rank_of(sym.st_size, stb == STB_LOCAL, stb == STB_WEAK,
-		                                name, strlen(name)));
+		/* "memcpy@@GLIBC_2.14" is memcpy, as perf names it */
+		len = symbols_unversioned_len(name);
+		err = sym_build_add(
+		    b, sym.st_value, sym.st_size, name, len,
+		    sym_rank_of(sym.st_size, stb == STB_LOCAL, stb == STB_WEAK, name, len));
 	}
 	return err ? err : b->nr > before ? 0 : -ENOENT;
 }
@@ -216,13 +219,15 @@ static int finish_syms(struct dso *d, struct tabbuild *b, int err)
 	return sym_build_finish(b, &d->tab);
 }
 
-/* Read the function symbols of the first section of this type. -ENOENT
- * when there is none or it holds no functions. */
-static int dso_read_syms(struct dso *d, Elf *elf, Elf64_Word type)
+/* Read the function symbols of the first section of this type, and the
+ * PLT stubs of bin (the binary elf is the debug file of, or elf itself).
+ * -ENOENT when there is no such section or it holds no functions. */
+static int dso_read_syms(struct dso *d, Elf *elf, Elf *bin, Elf64_Word type)
 {
 	struct tabbuild b = {0};
+	int err = add_syms(&b, elf, type);
 
-	return finish_syms(d, &b, add_syms(&b, elf, type));
+	return finish_syms(d, &b, err ? err : sym_plt_add(&b, bin));
 }
 
 /*
@@ -282,8 +287,8 @@ fail:
 	return NULL;
 }
 
-/* A binary without .symtab: its .dynsym, and the .symtab of its
- * MiniDebugInfo when it has one. -ENOENT when neither names a function. */
+/* A binary without .symtab: its .dynsym, the .symtab of its MiniDebugInfo
+ * when it has one, and its PLT stubs. -ENOENT when none names a function. */
 static int dso_read_stripped(struct dso *d, Elf *elf)
 {
 	struct tabbuild b = {0};
@@ -302,18 +307,24 @@ static int dso_read_stripped(struct dso *d, Elf *elf)
 	}
 	if (err == -ENOMEM || merr == -ENOMEM)
 		return finish_syms(d, &b, -ENOMEM);
-	return finish_syms(d, &b, err && merr ? -ENOENT : 0);
+	size_t before = b.nr;
+	int perr = sym_plt_add(&b, elf);
+
+	if (perr)
+		return finish_syms(d, &b, perr);
+	return finish_syms(d, &b, err && merr && b.nr == before ? -ENOENT : 0);
 }
 
 /*
  * d's function symbols from elf, read from fd (kind says which file that
  * is: a debug file, or the binary itself, whose .dynsym and MiniDebugInfo
- * count when stripped): from the cache file for d's build id and fd's file
- * when there is a valid one, else read and then cached. 0, or -ENOENT when
- * elf names no function, -ENOMEM.
+ * count when stripped), with the PLT stubs of bin, the binary: from the
+ * cache file for d's build id and fd's file when there is a valid one,
+ * else read and then cached. 0, or -ENOENT when elf names no function,
+ * -ENOMEM.
  */
 static int dso_read_cached(struct symbols *s, struct dso *d, enum dcache_kind kind, int fd,
-                           Elf *elf, bool stripped_too)
+                           Elf *elf, Elf *bin, bool stripped_too)
 {
 	struct dcache_key k = {.kind = kind};
 	struct stat st;
@@ -330,7 +341,7 @@ static int dso_read_cached(struct symbols *s, struct dso *d, enum dcache_kind ki
 			return 0;
 		}
 	}
-	err = dso_read_syms(d, elf, SHT_SYMTAB);
+	err = dso_read_syms(d, elf, bin, SHT_SYMTAB);
 	if (err == -ENOENT && stripped_too)
 		err = dso_read_stripped(d, elf);
 	if (!err && keyed)
@@ -641,7 +652,7 @@ static int dso_read_debug(struct symbols *s, struct dso *d, pid_t pid, Elf *bin)
 		fd = debug_by_link(s, d, pid, bin, &elf, got);
 	if (fd < 0)
 		return -ENOENT;
-	err = dso_read_cached(s, d, DCACHE_DEBUG, fd, elf, false);
+	err = dso_read_cached(s, d, DCACHE_DEBUG, fd, elf, bin, false);
 	if (!err) {
 		free(d->debug_path);
 		d->debug_path = strdup(got);
@@ -678,7 +689,7 @@ static int dso_read_image(struct symbols *s, struct dso *d, pid_t pid, Elf *elf,
 		s->stats.debug_loads++;
 		return 0;
 	}
-	err = dso_read_cached(s, d, DCACHE_BINARY, fd, elf, true);
+	err = dso_read_cached(s, d, DCACHE_BINARY, fd, elf, elf, true);
 	if (err == -ENOENT)
 		err = 0; /* stripped: ips still get module+0xVADDR */
 	return err;

@@ -20,7 +20,7 @@
  * owned by us that only we can write, in a directory of ours.
  */
 #define DCACHE_MAGIC     "PFMDSYM\n"
-#define DCACHE_VERSION   1
+#define DCACHE_VERSION   2 /* 2: names without versions, PLT stubs */
 #define DCACHE_ORDER     0x01020304u
 #define DCACHE_PREFIX    "dso-" /* then the build id in hex, '-' and the kind */
 #define DCACHE_TEMP      ".dso-"

@@ -124,16 +124,17 @@ static uint64_t annot_samples(const struct profile *p, const struct profile_anno
 }
 
 /* Does a sampled function's name match --annotate's? Its name as the
- * binary has it, demangled, or demangled without its parameters. */
+ * binary has it (a version given, "memcpy@@GLIBC_2.14", is not in names
+ * any more), demangled, or demangled without its parameters. */
 static bool name_matches(const char *want, const char *name)
 {
 	char buf[SYMBOLS_NAME_MAX];
 	size_t n = strlen(want);
 
-	if (!strcmp(want, name))
+	if (symbols_name_is(name, want))
 		return true;
 	demangle(name, buf, sizeof(buf));
-	return !strcmp(want, buf) || (!strncmp(want, buf, n) && buf[n] == '(');
+	return symbols_name_is(buf, want) || (!strncmp(want, buf, n) && buf[n] == '(');
 }
 
 static bool watched(const struct profile *p, const struct hotspots_row *row)

@@ -134,19 +134,33 @@ int symbols_code(struct symbols *s, pid_t pid, uint64_t ip, bool kernel, struct 
 	return 0;
 }
 
+size_t symbols_unversioned_len(const char *name)
+{
+	const char *at = name[0] ? strchr(name + 1, '@') : NULL;
+
+	return at && strcmp(at, "@plt") ? (size_t)(at - name) : strlen(name);
+}
+
+bool symbols_name_is(const char *name, const char *want)
+{
+	size_t n = symbols_unversioned_len(want);
+
+	return !strcmp(name, want) || (want[n] && !strncmp(name, want, n) && !name[n]);
+}
+
 bool symbols_has_name(const struct symbols *s, const char *name, char *module, size_t len)
 {
 	for (size_t b = 0; b < s->dsos_buckets; b++)
 		for (const struct dso *d = s->dsos[b]; d; d = d->hnext)
 			for (size_t i = 0; d->state == DSO_LOADED && i < d->tab.nr; i++)
-				if (!strcmp(d->tab.pool + d->tab.syms[i].name, name)) {
+				if (symbols_name_is(d->tab.pool + d->tab.syms[i].name, name)) {
 					util_strlcpy(module, d->base, len);
 					return true;
 				}
 	if (s->kstate == KERNEL_LOADED)
 		for (size_t i = 0; i < s->ktab.nr; i++)
 			if (s->ktab.syms[i].name < s->ktab.pool.len &&
-			    !strcmp(s->ktab.pool.buf + s->ktab.syms[i].name, name)) {
+			    symbols_name_is(s->ktab.pool.buf + s->ktab.syms[i].name, name)) {
 				util_strlcpy(module, "[kernel]", len);
 				return true;
 			}

@@ -25,7 +25,10 @@ int symbols_elf_build_id(struct Elf *elf, unsigned char *id, size_t len);
  *   scanned) and from MMAP/MMAP2 records (symbols_mmap()). A mapped file is
  *   a "binary", shared by every process that maps it: keyed by (dev, inode)
  *   when known, else by path, and read once, lazily, on the first lookup
- *   that lands in it: .symtab functions, else .dynsym, via libelf. Binaries
+ *   that lands in it: .symtab functions, else .dynsym, via libelf, their
+ *   names without a symbol version (as perf shows them: "memcpy", not
+ *   "memcpy@@GLIBC_2.14"), plus "func@plt" for each entry of the PLT (as
+ *   perf synthesizes them, from the PLT relocations). Binaries
  *   are opened through /proc/PID/root/PATH first (other mount namespaces,
  *   containers), then PATH.
  * - separate debug files (libc6-dbg, glibc-debuginfo ...) hold the full
@@ -251,6 +254,15 @@ int symbols_map_open(struct symbols *s, pid_t pid, const struct symbols_map *m);
 int symbols_debug_open(struct symbols *s, pid_t pid, const char *file, const unsigned char *id,
                        size_t n, const char *link, uint32_t crc);
 
+/* The length of name without a symbol version ("memcpy@@GLIBC_2.14",
+ * "pthread_kill@GLIBC_2.2.5": what follows the first '@' after at least one
+ * byte), as binaries' names are read; "puts@plt" keeps its "@plt". */
+size_t symbols_unversioned_len(const char *name);
+
+/* Is name, a symbol's name as looked up, the one want asks for: the same,
+ * or want with a version (symbols_unversioned_len()) it no longer has? */
+bool symbols_name_is(const char *name, const char *want);
+
 /* Write r as one label into buf: "name+0xOFF" ("name" at offset 0) for
  * found symbols, else r->name. 0, or -ENOSPC (truncated, NUL-terminated). */
 int symbols_format(const struct symbols_result *r, char *buf, size_t len);
@@ -280,8 +292,9 @@ struct symbols_code {
  */
 int symbols_code(struct symbols *s, pid_t pid, uint64_t ip, bool kernel, struct symbols_code *out);
 
-/* Is there a function named name (exactly) in a binary read so far or in
- * the kernel's table? Its module's label into module (len bytes) if so. */
+/* Is there a function named name in a binary read so far or in the
+ * kernel's table (symbols_name_is())? Its module's label into module (len
+ * bytes) if so. */
 bool symbols_has_name(const struct symbols *s, const char *name, char *module, size_t len);
 
 /* Counters for tests, benchmarks and the health view. */

@@ -353,6 +353,10 @@ void sym_resolve_file(struct symbols *s, struct proc *p, const struct map *m, ui
                       struct symbols_result *out);
 const struct dso *sym_vdso_get(struct symbols *s, uint64_t size);
 
+/* plt.c: "func@plt" symbols for the stubs of elf's PLT, added to b. 0
+ * (none is fine), or -ENOMEM. */
+int sym_plt_add(struct tabbuild *b, Elf *elf);
+
 /* procmaps.c: processes and their mappings */
 struct proc *sym_proc_find(const struct symbols *s, pid_t pid);
 int sym_procs_grow(struct symbols *s);
