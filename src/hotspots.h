@@ -209,6 +209,11 @@ struct hotspots_totals {
  */
 int hotspots_init(struct hotspots *h, unsigned flags, uint32_t max_entries, uint32_t soft_cap);
 
+/* hotspots_watch.c: count one sample in the watches that take it (from
+ * hotspots_add(), when there are watches). */
+void hotspots_watch_sample(struct hotspots *h, uint32_t pid, uint64_t ip,
+                           enum records_cpumode cpumode, uint64_t weight);
+
 /* Free everything; h may be initialised again. Safe on a zeroed h. */
 void hotspots_fini(struct hotspots *h);
 
