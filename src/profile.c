@@ -113,6 +113,10 @@ static void sb_fork(const struct record *r, void *arg)
 		 * else it comes from /proc. */
 		if (comm[0])
 			remember_comm(p, (pid_t)r->task.pid, comm);
+		/* The child runs its parent's code until it execs: the parent's
+		 * mappings, read now while it runs if no record gave them. */
+		uint64_t gen;
+		symbols_maps(p->sym, (pid_t)r->task.ppid, NULL, 0, &gen);
 		symbols_fork(p->sym, (pid_t)r->task.ppid, (pid_t)r->task.pid);
 		hotspots_symbols_changed(&p->hot, r->task.pid); /* perhaps a recycled pid */
 	}
