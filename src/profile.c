@@ -457,16 +457,16 @@ void profile_tick(struct profile *p, struct model *m, bool totals)
 	n = profile_group_rows(p, p->rows, kept, f.by_cpu);
 	m->hot_total = n;
 	m->sampling.total_weight = tot.weight;
-	for (int i = 0; i < n && i < p->cfg->top; i++) {
-		struct model_hotspot *h = model_add_hotspot(m);
-		if (!h)
-			break;
-		profile_fill_row(p, &p->rows[i], h);
-	}
 	m->nr_paths = m->nr_frames = 0;
 	m->sampling.callchain = false;
-	if (p->cfg->callchain)
-		profile_call_trees(p, p->rows, m, accumulated);
+	/* -g: children mode ranks the rows and the chains' other functions */
+	if (!p->cfg->callchain || !profile_call_trees(p, p->rows, n, m, accumulated))
+		for (int i = 0; i < n && i < p->cfg->top; i++) {
+			struct model_hotspot *h = model_add_hotspot(m);
+			if (!h)
+				break;
+			profile_fill_row(p, &p->rows[i], h);
+		}
 	stacks_interval_reset(&p->stacks);
 	/* Before the exited processes' symbols go: the symbols of their keys
 	 * (so that they still merge and fold), then bound the table. */
