@@ -190,11 +190,136 @@ void calltree_finish(struct calltree *t, struct calltree_result *out)
 	}
 }
 
+/* ---- every function of the chains ---- */
+
+static uint32_t fn_hash(uint32_t func, uint64_t cls)
+{
+	uint64_t h = ((uint64_t)func ^ cls * 0xff51afd7ed558ccdull) * 0x9e3779b97f4a7c15ull;
+
+	return (uint32_t)(h ^ h >> 32);
+}
+
+void calltree_count_begin(struct calltree *t)
+{
+	t->nr_fn = 0;
+	t->fn_chain = 0;
+	t->fn_total = 0;
+	if (t->fn_slots)
+		memset(t->fn_slots, 0, t->cap_fn_slots * sizeof(*t->fn_slots));
+}
+
+static int grow_fn_slots(struct calltree *t)
+{
+	const uint32_t cap = t->cap_fn_slots ? t->cap_fn_slots * 2 : 1024;
+	uint32_t *s;
+
+	if (!cap)
+		return -ENOMEM;
+	s = calloc(cap, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < t->nr_fn; i++) {
+		uint32_t k = fn_hash(t->fn[i].func, t->fn[i].cls) & (cap - 1);
+
+		while (s[k])
+			k = (k + 1) & (cap - 1);
+		s[k] = i + 1;
+	}
+	free(t->fn_slots);
+	t->fn_slots = s;
+	t->cap_fn_slots = cap;
+	return 0;
+}
+
+/* The slot of (func, cls): its own, or the empty one ending its probe. */
+static uint32_t *fn_slot(const struct calltree *t, uint32_t func, uint64_t cls)
+{
+	uint32_t k = fn_hash(func, cls) & (t->cap_fn_slots - 1);
+
+	while (t->fn_slots[k]) {
+		const struct calltree_func *f = &t->fn[t->fn_slots[k] - 1];
+
+		if (f->func == func && f->cls == cls)
+			break;
+		k = (k + 1) & (t->cap_fn_slots - 1);
+	}
+	return &t->fn_slots[k];
+}
+
+/* The entry of (func, cls), made when new (first met in pid's chain, at
+ * a frame with word); NULL when out of memory. */
+static struct calltree_func *fn_of(struct calltree *t, uint32_t func, uint64_t cls, uint32_t pid,
+                                   uint64_t word)
+{
+	uint32_t *slot;
+
+	if ((t->nr_fn + 1) * 2 > t->cap_fn_slots && grow_fn_slots(t))
+		return NULL;
+	slot = fn_slot(t, func, cls);
+	if (*slot)
+		return &t->fn[*slot - 1];
+	if (t->nr_fn == t->cap_fn) {
+		const uint32_t cap = t->cap_fn ? t->cap_fn * 2 : 256;
+		struct calltree_func *p = cap ? realloc(t->fn, (size_t)cap * sizeof(*p)) : NULL;
+
+		if (!p)
+			return NULL;
+		t->fn = p;
+		t->cap_fn = cap;
+	}
+	t->fn[t->nr_fn] =
+	    (struct calltree_func){.func = func, .cls = cls, .word = word, .pid = pid};
+	*slot = ++t->nr_fn;
+	return &t->fn[t->nr_fn - 1];
+}
+
+int calltree_count(struct calltree *t, const uint32_t *funcs, const uint64_t *words, uint32_t nr,
+                   bool leaf, uint64_t cls, uint32_t pid, uint64_t samples)
+{
+	int ret = 0;
+
+	t->fn_total += samples;
+	if (++t->fn_chain == 0) { /* wrapped: no stamp may look current */
+		for (uint32_t i = 0; i < t->nr_fn; i++)
+			t->fn[i].stamp = 0;
+		t->fn_chain = 1;
+	}
+	for (uint32_t i = 0; i < nr; i++) {
+		struct calltree_func *f = fn_of(t, funcs[i], cls, pid, words ? words[i] : 0);
+
+		if (!f) {
+			ret = -ENOMEM;
+			continue;
+		}
+		if (f->stamp == t->fn_chain)
+			continue; /* recursion: once per chain */
+		if (f->pid != pid)
+			f->pids = true;
+		f->stamp = t->fn_chain;
+		f->children += samples;
+		if (i == 0 && leaf)
+			f->self += samples;
+	}
+	return ret;
+}
+
+const struct calltree_func *calltree_counted(const struct calltree *t, uint32_t func, uint64_t cls)
+{
+	const uint32_t *slot;
+
+	if (!t->cap_fn_slots)
+		return NULL;
+	slot = fn_slot(t, func, cls);
+	return *slot ? &t->fn[*slot - 1] : NULL;
+}
+
 void calltree_fini(struct calltree *t)
 {
 	free(t->tg);
 	free(t->by_func);
 	free(t->cand);
 	free(t->slots);
+	free(t->fn);
+	free(t->fn_slots);
 	memset(t, 0, sizeof(*t));
 }

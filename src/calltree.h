@@ -43,6 +43,17 @@ struct calltree_result {
 	struct calltree_path callers[CALLTREE_PATHS], callees[CALLTREE_PATHS];
 };
 
+/* A function of the chains counted (calltree_count()), with its class. */
+struct calltree_func {
+	uint32_t func;
+	uint64_t cls;
+	uint64_t children, self;
+	uint64_t word;  /* the caller's word of the frame where it was first met */
+	uint32_t pid;   /* the process of the first chain that held it */
+	bool pids;      /* chains of other processes hold it too */
+	uint32_t stamp; /* the chain it was last counted in */
+};
+
 struct calltree_target;
 struct calltree_cand;
 
@@ -57,6 +68,13 @@ struct calltree {
 	size_t nr_cand, cap_cand;
 	uint32_t *slots; /* a hash of them: index + 1, 0 empty */
 	uint32_t cap_slots;
+	/* calltree_count(): every function met, by (func, cls) */
+	struct calltree_func *fn;
+	uint32_t nr_fn, cap_fn;
+	uint32_t *fn_slots; /* index + 1, 0 empty */
+	uint32_t cap_fn_slots;
+	uint32_t fn_chain; /* chains counted */
+	uint64_t fn_total; /* their samples */
 };
 
 /* Start a span over function ids below nr_funcs, for nr targets: func[i]
@@ -73,6 +91,28 @@ int calltree_add(struct calltree *t, const uint32_t *funcs, uint32_t nr, uint64_
 /* The results, one per target (out[0..nr) as given to calltree_begin()):
  * counts and paths, heaviest path first. */
 void calltree_finish(struct calltree *t, struct calltree_result *out);
+
+/*
+ * Every function of the chains, not only targets (the rows of children
+ * mode, as perf report --children lists them): calltree_count_begin(),
+ * then calltree_count() each chain, then t->fn[0..t->nr_fn) in the order
+ * the functions were first met. Kept apart from the targets' counts and
+ * paths, so that one span can be counted, its heaviest functions picked,
+ * and those made targets of calltree_begin().
+ */
+void calltree_count_begin(struct calltree *t);
+
+/* One chain of process pid, class cls, seen samples times: funcs[0..nr)
+ * leaf first, funcs[0] the sampled function when leaf (else the frames
+ * where the sample landed were left out, and no function gets its self).
+ * words[i] (or 0 without words) is kept with a function where it is
+ * first met. Each function counts once a chain. 0 or -ENOMEM (then the
+ * functions not yet known are left out; the total is kept). */
+int calltree_count(struct calltree *t, const uint32_t *funcs, const uint64_t *words, uint32_t nr,
+                   bool leaf, uint64_t cls, uint32_t pid, uint64_t samples);
+
+/* The counted function func of class cls, or NULL. */
+const struct calltree_func *calltree_counted(const struct calltree *t, uint32_t func, uint64_t cls);
 
 void calltree_fini(struct calltree *t);
 

@@ -556,16 +556,20 @@ static void rank_rows(struct profile *p, struct model *m, int *n, const struct h
 		                       : 0.0;
 }
 
-/* "other": the rows ranked but not shown, and what folded for room. */
-static void hot_other(struct model *m, const struct hotspots_row *rows, int n)
+/* "other": what the rows shown leave of the total (the rows ranked below
+ * the cut, and what folded for room). */
+static void hot_other(struct model *m)
 {
 	struct model_sampling *s = &m->sampling;
+	uint64_t weight = 0, samples = 0;
 
-	for (int i = m->nr_hot; i < n; i++) {
-		s->hot_other.weight += rows[i].weight;
-		s->hot_other.samples += rows[i].samples;
-		s->hot_other.rows++;
+	for (int i = 0; i < m->nr_hot; i++) {
+		weight += m->hot[i].weight;
+		samples += m->hot[i].samples;
 	}
+	s->hot_other.weight = s->total_weight > weight ? s->total_weight - weight : 0;
+	s->hot_other.samples = s->total_samples > samples ? s->total_samples - samples : 0;
+	s->hot_other.rows = m->hot_total > m->nr_hot ? m->hot_total - m->nr_hot : 0;
 	s->hot_other.share =
 	    s->total_weight ? 100.0 * (double)s->hot_other.weight / (double)s->total_weight : 0.0;
 }
@@ -614,17 +618,17 @@ void profile_tick(struct profile *p, struct model *m, bool totals)
 	n = profile_group_rows(p, p->rows, kept, f.by_cpu);
 	rank_rows(p, m, &n, &f, &tot.all);
 	m->hot_total = n;
-	for (int i = 0; i < n && i < p->cfg->top; i++) {
-		struct model_hotspot *h = model_add_hotspot(m);
-		if (!h)
-			break;
-		profile_fill_row(p, &p->rows[i], h);
-	}
-	hot_other(m, p->rows, n);
 	m->nr_paths = m->nr_frames = 0;
 	m->sampling.callchain = false;
-	if (p->cfg->callchain)
-		profile_call_trees(p, p->rows, m, accumulated);
+	/* -g: children mode ranks the rows and the chains' other functions */
+	if (!p->cfg->callchain || !profile_call_trees(p, p->rows, n, m, accumulated))
+		for (int i = 0; i < n && i < p->cfg->top; i++) {
+			struct model_hotspot *h = model_add_hotspot(m);
+			if (!h)
+				break;
+			profile_fill_row(p, &p->rows[i], h);
+		}
+	hot_other(m);
 	stacks_interval_reset(&p->stacks);
 	/* Before the exited processes' symbols go: their keys, named. */
 	if (p->nr_exited)

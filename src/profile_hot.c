@@ -345,6 +345,12 @@ struct frame_name {
 _Static_assert(FUNCS_MAX < (1u << 29), "a frame slot's func holds any function id");
 _Static_assert(sizeof(struct frame_slot) == 24, "a frame slot is 24 bytes");
 
+/* A chain of the span, resolved: where its functions are in chains. */
+struct tree_chain {
+	size_t off;
+	uint64_t cls, samples;
+};
+
 struct profile_tree {
 	struct profile_strtab funcs;   /* "k|u" module NUL name: a function's id */
 	struct profile_strtab modules; /* module names */
@@ -366,6 +372,13 @@ struct profile_tree {
 	bool by_sym, by_dso, by_pid, by_comm;
 	int64_t filter_pid;
 	struct profile *p;
+	/* children mode, this tick: the chains walked once, for the paths */
+	struct tree_chain *walked;
+	size_t nr_walked, cap_walked;
+	uint64_t *words;        /* scratch: the addresses of a counted chain's frames */
+	uint8_t *module_kernel; /* by module id: met in kernel frames */
+	uint32_t cap_module_kernel;
+	bool hide_kernel, hide_user;
 };
 
 static struct profile_tree *tree_of(struct profile *p)
@@ -378,7 +391,8 @@ static struct profile_tree *tree_of(struct profile *p)
 			return NULL;
 		t->p = p;
 		t->proj = malloc(STACKS_MAX_FRAMES * sizeof(*t->proj));
-		t->cap_proj = t->proj ? STACKS_MAX_FRAMES : 0;
+		t->words = malloc(STACKS_MAX_FRAMES * sizeof(*t->words));
+		t->cap_proj = t->proj && t->words ? STACKS_MAX_FRAMES : 0;
 	}
 	return t;
 }
@@ -626,31 +640,96 @@ static uint64_t chain_class(struct profile_tree *t, uint32_t pid)
 	return 0;
 }
 
-static void add_chain(uint32_t pid, const uint64_t *ips, uint32_t nr, uint64_t samples,
-                      uint64_t *user, void *arg)
+/* A resolved chain c (chain_funcs()) of class cls to the call paths'
+ * targets: ids as they are with sym a key, else projected. */
+static void place_chain(struct profile_tree *t, const uint32_t *c, uint64_t cls, uint64_t samples)
 {
-	struct profile_tree *t = arg;
-	const uint32_t *c;
+	uint32_t n = 0;
 
-	if (t->filter_pid >= 0 && pid != (uint64_t)t->filter_pid)
-		return;
-	c = chain_funcs(t, pid, ips, nr, user);
-	if (!c || c[0] > t->cap_proj) {
-		t->ct.total += samples; /* counted, not placed */
-		return;
-	}
 	if (t->by_sym) { /* ids as they are */
-		calltree_add(&t->ct, c + 1, c[0], chain_class(t, pid), samples);
+		calltree_add(&t->ct, c + 1, c[0], cls, samples);
 		return;
 	}
 	/* Modules: calls within one module are one step of its paths. */
-	uint32_t n = 0;
 	for (uint32_t i = 0; i < c[0]; i++) {
 		const uint32_t id = project(t, c[1 + i]);
 		if (!n || t->proj[n - 1] != id)
 			t->proj[n++] = id;
 	}
-	calltree_add(&t->ct, t->proj, n, chain_class(t, pid), samples);
+	calltree_add(&t->ct, t->proj, n, cls, samples);
+}
+
+/* A module id met in a frame of the kernel (or not). */
+static void mark_module(struct profile_tree *t, uint32_t id, bool kernel)
+{
+	if (id >= t->cap_module_kernel) {
+		uint32_t cap = t->cap_module_kernel ? t->cap_module_kernel : 64;
+		uint8_t *k;
+
+		while (cap <= id)
+			cap *= 2;
+		if (!(k = realloc(t->module_kernel, cap)))
+			return;
+		memset(k + t->cap_module_kernel, 0, cap - t->cap_module_kernel);
+		t->module_kernel = k;
+		t->cap_module_kernel = cap;
+	}
+	t->module_kernel[id] |= kernel;
+}
+
+/* Pass one over the span's chains: every function on them counted (its
+ * children and self), the hidden side's frames (-K, -U) left out, and
+ * the chain kept for the paths. */
+static void count_chain(uint32_t pid, const uint64_t *ips, uint32_t nr, uint64_t samples,
+                        uint64_t *user, void *arg)
+{
+	struct profile_tree *t = arg;
+	const uint64_t cls = chain_class(t, pid);
+	const uint32_t *c;
+	bool kernel = false, leaf = true;
+	uint32_t n = 0, k = 0;
+
+	if (t->filter_pid >= 0 && pid != (uint64_t)t->filter_pid)
+		return;
+	c = chain_funcs(t, pid, ips, nr, user);
+	if (!c || c[0] > t->cap_proj) {
+		t->ct.fn_total += samples; /* counted, not placed */
+		return;
+	}
+	if (t->nr_walked == t->cap_walked) {
+		size_t cap = t->cap_walked ? t->cap_walked * 2 : 1024;
+		struct tree_chain *w = realloc(t->walked, cap * sizeof(*w));
+
+		if (w) {
+			t->walked = w;
+			t->cap_walked = cap;
+		}
+	}
+	if (t->nr_walked < t->cap_walked)
+		t->walked[t->nr_walked++] = (struct tree_chain){
+		    .off = (size_t)(c - t->chains), .cls = cls, .samples = samples};
+	/* The frames as chain_funcs() read them: markers left out. */
+	for (uint32_t i = 0; i < nr && k < c[0]; i++) {
+		uint32_t id;
+
+		if (ips[i] >= PERF_CONTEXT_MAX) {
+			kernel =
+			    ips[i] == PERF_CONTEXT_KERNEL || ips[i] == PERF_CONTEXT_GUEST_KERNEL;
+			continue;
+		}
+		id = project(t, c[1 + k++]);
+		if (kernel ? t->hide_kernel : t->hide_user) {
+			leaf = leaf && n;
+			continue;
+		}
+		if (!t->by_sym && t->by_dso)
+			mark_module(t, id, kernel);
+		if (!t->by_sym && n && t->proj[n - 1] == id)
+			continue; /* modules: calls within one are one step */
+		t->words[n] = ips[i];
+		t->proj[n++] = id;
+	}
+	calltree_count(&t->ct, t->proj, t->words, n, leaf, cls, pid, samples);
 }
 
 /* The names of a path's frame, a projected id (project()), into buffers
@@ -721,50 +800,104 @@ static void add_paths(struct profile *p, struct model *m, int row, bool callee,
 	}
 }
 
-void profile_call_trees(struct profile *p, const struct hotspots_row *rows, struct model *m,
-                        bool accumulated)
+/* A row of children mode: a hotspot row (row >= 0), or a function of the
+ * chains without one (fn >= 0), with its counts. */
+struct tree_rank {
+	uint64_t children, self;
+	double share;
+	int row, fn;
+	bool known; /* a function the chains can name */
+};
+
+static int rank_cmp(const void *pa, const void *pb)
 {
-	struct profile_tree *t;
-	uint32_t func[256];
-	uint64_t cls[256];
-	struct calltree_result *res;
-	const int nr = m->nr_hot < 256 ? m->nr_hot : 256;
-	uint64_t total;
+	const struct tree_rank *a = pa, *b = pb;
 
-	m->nr_paths = m->nr_frames = 0;
-	m->sampling.callchain = true;
-	m->sampling.chain_samples =
-	    accumulated ? p->stacks.samples : p->stacks.samples - p->stacks.interval_base;
-	if (hotkeys_has(&p->keys, HOTKEYS_TID) || hotkeys_has(&p->keys, HOTKEYS_CPU) ||
-	    (p->cfg->filter && p->cfg->filter_cpu >= 0))
-		return; /* chains are kept per process, not per thread or CPU */
-	if (!(t = tree_of(p)) || !names_of(p))
-		return;
-	t->by_sym = hotkeys_has(&p->keys, HOTKEYS_SYM);
-	t->by_dso = hotkeys_has(&p->keys, HOTKEYS_DSO);
-	t->by_pid = hotkeys_has(&p->keys, HOTKEYS_PID);
-	t->by_comm = hotkeys_has(&p->keys, HOTKEYS_COMM);
-	t->filter_pid = p->cfg->filter ? p->cfg->filter_pid : -1;
-	for (int i = 0; i < nr; i++) {
-		uint32_t f = profile_row_func(p, &rows[i]);
+	if (a->known != b->known)
+		return a->known ? -1 : 1;
+	if (a->children != b->children)
+		return a->children > b->children ? -1 : 1;
+	if (a->self != b->self)
+		return a->self > b->self ? -1 : 1;
+	if (a->share != b->share)
+		return a->share > b->share ? -1 : 1;
+	if ((a->row >= 0) != (b->row >= 0))
+		return a->row >= 0 ? -1 : 1;
+	return a->row != b->row ? (a->row > b->row) - (a->row < b->row)
+	                        : (a->fn > b->fn) - (a->fn < b->fn);
+}
 
-		func[i] = f ? project(t, f) : UINT32_MAX;
-		cls[i] = chain_class(t, rows[i].pid);
+_Static_assert(sizeof(((struct model_hotspot *)0)->symbol) == MODEL_FRAME_SYMBOL_MAX,
+               "a row's symbol holds a frame's");
+_Static_assert(sizeof(((struct model_hotspot *)0)->module) == MODEL_FRAME_MODULE_MAX,
+               "a row's module holds a frame's");
+
+/* The model's row for a function of the chains that no hotspot row holds:
+ * no samples of its own, named as the paths' frames are. */
+static void fill_chain_row(struct profile *p, const struct calltree_func *e,
+                           struct model_hotspot *h)
+{
+	const struct profile_tree *t = p->tree;
+	bool kernel = frame_names(p, e->func, h->symbol, h->module);
+
+	if (!t->by_sym)
+		kernel = t->by_dso && e->func < t->cap_module_kernel && t->module_kernel[e->func];
+	h->share = 0.0;
+	h->samples = 0;
+	h->kernel = kernel;
+	h->pid = t->by_pid ? (pid_t)e->cls : e->pids ? -1 : (pid_t)e->pid;
+	h->processes = 0; /* of its own samples: none */
+	h->ip = t->by_sym ? e->word : 0;
+	if (t->by_comm)
+		util_strlcpy(h->comm, strtab_text(p->names, (uint32_t)e->cls), sizeof(h->comm));
+	else if (!e->pids)
+		util_strlcpy(h->comm, strtab_text(p->names, comm_id(p, e->pid, kernel)),
+		             sizeof(h->comm));
+}
+
+/* Children mode's rows: every hotspot row of rows[0..n) and every function
+ * of the chains, counted (pass one), into out (room for n + the functions),
+ * heaviest children first; returns how many. */
+static int rank_rows(struct profile_tree *t, const struct hotspots_row *rows, int n,
+                     struct tree_rank *out)
+{
+	uint8_t *claimed = calloc(t->ct.nr_fn ? t->ct.nr_fn : 1, 1);
+	int nr = 0;
+
+	if (!claimed)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		const uint32_t f = profile_row_func(t->p, &rows[i]);
+		const struct calltree_func *e =
+		    f ? calltree_counted(&t->ct, project(t, f), chain_class(t, rows[i].pid)) : NULL;
+		struct tree_rank *r = &out[nr++];
+
+		*r =
+		    (struct tree_rank){.share = rows[i].share, .row = i, .fn = -1, .known = f != 0};
+		if (!e)
+			continue;
+		r->children = e->children;
+		r->self = e->self;
+		if (!claimed[e - t->ct.fn]) { /* the heaviest row of the function stands for it */
+			claimed[e - t->ct.fn] = 1;
+			r->fn = (int)(e - t->ct.fn);
+		}
 	}
-	/* Functions met while walking get ids above the space: they cannot be
-	 * a row's, and match nothing. */
-	if (calltree_begin(&t->ct, proj_space(t), func, cls, nr))
-		return;
-	stacks_walk(&p->stacks, !accumulated, add_chain, t);
-	/* Chains that found no room in the table count in the whole. */
-	total = accumulated ? p->stacks.samples : p->stacks.samples - p->stacks.interval_base;
-	if (total < t->ct.total)
-		total = t->ct.total;
-	m->sampling.chain_samples = total;
-	res = calloc((size_t)(nr ? nr : 1), sizeof(*res));
-	if (!res)
-		return;
-	/* This tick's names: the model's were emptied with its paths. */
+	for (uint32_t k = 0; k < t->ct.nr_fn; k++)
+		if (!claimed[k])
+			out[nr++] = (struct tree_rank){.children = t->ct.fn[k].children,
+			                               .self = t->ct.fn[k].self,
+			                               .row = -1,
+			                               .fn = (int)k,
+			                               .known = true};
+	free(claimed);
+	qsort(out, (size_t)nr, sizeof(*out), rank_cmp);
+	return nr;
+}
+
+/* This tick's names of frames: the model's were emptied with its paths. */
+static void names_begin(struct profile_tree *t)
+{
 	if (proj_space(t) > t->cap_names) {
 		struct frame_name *c = realloc(t->names, proj_space(t) * sizeof(*c));
 		if (c) {
@@ -777,20 +910,117 @@ void profile_call_trees(struct profile *p, const struct hotspots_row *rows, stru
 		memset(t->names, 0, t->cap_names * sizeof(*t->names));
 		t->name_gen = 1;
 	}
+}
+
+/* The rows' call paths (pass two, over the chains pass one kept): the
+ * first rank[0..nr) are the targets. */
+static void rows_paths(struct profile *p, struct model *m, const struct hotspots_row *rows,
+                       const struct tree_rank *rank, int nr, uint64_t total)
+{
+	struct profile_tree *t = p->tree;
+	uint32_t func[256];
+	uint64_t cls[256];
+	struct calltree_result *res;
+
+	if (nr > 256)
+		nr = 256;
+	for (int i = 0; i < nr; i++) {
+		const struct calltree_func *e = rank[i].fn >= 0 ? &t->ct.fn[rank[i].fn] : NULL;
+		uint32_t f;
+
+		if (e) {
+			func[i] = e->func;
+			cls[i] = e->cls;
+		} else if (rank[i].known && (f = profile_row_func(t->p, &rows[rank[i].row]))) {
+			func[i] = project(t, f); /* on no chain, or another row's function */
+			cls[i] = chain_class(t, rows[rank[i].row].pid);
+		} else {
+			func[i] = UINT32_MAX;
+			cls[i] = 0;
+		}
+	}
+	/* Functions met while walking get ids above the space: they cannot be
+	 * a row's, and match nothing. */
+	if (calltree_begin(&t->ct, proj_space(t), func, cls, nr))
+		return;
+	for (size_t i = 0; i < t->nr_walked; i++)
+		place_chain(t, t->chains + t->walked[i].off, t->walked[i].cls,
+		            t->walked[i].samples);
+	res = calloc((size_t)(nr ? nr : 1), sizeof(*res));
+	if (!res)
+		return;
 	calltree_finish(&t->ct, res);
 	for (int i = 0; i < nr; i++) {
-		struct model_hotspot *h = &m->hot[i];
-
 		if (func[i] == UINT32_MAX)
 			continue;
-		h->children = total ? 100.0 * (double)res[i].children / (double)total : 0.0;
-		h->self = total ? 100.0 * (double)res[i].self / (double)total : 0.0;
-		if (!t->by_sym && !t->by_dso)
-			continue; /* no functions to name: only the shares */
 		add_paths(p, m, i, false, res[i].callers, res[i].nr_callers, total);
 		add_paths(p, m, i, true, res[i].callees, res[i].nr_callees, total);
 	}
 	free(res);
+}
+
+bool profile_call_trees(struct profile *p, const struct hotspots_row *rows, int n, struct model *m,
+                        bool accumulated)
+{
+	struct profile_tree *t;
+	struct tree_rank *rank;
+	uint64_t total;
+	int nr;
+
+	m->nr_paths = m->nr_frames = 0;
+	m->sampling.callchain = true;
+	m->sampling.chain_samples =
+	    accumulated ? p->stacks.samples : p->stacks.samples - p->stacks.interval_base;
+	if (hotkeys_has(&p->keys, HOTKEYS_TID) || hotkeys_has(&p->keys, HOTKEYS_CPU) ||
+	    (p->cfg->filter && p->cfg->filter_cpu >= 0))
+		return false; /* chains are kept per process, not per thread or CPU */
+	if (!(t = tree_of(p)) || !names_of(p))
+		return false;
+	t->by_sym = hotkeys_has(&p->keys, HOTKEYS_SYM);
+	t->by_dso = hotkeys_has(&p->keys, HOTKEYS_DSO);
+	t->by_pid = hotkeys_has(&p->keys, HOTKEYS_PID);
+	t->by_comm = hotkeys_has(&p->keys, HOTKEYS_COMM);
+	t->filter_pid = p->cfg->filter ? p->cfg->filter_pid : -1;
+	t->hide_kernel = p->cfg->hide_kernel;
+	t->hide_user = p->cfg->hide_user;
+	t->nr_walked = 0;
+	if (t->module_kernel)
+		memset(t->module_kernel, 0, t->cap_module_kernel);
+	calltree_count_begin(&t->ct);
+	stacks_walk(&p->stacks, !accumulated, count_chain, t);
+	/* Chains that found no room in the table count in the whole. */
+	total = accumulated ? p->stacks.samples : p->stacks.samples - p->stacks.interval_base;
+	if (total < t->ct.fn_total)
+		total = t->ct.fn_total;
+	m->sampling.chain_samples = total;
+	rank = malloc(((size_t)(n > 0 ? n : 0) + t->ct.nr_fn + 1) * sizeof(*rank));
+	if (!rank)
+		return false;
+	nr = rank_rows(t, rows, n, rank);
+	if (nr < 0) {
+		free(rank);
+		return false;
+	}
+	m->hot_total = nr;
+	names_begin(t);
+	for (int i = 0; i < nr && i < p->cfg->top; i++) {
+		struct model_hotspot *h = model_add_hotspot(m);
+
+		if (!h)
+			break;
+		if (rank[i].row >= 0)
+			profile_fill_row(p, &rows[rank[i].row], h);
+		else
+			fill_chain_row(p, &t->ct.fn[rank[i].fn], h);
+		if (!rank[i].known)
+			continue; /* children and self not known */
+		h->children = total ? 100.0 * (double)rank[i].children / (double)total : 0.0;
+		h->self = total ? 100.0 * (double)rank[i].self / (double)total : 0.0;
+	}
+	if (t->by_sym || t->by_dso) /* else no functions to name: only the shares */
+		rows_paths(p, m, rows, rank, m->nr_hot, total);
+	free(rank);
+	return true;
 }
 
 void profile_hot_free(struct profile *p)
@@ -807,6 +1037,9 @@ void profile_hot_free(struct profile *p)
 		free(p->tree->frames);
 		free(p->tree->chains);
 		free(p->tree->proj);
+		free(p->tree->words);
+		free(p->tree->walked);
+		free(p->tree->module_kernel);
 		free(p->tree->names);
 		calltree_fini(&p->tree->ct);
 		free(p->tree);

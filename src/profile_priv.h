@@ -29,9 +29,13 @@ int profile_group_rows(struct profile *p, struct hotspots_row *rows, int n, bool
  * the row's samples share, blanks for those that differ. */
 void profile_fill_row(struct profile *p, const struct hotspots_row *row, struct model_hotspot *h);
 
-/* -g: children, self and call paths of m's rows (rows[0..m->nr_hot) the
- * hotspot rows behind them), over the chains of the span. */
-void profile_call_trees(struct profile *p, const struct hotspots_row *rows, struct model *m,
+/* -g, children mode: m's hotspot rows, one for each of rows[0..n) (this
+ * tick's grouped rows) and one for each function on any chain of the span
+ * that none of them holds, heaviest children first, cut at the top
+ * (m->hot_total: all of them), with children, self and call paths. False
+ * when it filled no rows (chains not kept per thread or CPU, or out of
+ * memory): then the caller adds the rows, their shares not known. */
+bool profile_call_trees(struct profile *p, const struct hotspots_row *rows, int n, struct model *m,
                         bool accumulated);
 
 /* After profile_group_rows(): the row holds what folded into "other"

@@ -102,8 +102,9 @@ void snapshot_text_hotspots(FILE *out, const struct model *m)
 		fprintf(out, "; CPU %d only", s->filter_cpu);
 	if (keyed)
 		fprintf(out, "; by %s", s->hot_keys);
-	if (tree)
-		fprintf(out, "; %" PRIu64 " chains", s->chain_samples);
+	if (tree) /* what CHILDREN and SELF are shares of */
+		fprintf(out, "; children and self of %" PRIu64 " samples with a chain",
+		        s->chain_samples);
 	fputc('\n', out);
 	if (!m->nr_hot)
 		return;

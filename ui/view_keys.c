@@ -47,6 +47,7 @@ static void cycle_sort(struct view *v, int dir)
 	k->kind = v->cols[i].kind;
 	k->index = v->cols[i].index;
 	k->reverse = false;
+	v->hot_sort_picked |= v->kind == VIEW_HOTSPOTS;
 }
 
 /* Enter: hotspots of the selected task or CPU. */

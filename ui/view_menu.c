@@ -75,6 +75,7 @@ void view_sort_col_pick(struct view *v, int i, bool toggle)
 	k->kind = c->kind;
 	k->index = c->index;
 	v->task_sort_from_model = false;
+	v->hot_sort_picked |= v->kind == VIEW_HOTSPOTS;
 }
 
 /* M P T: htop's memory, CPU and time sort keys, on the columns pfmtop has:

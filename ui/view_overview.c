@@ -152,6 +152,15 @@ static void draw_hot(struct view *v, int y, int n)
 	memset(all, 0, sizeof(all));
 	all[0] = (struct col){
 	    {"SHARE", 6, 0, false, false, 0, 0}, C_SHARE, 0, "SHARE", "", false, false, 0};
+	if (m->sampling.callchain) /* children mode: the rows are in its order */
+		all[0] = (struct col){{"CHILDREN", 8, 0, false, false, 0, 0},
+		                      C_CHILDREN,
+		                      0,
+		                      "CHILDREN",
+		                      "",
+		                      false,
+		                      false,
+		                      0};
 	all[1] = (struct col){{"TOP HOTSPOTS (4: all)", 24, 0, true, true, 0, 0},
 	                      C_SYMBOL,
 	                      0,

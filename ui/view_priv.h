@@ -105,6 +105,7 @@ struct view {
 	bool sel_id_valid[VIEW_NR_KINDS];
 	struct sort_key sort[VIEW_NR_KINDS];
 	bool task_sort_from_model;
+	bool hot_sort_picked; /* else Hotspots sort by CHILDREN with -g, SHARE without */
 	char filter[64];
 	enum prompt prompt;
 	char input[32];

@@ -196,6 +196,9 @@ void view_build_cols(struct view *v)
 		add_col(v, C_COMMAND, 0, "COMMAND", 16, 0, true, true);
 		break;
 	case VIEW_HOTSPOTS:
+		if (!v->hot_sort_picked) /* children mode ranks by children, as the model does */
+			v->sort[VIEW_HOTSPOTS] = (struct sort_key){
+			    m->sampling.callchain ? C_CHILDREN : C_SHARE, 0, false};
 		add_col(v, C_SHARE, 0, "SHARE", 6, 0, false, false);
 		if (m->sampling.callchain) {
 			add_col(v, C_CHILDREN, 0, "CHILDREN", 8, 0, false, false);

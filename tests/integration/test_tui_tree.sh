@@ -1,6 +1,7 @@
 #!/bin/bash
 # The Hotspots view with -g on an 80x24 terminal: CHILDREN and SELF
-# columns; '+' expands the selected row into its callers as an indented
+# columns, sorted by CHILDREN, a row for every function on the chains;
+# '+' expands the selected row into its callers as an indented
 # tree with percentages (a leaf called 60/40 from two callers shows both,
 # the heavier first), 'c' turns it to callees, '-' folds it; 'G' cycles the
 # grouping keys, which the info line names.
@@ -47,7 +48,15 @@ wait_for 5 pane_has 'tui$' || fail "the shell in tmux did not start" "$TMP/pane"
 keys "TERM=xterm-256color '$PFMTOP' -g -F 1000 -d 0.5 -e task-clock --view hotspots --hot-total -- '$TMP/split' 30; echo rc=\$?" Enter
 wait_for 10 pane_has 'CHILDREN' 'SELF' 'leaf' 'by dso,sym, tree: callers' ||
 	fail "no Hotspots view with CHILDREN and SELF and the leaf row" "$TMP/pane"
-# The leaf is the heaviest row, selected first: expand it.
+# Children mode: sorted by CHILDREN, with rows for the callers, never sampled themselves.
+wait_for 10 pane_has 'sort CHILDREN' ' main ' ' caller_a ' ||
+	fail "the Hotspots view is not sorted by CHILDREN with rows for main and caller_a" "$TMP/pane"
+pass "-g: the Hotspots view sorts by CHILDREN, main and caller_a have rows"
+# Rows rank by CHILDREN (main and libc's start code, on every chain, come
+# first): keep the leaf's row alone (F4 filters), selected, and expand it.
+keys F4
+keys -l leaf
+keys Enter
 keys '+'
 wait_for 5 pane_has '<- caller_a' '<- caller_b' || fail "'+' did not show the leaf's callers" "$TMP/pane"
 # The tree: caller_a about 60 % of the leaf's callers (once there are

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { ROOT = 1, MAIN, A, B, LEAF, REC, OTHER, NFUNCS };
+enum { ROOT = 1, MAIN, A, B, LEAF, REC, OTHER, QSORT, CMP, NFUNCS };
 
 static void add(struct calltree *t, uint64_t cls, uint64_t n, int nr, ...)
 {
@@ -96,7 +96,7 @@ static void test_recursion_classes_top(void **state)
 	assert_int_equal(r[0].children, 10); /* not 30 */
 	assert_int_equal(r[0].self, 10);
 	assert_int_equal(r[0].callers[0].func[1], REC); /* from its first place */
-	assert_int_equal(r[1].children, 4);  /* class 8: only its own chain */
+	assert_int_equal(r[1].children, 4);             /* class 8: only its own chain */
 	assert_int_equal(r[1].self, 0);
 	assert_int_equal(r[2].children, 36);
 	assert_int_equal(r[2].nr_callers, CALLTREE_PATHS);
@@ -133,12 +133,100 @@ static void test_depth_cut(void **state)
 	calltree_fini(&t);
 }
 
+static void count(struct calltree *t, uint64_t cls, uint32_t pid, bool leaf, uint64_t n, int nr,
+                  ...)
+{
+	uint32_t f[32];
+	uint64_t w[32];
+	va_list ap;
+
+	va_start(ap, nr);
+	for (int i = 0; i < nr; i++) {
+		f[i] = (uint32_t)va_arg(ap, int);
+		w[i] = 0x1000u * pid + f[i]; /* a frame's address, as it were */
+	}
+	va_end(ap);
+	assert_int_equal(calltree_count(t, f, w, (uint32_t)nr, leaf, cls, pid, n), 0);
+}
+
+static const struct calltree_func *counted(const struct calltree *t, uint32_t func, uint64_t cls)
+{
+	const struct calltree_func *f = calltree_counted(t, func, cls);
+
+	assert_non_null(f);
+	return f;
+}
+
+/* Every function of the chains, those never sampled themselves too:
+ * main -> caller_a -> qsort -> cmp and main -> caller_b -> leaf, qsort
+ * also sampled itself and recursing, as perf report --children counts. */
+static void test_count_every_function(void **state)
+{
+	struct calltree t = {0};
+	uint64_t sum_self = 0;
+
+	(void)state;
+	calltree_count_begin(&t);
+	count(&t, 0, 10, true, 60, 4, CMP, QSORT, A, MAIN);
+	count(&t, 0, 10, true, 20, 3, QSORT, A, MAIN);
+	count(&t, 0, 10, true, 10, 5, CMP, QSORT, QSORT, A, MAIN); /* recursion */
+	count(&t, 0, 11, true, 40, 3, LEAF, B, MAIN);
+	count(&t, 0, 11, false, 5, 1, MAIN); /* its leaf left out (-K) */
+	assert_int_equal(t.fn_total, 135);
+	assert_int_equal(t.nr_fn, 6);
+	assert_int_equal(counted(&t, MAIN, 0)->children, 135); /* on every chain */
+	assert_int_equal(counted(&t, MAIN, 0)->self, 0);
+	assert_int_equal(counted(&t, A, 0)->children, 90);
+	assert_int_equal(counted(&t, A, 0)->self, 0);
+	assert_int_equal(counted(&t, B, 0)->children, 40);
+	assert_int_equal(counted(&t, B, 0)->self, 0);
+	assert_int_equal(counted(&t, QSORT, 0)->children, 90); /* once per chain */
+	assert_int_equal(counted(&t, QSORT, 0)->self, 20);
+	assert_int_equal(counted(&t, CMP, 0)->children, 70);
+	assert_int_equal(counted(&t, CMP, 0)->self, 70);
+	assert_int_equal(counted(&t, LEAF, 0)->children, 40);
+	assert_int_equal(counted(&t, LEAF, 0)->self, 40);
+	for (uint32_t i = 0; i < t.nr_fn; i++) {
+		assert_true(t.fn[i].children >= t.fn[i].self);
+		sum_self += t.fn[i].self;
+	}
+	assert_int_equal(sum_self, 130); /* every chain with its leaf, once */
+	/* the first frame met, and the processes */
+	assert_int_equal(t.fn[0].func, CMP); /* in the order first met */
+	assert_true(counted(&t, MAIN, 0)->word == 0x1000u * 10 + MAIN);
+	assert_true(counted(&t, MAIN, 0)->pids);
+	assert_false(counted(&t, A, 0)->pids);
+	assert_int_equal(counted(&t, B, 0)->pid, 11);
+	assert_null(calltree_counted(&t, REC, 0));
+	assert_null(calltree_counted(&t, MAIN, 1));
+	/* classes apart; begin again: nothing of the last span is left */
+	calltree_count_begin(&t);
+	assert_null(calltree_counted(&t, MAIN, 0));
+	for (int i = 0; i < 3000; i++) /* past the first tables */
+		count(&t, (uint64_t)i % 3, (uint32_t)i, true, 1, 2, 1000 + i % 1000, MAIN);
+	assert_int_equal(t.nr_fn, 3 + 3000);
+	for (uint64_t c = 0; c < 3; c++)
+		assert_int_equal(counted(&t, MAIN, c)->children, 1000);
+	assert_int_equal(counted(&t, 1000 + 7, 7 % 3)->self, 1);
+	/* the targets' counts and paths are apart from these */
+	const uint32_t func[1] = {MAIN};
+	const uint64_t cls[1] = {0};
+	struct calltree_result r[1];
+	assert_int_equal(calltree_begin(&t, NFUNCS, func, cls, 1), 0);
+	add(&t, 0, 4, 2, A, MAIN);
+	calltree_finish(&t, r);
+	assert_int_equal(r[0].children, 4);
+	assert_int_equal(counted(&t, MAIN, 0)->children, 1000);
+	calltree_fini(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_children_self_paths),
 	    cmocka_unit_test(test_recursion_classes_top),
 	    cmocka_unit_test(test_depth_cut),
+	    cmocka_unit_test(test_count_every_function),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -78,7 +78,16 @@ static void fill(struct model *m)
 	path(m, 1, false, 24, 3, (const char *[]){"leaf", "caller_a", "main"});
 	path(m, 1, false, 16, 3, (const char *[]){"leaf", "caller_b", "main"});
 	path(m, 1, true, 40, 1, (const char *[]){"leaf"});
-	m->hot_total = 2;
+	/* children mode: a caller never sampled itself */
+	h = model_add_hotspot(m);
+	h->pid = 42;
+	h->processes = 0;
+	snprintf(h->comm, sizeof(h->comm), "prog");
+	snprintf(h->symbol, sizeof(h->symbol), "main");
+	snprintf(h->module, sizeof(h->module), "prog");
+	h->children = 40;
+	h->self = 0;
+	m->hot_total = 3;
 }
 
 static void test_text(void **state)
@@ -88,7 +97,7 @@ static void test_text(void **state)
 
 	fill(&m);
 	t = render(&m, SNAPSHOT_TEXT);
-	assert_non_null(strstr(t, "; by sym; 1000 chains"));
+	assert_non_null(strstr(t, "; by sym; children and self of 1000 samples with a chain"));
 	assert_non_null(strstr(t, "CHILDREN"));
 	/* the row over five processes has no single PID or command */
 	const char *row = strstr(t, "do_syscall_64");
@@ -100,6 +109,7 @@ static void test_text(void **state)
 	assert_non_null(strstr(t, "  leaf: children 40.0%, self 40.0%"));
 	assert_non_null(strstr(t, "24.0% from   caller_a < main"));
 	assert_non_null(strstr(t, "40.0% calls  (itself: the sampled function)"));
+	assert_non_null(strstr(t, " 0.0%        0     40.0%   0.0%   42  prog     main"));
 	free(t);
 	model_fini(&m);
 }
@@ -115,13 +125,17 @@ static void test_json_round_trip(void **state)
 	assert_non_null(strstr(j, "\"pid\":-1,"));
 	assert_non_null(strstr(j, "\"processes\":5"));
 	assert_non_null(strstr(j, "\"children\":70,\"self\":60,\"callers\":[],\"callees\":[]"));
-	assert_non_null(strstr(j, "\"callers\":[{\"share\":24,\"samples\":240,\"frames\":[{\"symbol\":"
-	                          "\"leaf\",\"module\":\"prog\",\"kernel\":false},{\"symbol\":"
-	                          "\"caller_a\""));
+	assert_non_null(strstr(j,
+	                       "\"callers\":[{\"share\":24,\"samples\":240,\"frames\":[{\"symbol\":"
+	                       "\"leaf\",\"module\":\"prog\",\"kernel\":false},{\"symbol\":"
+	                       "\"caller_a\""));
 	assert_int_equal(model_from_json(&back, j, strlen(j), err, sizeof(err)), 0);
 	assert_int_equal(back.nr_paths, 3);
 	assert_int_equal(back.hot[0].processes, 5);
 	assert_true(back.hot[1].children == 40);
+	assert_int_equal(back.nr_hot, 3); /* the caller's row, no samples of its own */
+	assert_true(back.hot[2].samples == 0 && back.hot[2].share == 0 && back.hot[2].self == 0);
+	assert_int_equal(back.hot[2].processes, 0);
 	again = render(&back, SNAPSHOT_JSON);
 	assert_string_equal(strchr(again, ','), strchr(j, ','));
 	free(again);

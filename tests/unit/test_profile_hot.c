@@ -1,6 +1,7 @@
 /* The profile's hotspot grouping over a fixture's kernel symbols: symbol
  * starts from the frame cache equal those resolved afresh, and rows grouped
- * with warm caches equal rows grouped by a profile that knows nothing yet. */
+ * with warm caches equal rows grouped by a profile that knows nothing yet;
+ * children mode's rows: every function of the chains. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +12,8 @@
 #include "testutil.h"
 
 #include <limits.h>
+#include <linux/perf_event.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,11 +189,133 @@ static void test_grouping_cached(void **state)
 	free(b);
 }
 
+/* Children mode over kernel chains standing for a program's: main (xfs_foo)
+ * calls caller_a (do_thing), which sorts (weak_fn) with a comparison (schedule),
+ * and caller_b (ext4_fill_super), which calls a leaf (ext4_sync_fs). */
+enum { F_MAIN, F_A, F_QSORT, F_CMP, F_B, F_LEAF, NR_F };
+static const uint64_t chain_ip[NR_F] = {0xffffffffc0003010ull, 0xffffffff81001020ull,
+                                        0xffffffff81001110ull, 0xffffffff81002010ull,
+                                        0xffffffffc0001010ull, 0xffffffffc0001404ull};
+static const char *const chain_name[NR_F] = {"xfs_foo",  "do_thing",        "weak_fn",
+                                             "schedule", "ext4_fill_super", "ext4_sync_fs"};
+
+/* n samples of pid with the chain of functions fn[0..nr), leaf first. */
+static void sample(struct fixture *f, uint32_t pid, int n, int nr, const int *fn)
+{
+	uint64_t ips[16] = {PERF_CONTEXT_KERNEL};
+
+	for (int i = 0; i < nr; i++)
+		ips[1 + i] = chain_ip[fn[i]];
+	for (int k = 0; k < n; k++) {
+		stacks_add(&f->p.stacks, pid, ips, (uint64_t)nr + 1);
+		assert_int_equal(
+		    hotspots_add(&f->p.hot, pid, pid, ips[1], RECORDS_CPUMODE_KERNEL, 0, 1000), 0);
+	}
+}
+
+static const struct model_hotspot *row_named(const struct model *m, const char *sym, pid_t pid)
+{
+	for (int i = 0; i < m->nr_hot; i++)
+		if (!strcmp(m->hot[i].symbol, sym) && (pid < 0 || m->hot[i].pid == pid))
+			return &m->hot[i];
+	fail_msg("no row for %s", sym);
+	return NULL;
+}
+
+static void expect_row(const struct model *m, int fn, pid_t pid, double children, double self)
+{
+	const struct model_hotspot *h = row_named(m, chain_name[fn], pid);
+
+	if (fabs(h->children - children) > 0.01 || fabs(h->self - self) > 0.01)
+		fail_msg("%s: children %.2f%%, self %.2f%%, want %.2f%%, %.2f%%", chain_name[fn],
+		         h->children, h->self, children, self);
+	assert_true((h->samples > 0) == (self > 0));
+}
+
+/* The span's rows as profile_tick() ranks them in children mode. */
+static int children_rows(struct fixture *f, struct model *m)
+{
+	struct hotspots_totals tot;
+	int n;
+
+	f->p.ticks++;
+	n = hotspots_top(&f->p.hot, HOTSPOTS_TOTAL, NULL, f->p.rows, ROWS, &tot);
+	n = profile_group_rows(&f->p, f->p.rows, n, false);
+	m->nr_hot = 0;
+	assert_true(profile_call_trees(&f->p, f->p.rows, n, m, true));
+	return n;
+}
+
+static void test_children_rows(void **state)
+{
+	struct fixture *f = malloc(sizeof(*f));
+	struct model m;
+
+	(void)state;
+	assert_non_null(f);
+	fixture_open(f, "dso,sym");
+	f->cfg.callchain = true;
+	assert_int_equal(stacks_init(&f->p.stacks, 0), 0);
+	assert_int_equal(model_init(&m, 0), 0);
+	sample(f, 10, 60, 4, (const int[]){F_CMP, F_QSORT, F_A, F_MAIN});
+	sample(f, 10, 20, 3, (const int[]){F_QSORT, F_A, F_MAIN});
+	sample(f, 10, 10, 5, (const int[]){F_CMP, F_QSORT, F_QSORT, F_A, F_MAIN}); /* recursion */
+	sample(f, 10, 40, 3, (const int[]){F_LEAF, F_B, F_MAIN});
+	/* three functions were sampled; six are on the chains */
+	assert_int_equal(children_rows(f, &m), 3);
+	assert_int_equal(m.hot_total, 6);
+	assert_int_equal(m.nr_hot, 6);
+	assert_int_equal(m.sampling.chain_samples, 130);
+	expect_row(&m, F_MAIN, -1, 100.0, 0.0);
+	expect_row(&m, F_A, -1, 100.0 * 90 / 130, 0.0);
+	expect_row(&m, F_QSORT, -1, 100.0 * 90 / 130, 100.0 * 20 / 130);
+	expect_row(&m, F_CMP, -1, 100.0 * 70 / 130, 100.0 * 70 / 130);
+	expect_row(&m, F_B, -1, 100.0 * 40 / 130, 0.0);
+	expect_row(&m, F_LEAF, -1, 100.0 * 40 / 130, 100.0 * 40 / 130);
+	/* heaviest children first: main at the top */
+	assert_string_equal(m.hot[0].symbol, "xfs_foo");
+	assert_string_equal(m.hot[0].module, "[xfs]");
+	assert_true(m.hot[0].kernel);
+	assert_int_equal(m.hot[0].pid, 10);
+	assert_true(m.hot[0].share == 0.0);
+	for (int i = 1; i < m.nr_hot; i++)
+		assert_true(m.hot[i - 1].children >= m.hot[i].children);
+	/* a row of no samples of its own has its call paths too */
+	bool main_callees = false;
+	for (int i = 0; i < m.nr_paths; i++)
+		main_callees |= m.paths[i].hot == 0 && m.paths[i].callee && m.paths[i].nr == 4;
+	assert_true(main_callees);
+	/* the cut keeps the heaviest children; rows_total counts them all */
+	f->cfg.top = 2;
+	children_rows(f, &m);
+	assert_int_equal(m.nr_hot, 2);
+	assert_int_equal(m.hot_total, 6);
+	assert_string_equal(m.hot[0].symbol, "xfs_foo");
+	f->cfg.top = ROWS;
+	/* per process: main of each, with its own share */
+	sample(f, 11, 30, 3, (const int[]){F_LEAF, F_B, F_MAIN});
+	char err[160];
+	snprintf(f->cfg.hot_keys, sizeof(f->cfg.hot_keys), "pid,sym");
+	assert_int_equal(hotkeys_parse("pid,sym", &f->p.keys, err, sizeof(err)), 0);
+	children_rows(f, &m);
+	assert_int_equal(m.sampling.chain_samples, 160);
+	expect_row(&m, F_MAIN, 10, 100.0 * 130 / 160, 0.0);
+	expect_row(&m, F_MAIN, 11, 100.0 * 30 / 160, 0.0);
+	expect_row(&m, F_B, 11, 100.0 * 30 / 160, 0.0);
+	expect_row(&m, F_LEAF, 11, 100.0 * 30 / 160, 100.0 * 30 / 160);
+	assert_int_equal(m.hot_total, 6 + 3);
+	model_fini(&m);
+	stacks_fini(&f->p.stacks);
+	fixture_close(f);
+	free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_frame_symbol),
 	    cmocka_unit_test(test_grouping_cached),
+	    cmocka_unit_test(test_children_rows),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
