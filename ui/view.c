@@ -381,13 +381,15 @@ static void draw_health(struct view *v)
 		fallbacks += m->events[i].why[0] && m->events[i].state != COUNTER_UNSUPPORTED;
 	}
 	fallbacks += m->nr_notes > 0 || (s->enabled && s->why[0]);
+	const bool lowered_now = s->max_rate_lowered && s->max_rate > 0 && s->max_rate_start > 0 &&
+	                         s->max_rate < s->max_rate_start;
 	if (s->enabled) {
 		add(v, 1, &x, " sampling ", THEME_HEADER);
 		snprintf(buf, sizeof(buf), "%s %s%s%s", s->event, s->freq ? "" : "every ",
 		         human(s->freq ? s->freq : s->period, h1, sizeof(h1)),
 		         s->freq ? " Hz" : "");
 		add(v, 1, &x, buf, THEME_HEADER_VALUE);
-		add(v, 1, &x, "  lost ", THEME_HEADER);
+		add(v, 1, &x, "  interval: lost ", THEME_HEADER);
 		snprintf(
 		    buf, sizeof(buf), "%s rec/%s smp",
 		    human(s->interval.lost_records, h1, sizeof(h1)),
@@ -397,19 +399,23 @@ static void draw_health(struct view *v)
 		snprintf(buf, sizeof(buf), "%d/%d", s->throttled_now, s->nr_rings);
 		add(v, 1, &x, buf, THEME_HEADER_VALUE);
 		add(v, 1, &x, "  max rate ", THEME_HEADER);
+		/* "(lowered)" while it is: a rate raised again clears it. */
 		snprintf(buf, sizeof(buf), "%s/s%s",
 		         human(s->max_rate > 0 ? (uint64_t)s->max_rate : 0, h1, sizeof(h1)),
-		         s->max_rate_lowered ? " (lowered)" : "");
+		         lowered_now ? " (lowered)" : "");
 		add(v, 1, &x, buf, THEME_HEADER_VALUE);
 	} else {
 		add(v, 1, &x, " sampling off", THEME_HEADER);
 	}
 	add(v, 1, &x, " ", THEME_HEADER);
 	if (s->enabled && (s->interval.lost_records || s->total.lost_records)) {
-		snprintf(buf, sizeof(buf), "LOST %s", human(s->total.lost_samples, h1, sizeof(h1)));
+		/* since the start: a loss stays a fact of the run */
+		snprintf(buf, sizeof(buf), "LOST %s in all",
+		         human(s->total.lost_samples, h1, sizeof(h1)));
 		badge(v, 1, &x, buf, THEME_BADGE_LOST);
 	}
-	if (s->enabled && (s->throttled_now || s->max_rate_lowered))
+	/* now: clears when no ring is throttled and the rate is back */
+	if (s->enabled && (s->throttled_now || lowered_now))
 		badge(v, 1, &x, "THROTTLED", THEME_BADGE_THROTTLE);
 	if (mux) {
 		snprintf(buf, sizeof(buf), "MULTIPLEXED %d", mux);
@@ -508,6 +514,9 @@ static void draw_info(struct view *v)
 		                              : s->interval.samples,
 		             s->hide_kernel ? ", kernel hidden" : "",
 		             s->hide_user ? ", user space hidden" : "");
+		if (s->hot_other.samples) /* what the rows shown leave */
+			n += snprintf(buf + n, sizeof(buf) - (size_t)n, ", other %.1f%%",
+			              s->hot_other.share);
 		if (s->hot_keys[0])
 			n += snprintf(buf + n, sizeof(buf) - (size_t)n, ", by %s%s", s->hot_keys,
 			              s->callchain
@@ -685,7 +694,9 @@ static void draw_rows(struct view *v, int nlines)
 		if (s->enabled) {
 			snprintf(line, sizeof(line),
 			         "sampling %s; perf_event_max_sample_rate %ld/s%s%s%s", s->event,
-			         s->max_rate, s->max_rate_lowered ? " (lowered by the kernel)" : "",
+			         s->max_rate,
+			         s->max_rate_lowered ? " (lowered by the kernel during the run)"
+			                             : "",
 			         s->why[0] ? "; " : "", s->why);
 			y = wrap(v, y, ymax, line, THEME_ROW_DIM, 1);
 		}
