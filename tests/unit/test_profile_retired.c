@@ -1,0 +1,213 @@
+/* The retired rows: the keys of processes that left the hotspot table keep
+ * their figures and names, grouped with the rows of the table as if they
+ * had never left, and within a bound whatever leaves. */
+#include <cmocka.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include "procfs.h"
+#include "profile_priv.h"
+#include "testutil.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct fixture {
+	struct profile_config cfg;
+	struct procfs proc;
+	struct profile p;
+};
+
+static void fixture_open(struct fixture *f, const char *keys, int rows)
+{
+	char root[PATH_MAX], err[160];
+
+	memset(f, 0, sizeof(*f));
+	snprintf(root, sizeof(root), "%s/symbols/root", testutil_fixtures());
+	f->cfg.enabled = true;
+	f->cfg.top = rows;
+	snprintf(f->cfg.hot_keys, sizeof(f->cfg.hot_keys), "%s", keys);
+	procfs_init(&f->proc, root);
+	f->p.cfg = &f->cfg;
+	f->p.proc = &f->proc;
+	f->p.sym = symbols_new();
+	assert_non_null(f->p.sym);
+	assert_int_equal(symbols_set_root(f->p.sym, root), 0);
+	assert_int_equal(symbols_load_kernel(f->p.sym), 0);
+	f->p.rows = calloc((size_t)rows, sizeof(*f->p.rows));
+	assert_non_null(f->p.rows);
+	f->p.cap_rows = rows;
+	assert_int_equal(hotspots_init(&f->p.hot, 0, 0, 0), 0);
+	assert_int_equal(hotkeys_parse(keys, &f->p.keys, err, sizeof(err)), 0);
+}
+
+static void fixture_close(struct fixture *f)
+{
+	hotspots_fini(&f->p.hot);
+	profile_hot_free(&f->p);
+	profile_retired_free(&f->p);
+	symbols_free(f->p.sym);
+	free(f->p.rows);
+	procfs_close(&f->proc);
+}
+
+/* Kernel samples (the fixture's kernel symbols) of processes 10..15. */
+static const uint64_t ips[] = {0xffffffff81001010ull, 0xffffffff81001015ull, 0xffffffff81002010ull,
+                               0xffffffffc0001404ull};
+
+static void add_samples(struct hotspots *h)
+{
+	for (uint32_t pid = 10; pid < 16; pid++)
+		for (size_t i = 0; i < sizeof(ips) / sizeof(ips[0]); i++)
+			assert_int_equal(hotspots_add(h, pid, pid, ips[i], RECORDS_CPUMODE_KERNEL,
+			                              (int)(pid + i) % 2, 100 * (i + 1) + pid),
+			                 0);
+}
+
+/* The since-start rows as profile_tick() ranks them: the table's and the
+ * retired ones, grouped. */
+static int query(struct fixture *f)
+{
+	const struct hotspots_filter all = HOTSPOTS_FILTER_ALL;
+	struct hotspots_totals tot;
+	int n = hotspots_top(&f->p.hot, HOTSPOTS_TOTAL, &all, f->p.rows, f->p.cap_rows, &tot);
+
+	assert_true(n >= 0);
+	n += profile_retired_rows(&f->p, &all, false, false, f->p.rows + n, f->p.cap_rows - n);
+	return profile_group_rows(&f->p, f->p.rows, n, false);
+}
+
+struct row_fig {
+	uint64_t weight, samples;
+	uint32_t pid;
+};
+
+static void figures(struct fixture *f, int n, struct row_fig *out)
+{
+	for (int i = 0; i < n; i++)
+		out[i] = (struct row_fig){
+		    f->p.rows[i].weight, f->p.rows[i].samples,
+		    f->p.rows[i].mixed & HOTSPOTS_MIXED_PID ? 0 : f->p.rows[i].pid};
+}
+
+/* Grouped by symbol or by process and symbol, the rows are the same before
+ * and after some processes' keys left the table. */
+static void check_same_rows(const char *keys)
+{
+	struct fixture f;
+	struct row_fig before[64], after[64];
+	const uint32_t gone[] = {11, 13};
+	int n, m;
+
+	fixture_open(&f, keys, 64);
+	add_samples(&f.p.hot);
+	n = query(&f);
+	assert_true(n > 0);
+	figures(&f, n, before);
+	assert_int_equal(hotspots_take_pids(&f.p.hot, gone, 2, profile_retire, &f.p), 8);
+	assert_int_equal(profile_retired_count(&f.p), 8);
+	m = query(&f);
+	figures(&f, m, after);
+	assert_int_equal(m, n);
+	for (int i = 0; i < n; i++) {
+		assert_int_equal(after[i].weight, before[i].weight);
+		assert_int_equal(after[i].samples, before[i].samples);
+		assert_int_equal(after[i].pid, before[i].pid);
+	}
+	fixture_close(&f);
+}
+
+static void test_retired_same_rows_sym(void **state)
+{
+	(void)state;
+	check_same_rows("sym");
+}
+
+static void test_retired_same_rows_pid_sym(void **state)
+{
+	(void)state;
+	check_same_rows("pid,sym");
+}
+
+/* A recycled pid is another process: its serial differs, and grouped by
+ * pid its retired rows stay apart from the new process's. */
+static void test_retired_recycled_pid(void **state)
+{
+	struct fixture f;
+	const uint32_t pid = 20;
+	uint32_t s1, s2;
+	int n, rows = 0;
+
+	(void)state;
+	fixture_open(&f, "pid,sym", 64);
+	assert_int_equal(hotspots_add(&f.p.hot, pid, pid, ips[0], RECORDS_CPUMODE_KERNEL, 0, 7), 0);
+	s1 = profile_serial_of(&f.p, (pid_t)pid);
+	assert_int_equal(hotspots_take_pids(&f.p.hot, &pid, 1, profile_retire, &f.p), 1);
+	/* a new process in the slot: what a FORK of a recycled pid does */
+	f.p.comms[pid % (sizeof(f.p.comms) / sizeof(f.p.comms[0]))].pid = 0;
+	s2 = profile_serial_of(&f.p, (pid_t)pid);
+	assert_int_not_equal(s1, s2);
+	assert_int_equal(hotspots_add(&f.p.hot, pid, pid, ips[0], RECORDS_CPUMODE_KERNEL, 0, 5), 0);
+	n = query(&f);
+	for (int i = 0; i < n; i++)
+		rows += f.p.rows[i].pid == pid;
+	assert_int_equal(rows, 2);
+	fixture_close(&f);
+}
+
+/* Past its bound the table merges its lighter half, never losing figures:
+ * the rows grouped without pid keep every sample. */
+static void test_retired_bounded(void **state)
+{
+	struct fixture f;
+	const uint32_t nr = PROFILE_RETIRED_MAX + PROFILE_RETIRED_MAX / 2;
+	uint64_t weight = 0, samples = 0, got_w = 0, got_s = 0;
+	int n;
+
+	(void)state;
+	fixture_open(&f, "sym", 64);
+	for (uint32_t pid = 1000; pid < 1000 + nr; pid++) {
+		const struct hotspots_slot s = {.ip = ips[pid % 3],
+		                                .pid = pid,
+		                                .cpu = 0,
+		                                .cpumode = RECORDS_CPUMODE_KERNEL,
+		                                .used = 1,
+		                                .weight = 10 + pid % 7,
+		                                .samples = 1 + pid % 3};
+
+		profile_retire(&s, &f.p);
+		weight += s.weight;
+		samples += s.samples;
+	}
+	assert_true(profile_retired_count(&f.p) <= PROFILE_RETIRED_MAX);
+	assert_true(profile_retired_coarsened(&f.p) > 0);
+	assert_int_equal(f.p.retired_lost_samples, 0);
+	free(f.p.rows);
+	f.p.cap_rows = (int)profile_retired_count(&f.p) + 16;
+	f.p.rows = calloc((size_t)f.p.cap_rows, sizeof(*f.p.rows));
+	assert_non_null(f.p.rows);
+	n = query(&f);
+	assert_true(n >= 1 && n <= 4); /* three functions (and other, if it came to that) */
+	for (int i = 0; i < n; i++) {
+		got_w += f.p.rows[i].weight;
+		got_s += f.p.rows[i].samples;
+	}
+	assert_int_equal(got_w, weight);
+	assert_int_equal(got_s, samples);
+	fixture_close(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_retired_same_rows_sym),
+	    cmocka_unit_test(test_retired_same_rows_pid_sym),
+	    cmocka_unit_test(test_retired_recycled_pid),
+	    cmocka_unit_test(test_retired_bounded),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
