@@ -34,6 +34,12 @@ void profile_fill_row(struct profile *p, const struct hotspots_row *row, struct 
 void profile_call_trees(struct profile *p, const struct hotspots_row *rows, struct model *m,
                         bool accumulated);
 
+/* The function of a frame as the call trees name it (through the frame
+ * cache and the table of names): its name and module into buffers of
+ * SYMBOLS_NAME_MAX and SYMBOLS_MODULE_MAX bytes. 0, or -ENOMEM (no name). */
+int profile_frame_name(struct profile *p, pid_t pid, uint64_t ip, bool kernel, char *name,
+                       char *module);
+
 /* Free what profile_hot.c holds. */
 void profile_hot_free(struct profile *p);
 
