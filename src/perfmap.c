@@ -85,7 +85,14 @@ static FILE *jit_open(const struct symbols *s, struct proc *p, struct stat *st)
 	return NULL;
 }
 
-/* "START SIZE name" (hex, 0x optional); later lines win for one START. */
+/* The bytes a perf map's table holds: its symbols and their names. */
+static size_t jit_bytes(const struct symtab *t)
+{
+	return t->nr * sizeof(*t->syms) + t->pool_len;
+}
+
+/* "START SIZE name" (hex, 0x optional); later lines win for one START.
+ * Names are cut to SYMBOLS_NAME_MAX - 1 bytes, as lookups would copy them. */
 static int jit_line(struct tabbuild *b, char *line, int64_t lineno)
 {
 	unsigned long long start, size;
@@ -106,10 +113,36 @@ static int jit_line(struct tabbuild *b, char *line, int64_t lineno)
 		n--;
 	if (!n || !start)
 		return 0;
+	if (n > SYMBOLS_NAME_MAX - 1)
+		n = SYMBOLS_NAME_MAX - 1;
 	return sym_build_add(b, start, size, p, n, lineno);
 }
 
-/* (Re)read p's perf map if it appeared or changed since the last read. */
+/* Make room for a table of want bytes among every process's perf maps
+ * (SYM_JIT_TOTAL_MAX): the largest tables of other processes go first
+ * (read again on their next miss). */
+static void jit_make_room(struct symbols *s, const struct proc *self, size_t want)
+{
+	while (s->jit_bytes + want > SYM_JIT_TOTAL_MAX) {
+		struct proc *big = NULL;
+
+		for (size_t i = 0; i < s->procs_buckets; i++)
+			for (struct proc *q = s->procs[i]; q; q = q->hnext)
+				if (q != self && q->jit.tab.nr &&
+				    (!big || jit_bytes(&q->jit.tab) > jit_bytes(&big->jit.tab)))
+					big = q;
+		if (!big)
+			return;
+		s->jit_bytes -= jit_bytes(&big->jit.tab);
+		sym_symtab_free(&big->jit.tab);
+		big->jit.loaded = false;
+		s->stats.jit_dropped++;
+	}
+}
+
+/* (Re)read p's perf map if it appeared or changed since the last read: its
+ * last SYM_JIT_READ_MAX bytes at most (a JIT appends: its newest code is at
+ * the end), a large file less often. */
 static void jit_refresh(struct symbols *s, struct proc *p)
 {
 	struct tabbuild b = {0};
@@ -117,6 +150,7 @@ static void jit_refresh(struct symbols *s, struct proc *p)
 	char *line = NULL;
 	size_t cap = 0;
 	int64_t lineno = 0;
+	off_t from = 0;
 	FILE *f;
 	int err = 0;
 
@@ -131,7 +165,22 @@ static void jit_refresh(struct symbols *s, struct proc *p)
 		fclose(f);
 		return;
 	}
-	while (!err && getline(&line, &cap, f) > 0)
+	/* Reading costs its size: a map of SYM_JIT_READ_MAX is read once a
+	 * second at most. */
+	p->jit.next_ns +=
+	    (uint64_t)((double)(st.st_size < SYM_JIT_READ_MAX ? st.st_size : SYM_JIT_READ_MAX) /
+	               SYM_JIT_READ_MAX * 1e9);
+	if (st.st_size > SYM_JIT_READ_MAX) {
+		from = st.st_size - SYM_JIT_READ_MAX;
+		if (fseeko(f, from - 1, SEEK_SET) ||
+		    getline(&line, &cap, f) < 0) { /* to the start of a line */
+			free(line);
+			fclose(f);
+			return;
+		}
+		s->stats.jit_cut++;
+	}
+	while (!err && ftello(f) < st.st_size && getline(&line, &cap, f) > 0)
 		err = jit_line(&b, line, ++lineno);
 	free(line);
 	fclose(f);
@@ -139,8 +188,17 @@ static void jit_refresh(struct symbols *s, struct proc *p)
 		sym_build_free(&b);
 		return;
 	}
+	s->jit_bytes -= jit_bytes(&p->jit.tab);
+	sym_symtab_free(&p->jit.tab);
 	if (sym_build_finish(&b, &p->jit.tab))
 		return;
+	if (p->jit.tab.pool_len) { /* its own size: the pool grew by doubling */
+		char *pool = realloc(p->jit.tab.pool, p->jit.tab.pool_len);
+		if (pool)
+			p->jit.tab.pool = pool;
+	}
+	jit_make_room(s, p, jit_bytes(&p->jit.tab));
+	s->jit_bytes += jit_bytes(&p->jit.tab);
 	p->jit.loaded = true;
 	p->jit.dev = st.st_dev;
 	p->jit.ino = st.st_ino;

@@ -109,8 +109,9 @@ static void proc_clear_maps(struct symbols *s, struct proc *p)
 	sym_proc_changed(s, p);
 }
 
-static void jit_clear(struct jit *j)
+static void jit_clear(struct symbols *s, struct jit *j)
 {
+	s->jit_bytes -= j->tab.nr * sizeof(*j->tab.syms) + j->tab.pool_len;
 	sym_symtab_free(&j->tab);
 	memset(j, 0, sizeof(*j));
 }
@@ -133,7 +134,7 @@ static void proc_destroy(struct symbols *s, struct proc *p)
 {
 	proc_clear_maps(s, p);
 	free(p->maps);
-	jit_clear(&p->jit);
+	jit_clear(s, &p->jit);
 	free(p);
 }
 
@@ -439,7 +440,7 @@ void symbols_exec(struct symbols *s, pid_t pid)
 	if (!p)
 		return;
 	proc_clear_maps(s, p);
-	jit_clear(&p->jit);
+	jit_clear(s, &p->jit);
 	p->scanned = false;
 }
 

@@ -207,4 +207,14 @@ void profile_annotate_free(struct profile *p);
  */
 char *profile_folded(struct profile *p, size_t *len);
 
+/* What the grouping's and call trees' tables of names hold (profile_hot.c):
+ * bytes allocated, functions and frames known, and the times they started
+ * over to stay within their bounds (README, "Memory"). */
+struct profile_memory {
+	size_t bytes;
+	uint32_t functions, frames;
+	uint64_t folds;
+};
+void profile_hot_memory(const struct profile *p, struct profile_memory *out);
+
 #endif

@@ -29,6 +29,7 @@ struct profile_strtab {
 	size_t used, size;
 	uint32_t *off; /* by id - 1: where its text starts */
 	uint32_t cap_off;
+	size_t max; /* bytes the arena may reach (0: UINT32_MAX) */
 };
 
 static uint64_t strtab_hash(const char *s, size_t len)
@@ -100,12 +101,15 @@ static uint32_t strtab_id(struct profile_strtab *t, const char *s, size_t len)
 			return t->slots[k].id;
 	}
 	if (t->used + len + 1 > t->size) {
+		const size_t max = t->max ? t->max : UINT32_MAX;
 		size_t size = t->size ? t->size * 2 : 65536;
 		char *a;
 
 		while (size < t->used + len + 1)
 			size *= 2;
-		if (size > UINT32_MAX || !(a = realloc(t->arena, size)))
+		if (size > max)
+			size = max;
+		if (size < t->used + len + 1 || !(a = realloc(t->arena, size)))
 			return 0;
 		t->arena = a;
 		t->size = size;
@@ -135,6 +139,7 @@ static uint32_t strtab_str(struct profile_strtab *t, const char *s)
 /* ---- grouping ---- */
 
 static struct profile_tree *tree_of(struct profile *p);
+static void tree_age(struct profile *p);
 static uint32_t frame_func(struct profile_tree *t, uint32_t pid, uint64_t ip, bool kernel,
                            bool *unknown);
 static uint32_t module_of_func(const struct profile_tree *t, uint32_t func);
@@ -273,6 +278,7 @@ int profile_group_rows(struct profile *p, struct hotspots_row *rows, int n, bool
 	if (!names_of(p))
 		return n; /* no memory: stay per (pid, address) */
 	strtab_clear(p->names);
+	tree_age(p);
 	n = hotspots_group_any_order(rows, n, group_symbol, p);
 	return hotspots_group(rows, n, group_keys, p);
 }
@@ -339,8 +345,22 @@ struct frame_name {
 	bool kernel;
 };
 
-#define FRAME_CACHE_MAX (1u << 20) /* frames cached before the cache starts over */
-#define FUNCS_MAX       (1u << 22) /* distinct functions before new ones are one */
+/*
+ * The bounds of what the call trees keep (README, "Memory"). A frame cache
+ * that is full starts over at once (the function ids stay). The names of
+ * functions and the chains as functions hold ids that go on from tick to
+ * tick, so they start over only between ticks: when a tick begins with
+ * three quarters of a bound in use, everything is dropped and found again
+ * from the samples (tree_age()). Within a tick they stop at the bound: a
+ * function past it is "[unknown]", a chain past it counts in the totals
+ * without its paths. Shares never change: they come from the samples,
+ * which are kept apart (hotspots, stacks).
+ */
+#define FRAME_CACHE_MAX (1u << 17) /* frames cached (2^18 slots, 6 MiB) */
+#define FUNCS_MAX       (1u << 17) /* distinct functions before new ones are one */
+#define NAMES_BYTES_MAX (8u << 20) /* bytes of the functions' names */
+#define MODULES_MAX     (1u << 20) /* bytes of module names */
+#define CHAINS_MAX      (2u << 20) /* words of chains as functions (8 MiB) */
 #define CHAIN_RETRIES   3u         /* a chain with unknown frames is resolved again */
 _Static_assert(FUNCS_MAX < (1u << 29), "a frame slot's func holds any function id");
 _Static_assert(sizeof(struct frame_slot) == 24, "a frame slot is 24 bytes");
@@ -352,6 +372,7 @@ struct tree_chain {
 };
 
 struct profile_tree {
+	uint64_t folds;                /* times tree_age() started over */
 	struct profile_strtab funcs;   /* "k|u" module NUL name: a function's id */
 	struct profile_strtab modules; /* module names */
 	uint32_t *module_of;           /* by function id */
@@ -390,6 +411,8 @@ static struct profile_tree *tree_of(struct profile *p)
 		if (!t)
 			return NULL;
 		t->p = p;
+		t->funcs.max = NAMES_BYTES_MAX;
+		t->modules.max = MODULES_MAX;
 		t->proj = malloc(STACKS_MAX_FRAMES * sizeof(*t->proj));
 		t->words = malloc(STACKS_MAX_FRAMES * sizeof(*t->words));
 		t->cap_proj = t->proj && t->words ? STACKS_MAX_FRAMES : 0;
@@ -589,7 +612,9 @@ static const uint32_t *chain_funcs(struct profile_tree *t, uint32_t pid, const u
 
 		while (cap < t->nr_chains + nr + 1)
 			cap *= 2;
-		if (cap >= off_mask || !(c = realloc(t->chains, cap * sizeof(*c))))
+		if (cap > CHAINS_MAX)
+			cap = CHAINS_MAX;
+		if (cap < t->nr_chains + nr + 1 || !(c = realloc(t->chains, cap * sizeof(*c))))
 			return NULL;
 		t->chains = c;
 		t->cap_chains = cap;
@@ -976,6 +1001,7 @@ bool profile_call_trees(struct profile *p, const struct hotspots_row *rows, int 
 		return false; /* chains are kept per process, not per thread or CPU */
 	if (!(t = tree_of(p)) || !names_of(p))
 		return false;
+	tree_age(p);
 	t->by_sym = hotkeys_has(&p->keys, HOTKEYS_SYM);
 	t->by_dso = hotkeys_has(&p->keys, HOTKEYS_DSO);
 	t->by_pid = hotkeys_has(&p->keys, HOTKEYS_PID);
@@ -1021,6 +1047,77 @@ bool profile_call_trees(struct profile *p, const struct hotspots_row *rows, int 
 		rows_paths(p, m, rows, rank, m->nr_hot, total);
 	free(rank);
 	return true;
+}
+
+int profile_frame_name(struct profile *p, pid_t pid, uint64_t ip, bool kernel, char *name,
+                       char *module)
+{
+	struct profile_tree *t = tree_of(p);
+	const char *key;
+	bool unknown;
+	uint32_t f;
+
+	if (!t || !(f = frame_func(t, (uint32_t)pid, ip, kernel, &unknown)))
+		return -ENOMEM;
+	key = strtab_text(&t->funcs, f);
+	util_strlcpy(module, key + 1, SYMBOLS_MODULE_MAX);
+	util_strlcpy(name, key + 1 + strlen(key + 1) + 1, SYMBOLS_NAME_MAX);
+	return 0;
+}
+
+static void forget_chain(uint32_t pid, const uint64_t *ips, uint32_t nr, uint64_t samples,
+                         uint64_t *user, void *arg)
+{
+	(void)pid, (void)ips, (void)nr, (void)samples, (void)arg;
+	*user = 0;
+}
+
+/* Between ticks: when the names or the chains fill three quarters of their
+ * bound, start over (what is still sampled is named again as it comes). */
+static void tree_age(struct profile *p)
+{
+	struct profile_tree *t = p->tree;
+
+	if (!t || (t->funcs.nr < FUNCS_MAX / 4 * 3 && t->funcs.used < NAMES_BYTES_MAX / 4 * 3 &&
+	           t->modules.used < MODULES_MAX / 4 * 3 && t->nr_chains < CHAINS_MAX / 4 * 3))
+		return;
+	strtab_clear(&t->funcs);
+	strtab_clear(&t->modules);
+	if (t->frames)
+		memset(t->frames, 0, t->cap_frames * sizeof(*t->frames));
+	t->nr_frames = 0;
+	t->nr_chains = 0;
+	if (p->stacks.slots)
+		stacks_walk(&p->stacks, false, forget_chain, NULL);
+	if (t->names)
+		memset(t->names, 0, t->cap_names * sizeof(*t->names));
+	t->name_gen = 1;
+	t->folds++;
+}
+
+void profile_hot_memory(const struct profile *p, struct profile_memory *out)
+{
+	const struct profile_tree *t = p->tree;
+
+	memset(out, 0, sizeof(*out));
+	if (p->names)
+		out->bytes += p->names->size + p->names->cap * sizeof(struct strtab_slot) +
+		              p->names->cap_off * sizeof(uint32_t);
+	if (!t)
+		return;
+	out->folds = t->folds;
+	out->functions = t->funcs.nr;
+	out->frames = t->nr_frames;
+	out->bytes += sizeof(*t);
+	for (int i = 0; i < 2; i++) {
+		const struct profile_strtab *s = i ? &t->modules : &t->funcs;
+
+		out->bytes +=
+		    s->size + s->cap * sizeof(struct strtab_slot) + s->cap_off * sizeof(uint32_t);
+	}
+	out->bytes += t->cap_of * (sizeof(*t->module_of) + sizeof(*t->kernel_of)) +
+	              t->cap_frames * sizeof(*t->frames) + t->cap_chains * sizeof(*t->chains) +
+	              t->cap_proj * sizeof(*t->proj) + t->cap_names * sizeof(*t->names);
 }
 
 void profile_hot_free(struct profile *p)

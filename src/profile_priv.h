@@ -79,6 +79,12 @@ uint64_t profile_retired_coarsened(const struct profile *p);
 
 void profile_retired_free(struct profile *p);
 
+/* The function of a frame as the call trees name it (through the frame
+ * cache and the table of names): its name and module into buffers of
+ * SYMBOLS_NAME_MAX and SYMBOLS_MODULE_MAX bytes. 0, or -ENOMEM (no name). */
+int profile_frame_name(struct profile *p, pid_t pid, uint64_t ip, bool kernel, char *name,
+                       char *module);
+
 /* Free what profile_hot.c holds. */
 void profile_hot_free(struct profile *p);
 

@@ -357,6 +357,7 @@ int session_tick(struct session *s, bool final)
 	uint64_t now = s->stopped ? s->stop_ns : util_now_ns();
 	double interval_s;
 
+	util_heap_tidy(util_now_ns());
 	if (!s->cpu_cur) {
 		s->cpu_cur = calloc(SESSION_MAX_CPUS, sizeof(*s->cpu_cur));
 		s->cpu_prev = calloc(SESSION_MAX_CPUS, sizeof(*s->cpu_prev));
@@ -403,6 +404,7 @@ int session_tick(struct session *s, bool final)
 		    "with 'ulimit -n' or count fewer events",
 		    s->nr_fd_limited,
 		    util_limit_text((uint64_t)s->probe.nofile_soft, (char[24]){0}, 24));
+	session_memory_notes(s);
 	m->tasks_total = m->nr_tasks;
 	model_sort_tasks(m);
 	session_cgroup_rows(s, final);

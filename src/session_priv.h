@@ -174,6 +174,9 @@ void session_counted_rows(struct session *s, bool final, double interval_s);
 void session_cpu_rows(struct session *s, bool final, double interval_s);
 void session_header(struct session *s, uint64_t now, double interval_s, bool final);
 void session_static_notes(struct session *s);
+/* Notes on the tables of names that started over or were cut to stay
+ * within their bounds, since the start (each tick). */
+void session_memory_notes(struct session *s);
 void session_event_states(struct session *s);
 void session_unattributed_row(struct session *s);
 

@@ -6,6 +6,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -237,6 +238,33 @@ void session_header(struct session *s, uint64_t now, double interval_s, bool fin
 	             : s->probe.cap_sys_admin ? "CAP_SYS_ADMIN"
 	                                      : "unprivileged",
 	             sizeof(m->privilege));
+}
+
+void session_memory_notes(struct session *s)
+{
+	struct model *m = &s->model;
+	struct profile_memory pm;
+	struct symbols_stats st;
+
+	if (!s->prof.open)
+		return;
+	profile_hot_memory(&s->prof, &pm);
+	if (pm.folds)
+		model_note(m,
+		           "the tables of function names started over %" PRIu64
+		           " time%s to stay within their bounds: names are found again, "
+		           "shares are unchanged",
+		           pm.folds, pm.folds == 1 ? "" : "s");
+	if (!s->prof.sym)
+		return;
+	symbols_stats(s->prof.sym, &st);
+	if (st.jit_cut || st.jit_dropped)
+		model_note(
+		    m,
+		    "perf maps: %lu read%s from their last %d MiB only, %lu table%s dropped to "
+		    "stay within %d MiB (their code is then named by address)",
+		    st.jit_cut, st.jit_cut == 1 ? "" : "s", SYMBOLS_JIT_READ_MIB, st.jit_dropped,
+		    st.jit_dropped == 1 ? "" : "s", SYMBOLS_JIT_TOTAL_MIB);
 }
 
 /* Notes that depend on the run so far (computed once: first tick). */

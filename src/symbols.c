@@ -241,4 +241,5 @@ int symbols_set_root(struct symbols *s, const char *root)
 void symbols_stats(const struct symbols *s, struct symbols_stats *out)
 {
 	*out = s->stats;
+	out->jit_bytes = s->jit_bytes;
 }

@@ -93,11 +93,22 @@ enum symbols_kernel_source {
 	SYMBOLS_KERNEL_CACHE,    /* mapped from the cache file */
 };
 
+/* A perf map is read from its last SYMBOLS_JIT_READ_MIB MiB at most, and
+ * re-read once a second at most when that large (proportionally more often
+ * when smaller); the tables of every process's perf maps hold
+ * SYMBOLS_JIT_TOTAL_MIB MiB at most, the largest of other processes' tables
+ * dropped first (README, "Memory"). */
+#define SYMBOLS_JIT_READ_MIB  4
+#define SYMBOLS_JIT_TOTAL_MIB 16
+
 struct symbols_stats {
 	unsigned long elf_loads;    /* binaries read (the cache works if this stays low) */
 	unsigned long elf_failures; /* binaries that could not be opened or parsed */
 	unsigned long debug_loads;  /* binaries named from a separate debug file */
 	unsigned long jit_loads;    /* perf-PID.map files read */
+	unsigned long jit_cut;      /* of those, read from their last SYMBOLS_JIT_READ_MIB only */
+	unsigned long jit_dropped;  /* perf maps' tables dropped to keep their bytes bounded */
+	size_t jit_bytes;           /* bytes the perf maps' tables hold */
 	size_t binaries;            /* binaries held (mapped by someone or recently) */
 	size_t processes;           /* processes tracked */
 	size_t kernel_symbols;      /* text symbols from kallsyms */

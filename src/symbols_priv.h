@@ -213,6 +213,8 @@ enum kernel_state {
 #define SYM_GONE_SLOTS     64
 #define SYM_GONE_NS        1000000000ull /* 1 s */
 #define SYM_JIT_RECHECK_NS 200000000ull  /* a perf map re-checked on a miss at most this often */
+#define SYM_JIT_READ_MAX   ((off_t)SYMBOLS_JIT_READ_MIB << 20)
+#define SYM_JIT_TOTAL_MAX  ((size_t)SYMBOLS_JIT_TOTAL_MIB << 20)
 
 struct symbols {
 	char root[PATH_MAX]; /* "" stands for "/" */
@@ -226,6 +228,7 @@ struct symbols {
 
 	struct proc **procs;
 	size_t nr_procs, procs_buckets;
+	size_t jit_bytes;  /* held by the perf maps' tables */
 	uint64_t maps_gen; /* bumped at every change to a process's mappings */
 
 	struct dso **dsos;

@@ -25,6 +25,7 @@ int timeline_open_history(struct timeline *t, uint64_t keep_ns)
 	t->pos = -1;
 	t->history = true;
 	t->keep_ns = keep_ns;
+	t->max_bytes = TIMELINE_HISTORY_BYTES;
 	if (pfr_open_memory(&t->r))
 		return -ENOMEM;
 	if (pfr_writer_init(&t->w, 0)) {
@@ -46,6 +47,33 @@ void timeline_close(struct timeline *t)
 	t->pos = -1;
 }
 
+/* Bytes the history's frames hold. */
+static size_t held(const struct timeline *t)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->r.nr; i++)
+		n += PFR_HEADER_LEN + t->r.frames[i].len;
+	return n;
+}
+
+/* Forget the oldest key frame runs while the frames hold more than max_bytes. */
+static void trim_bytes(struct timeline *t)
+{
+	while (t->bytes > t->max_bytes) {
+		const size_t nr = t->r.nr;
+		size_t k = 1;
+
+		while (k < nr && !t->r.frames[k].is_key)
+			k++;
+		if (k >= nr)
+			return; /* one run: it stays */
+		timeline_forget(t, (long)k);
+		if (t->r.nr == nr)
+			return; /* the clock went back: nothing is older */
+	}
+}
+
 int timeline_add(struct timeline *t, const struct model *m)
 {
 	size_t len, before = t->r.nr;
@@ -64,6 +92,8 @@ int timeline_add(struct timeline *t, const struct model *m)
 		pfr_writer_rekey(&t->w);
 		return ret;
 	}
+	if (t->r.nr == before + 1)
+		t->bytes += len;
 	if (m->wall_ns > t->keep_ns) {
 		pfr_forget_before(&t->r, m->wall_ns - t->keep_ns);
 		if (t->pos >= 0)
@@ -73,7 +103,10 @@ int timeline_add(struct timeline *t, const struct model *m)
 			t->have_m = false;
 			t->pos = -1;
 		}
+		if (t->r.nr != before + 1)
+			t->bytes = held(t);
 	}
+	trim_bytes(t);
 	return 0;
 }
 
@@ -84,6 +117,7 @@ void timeline_forget(struct timeline *t, long n)
 	if (n <= 0 || (size_t)n >= t->r.nr)
 		return;
 	pfr_forget_before(&t->r, t->r.frames[n].wall_ns);
+	t->bytes = held(t);
 	if (t->pos >= 0)
 		t->pos -= (long)(before - t->r.nr);
 	if (t->pos < 0 && t->have_m) {

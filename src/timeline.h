@@ -10,6 +10,9 @@
 #include <stdint.h>
 
 #define TIMELINE_HISTORY_MIN 10 /* --history: minutes the viewer keeps */
+/* ...and bytes of snapshots at most, whichever is less: the oldest key
+ * frame runs go first (README, "Memory"). */
+#define TIMELINE_HISTORY_BYTES ((size_t)16 << 20)
 /* zstd's level for the history: a frame an interval of the view's larger
  * snapshots (every hotspot row it can scroll), cheaply. Level 1 against
  * level 3 (tests/bench/bench_record.c, a 200x60 view's run with 500
@@ -22,6 +25,8 @@ struct timeline {
 	struct pfr_writer w; /* history: how snapshots are added */
 	bool history;
 	uint64_t keep_ns; /* history: how far back it reaches */
+	size_t max_bytes; /* history: bytes of frames it holds at most */
+	size_t bytes;     /* history: bytes of frames held */
 	struct model m;   /* the snapshot shown */
 	bool have_m;
 	long pos; /* its frame, -1 none */
@@ -36,7 +41,10 @@ int timeline_open_history(struct timeline *t, uint64_t keep_ns);
 
 void timeline_close(struct timeline *t);
 
-/* History: add the snapshot m, forget what is older than keep_ns. 0 or -errno. */
+/* History: add the snapshot m, forget what is older than keep_ns, and the
+ * oldest frames while they hold more than max_bytes (TIMELINE_HISTORY_BYTES
+ * unless the caller set another; the newest key frame run always stays).
+ * 0 or -errno. */
 int timeline_add(struct timeline *t, const struct model *m);
 
 /* History: forget about the oldest n frames (whole key frame runs). */

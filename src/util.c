@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <malloc.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -426,4 +427,22 @@ const char *util_limit_text(uint64_t v, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%" PRIu64, v);
 	return buf;
+}
+
+void util_heap_tidy(uint64_t now_ns)
+{
+	static uint64_t last_ns;
+	static bool set;
+
+	if (!set) {
+		set = true;
+		/* fixed: glibc's threshold otherwise rises to the largest block
+		 * freed, and the big tables then come from the heap */
+		mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+		last_ns = now_ns;
+	}
+	if (now_ns - last_ns < UTIL_HEAP_TIDY_NS)
+		return;
+	last_ns = now_ns;
+	malloc_trim(0);
 }

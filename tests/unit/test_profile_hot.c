@@ -1,7 +1,9 @@
 /* The profile's hotspot grouping over a fixture's kernel symbols: symbol
  * starts from the frame cache equal those resolved afresh, and rows grouped
  * with warm caches equal rows grouped by a profile that knows nothing yet;
- * children mode's rows: every function of the chains. */
+ * children mode's rows: every function of the chains; the tables of names
+ * stay within their bounds under a stream of new names, and name frames
+ * right after starting over. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define ROWS 64
 
@@ -310,12 +314,117 @@ static void test_children_rows(void **state)
 	free(f);
 }
 
+#define JIT_BASE  0x7f1000000000ull
+#define NAMES     48 /* new functions a tick */
+#define STABLE    999
+#define TREE_MAX  ((size_t)24 << 20) /* profile_hot.c's tables, with room for the arrays */
+#define NAME_TAIL 480
+
+/* Process pid of the fake root: anonymous code at JIT_BASE, and a perf map
+ * naming n functions of 16 bytes there "fn_PID_I_xxx...". */
+static void fake_jit(const char *root, uint32_t pid, int n)
+{
+	char path[PATH_MAX], tail[NAME_TAIL + 1];
+	FILE *f;
+
+	memset(tail, 'x', NAME_TAIL);
+	tail[NAME_TAIL] = '\0';
+	snprintf(path, sizeof(path), "%s/proc/%u", root, pid);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/proc/%u/maps", root, pid);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "7f1000000000-7f1000100000 r-xp 00000000 00:00 0 \n");
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/tmp/perf-%u.map", root, pid);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	for (int i = 0; i < n; i++)
+		fprintf(f, "%llx 10 fn_%u_%d_%s\n", JIT_BASE + 16ull * (unsigned)i, pid, i, tail);
+	fclose(f);
+}
+
+static void expect_name(struct profile *p, uint32_t pid, int i)
+{
+	char name[SYMBOLS_NAME_MAX], module[SYMBOLS_MODULE_MAX], want[SYMBOLS_NAME_MAX];
+
+	assert_int_equal(profile_frame_name(p, (pid_t)pid, JIT_BASE + 16ull * (unsigned)i + 4,
+	                                    false, name, module),
+	                 0);
+	snprintf(want, sizeof(want), "fn_%u_%d_", pid, i);
+	assert_true(!strncmp(name, want, strlen(want)));
+	assert_int_equal(strlen(name), strlen(want) + NAME_TAIL);
+	assert_string_equal(module, "[jit]");
+}
+
+/* A new process with NAMES new 500-byte names every tick, and one that
+ * stays: the tables start over within their bounds, and the names they
+ * give after it are right. */
+static void test_names_bounded(void **state)
+{
+	struct fixture *f = malloc(sizeof(*f));
+	char root[] = "/tmp/test_profile_hot.XXXXXX", path[PATH_MAX + 32];
+	struct profile_memory pm;
+	struct hotspots_totals tot;
+	const int ticks = 800;
+	uint64_t folds = 0;
+
+	(void)state;
+	assert_non_null(f);
+	assert_non_null(mkdtemp(root));
+	snprintf(path, sizeof(path), "%s/proc", root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/tmp", root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	fixture_open(f, "dso,sym");
+	assert_int_equal(symbols_set_root(f->p.sym, root), 0);
+	fake_jit(root, STABLE, 4);
+	for (int t = 0; t < ticks; t++) {
+		const uint32_t pid = 1000 + (uint32_t)t;
+		int n;
+
+		fake_jit(root, pid, NAMES);
+		f->p.ticks++;
+		for (int i = 0; i < NAMES; i++)
+			assert_int_equal(hotspots_add(&f->p.hot, pid, pid,
+			                              JIT_BASE + 16ull * (unsigned)i,
+			                              RECORDS_CPUMODE_USER, 0, 1),
+			                 0);
+		assert_int_equal(hotspots_add(&f->p.hot, STABLE, STABLE, JIT_BASE + 16 * (t % 4),
+		                              RECORDS_CPUMODE_USER, 0, 1),
+		                 0);
+		n = hotspots_top(&f->p.hot, HOTSPOTS_INTERVAL, NULL, f->p.rows, ROWS, &tot);
+		assert_true(n > 0);
+		n = profile_group_rows(&f->p, f->p.rows, n, false);
+		/* every function its own row: the names tell them apart */
+		assert_int_equal(n, NAMES + 1);
+		hotspots_interval_reset(&f->p.hot);
+		profile_hot_memory(&f->p, &pm);
+		assert_true(pm.bytes <= TREE_MAX);
+		if (pm.folds != folds) { /* started over: what comes next is named right */
+			folds = pm.folds;
+			expect_name(&f->p, pid, 0);
+			expect_name(&f->p, STABLE, t % 4);
+		}
+	}
+	assert_true(folds >= 2);
+	for (int i = 0; i < NAMES; i++)
+		expect_name(&f->p, 1000 + ticks - 1, i);
+	for (int i = 0; i < 4; i++)
+		expect_name(&f->p, STABLE, i);
+	fixture_close(f);
+	free(f);
+	snprintf(path, sizeof(path), "rm -rf '%s'", root);
+	assert_int_equal(system(path), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_frame_symbol),
 	    cmocka_unit_test(test_grouping_cached),
 	    cmocka_unit_test(test_children_rows),
+	    cmocka_unit_test(test_names_bounded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
