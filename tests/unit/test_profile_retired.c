@@ -1,10 +1,11 @@
 /* The retired rows: the keys of processes that left the hotspot table keep
  * their figures and names, grouped with the rows of the table as if they
  * had never left, and within a bound whatever leaves. */
-#include <cmocka.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+
+#include <cmocka.h>
 
 #include "procfs.h"
 #include "profile_priv.h"
