@@ -76,6 +76,8 @@ struct profile_comm {
  * past it, the lighter half keep their command but not their process, then
  * become "other" (profile_retired.c). */
 #define PROFILE_RETIRED_MAX (1u << 16)
+/* Bytes of names they hold at most (their functions' modules and names). */
+#define PROFILE_RETIRED_NAMES_MAX ((size_t)8 << 20)
 struct profile_retired;
 
 /* A process whose mappings were read again in some tick. */

@@ -140,6 +140,7 @@ static uint32_t strtab_str(struct profile_strtab *t, const char *s)
 
 static struct profile_tree *tree_of(struct profile *p);
 static void tree_age(struct profile *p);
+static uint32_t func_id(struct profile_tree *t, bool kernel, const char *module, const char *name);
 static uint32_t frame_func(struct profile_tree *t, uint32_t pid, uint64_t ip, bool kernel,
                            bool *unknown);
 static uint32_t module_of_func(const struct profile_tree *t, uint32_t func);
@@ -167,15 +168,13 @@ static uint32_t comm_id(struct profile *p, uint32_t pid, bool kernel)
 static void group_symbol(struct hotspots_row *row, uint64_t *g, void *arg)
 {
 	struct profile *p = arg;
-	uint32_t func, serial;
-	const char *comm;
-	int level;
+	struct profile_retired_row rr;
 
-	if (profile_retired_names(p, row, &func, &comm, &level, &serial)) {
-		g[0] = func;
-		g[1] = 0x100u + (unsigned)level;
-		g[5] = serial;
-		g[6] = strtab_str(p->names, comm);
+	if (profile_retired_names(p, row, &rr)) {
+		g[0] = rr.name;
+		g[1] = 0x100u + (unsigned)rr.level;
+		g[5] = rr.serial;
+		g[6] = strtab_str(p->names, rr.comm);
 	} else {
 		const uint64_t key = profile_symbol_key(row, p);
 
@@ -193,14 +192,16 @@ static void group_symbol(struct hotspots_row *row, uint64_t *g, void *arg)
 uint32_t profile_row_func(struct profile *p, const struct hotspots_row *row)
 {
 	struct profile_tree *t = tree_of(p);
-	uint32_t func, serial;
-	const char *comm;
-	int level;
+	struct profile_retired_row rr;
 	bool unknown;
 
-	if (profile_retired_names(p, row, &func, &comm, &level, &serial))
-		return func;
-	return t ? frame_func(t, row->pid, row->ip, row->kernel, &unknown) : 0;
+	if (!t)
+		return 0;
+	if (profile_retired_names(p, row, &rr)) /* its names, in this tick's table */
+		return rr.key[0] ? func_id(t, rr.key[0] == 'k', rr.key + 1,
+		                           rr.key + 2 + strlen(rr.key + 1))
+		                 : 0;
+	return frame_func(t, row->pid, row->ip, row->kernel, &unknown);
 }
 
 /* Group values that no key has: the row folds into "other". */
@@ -214,16 +215,17 @@ static void group_keys(struct hotspots_row *row, uint64_t *g, void *arg)
 	const bool per_pid =
 	    hotkeys_has(&p->keys, HOTKEYS_PID) || hotkeys_has(&p->keys, HOTKEYS_TID);
 	uint32_t func = UINT32_MAX, serial = 0;
-	const char *comm = NULL;
-	int n = 0, level = 0;
+	struct profile_retired_row rr;
+	int n = 0;
 
-	if (profile_retired_names(p, row, &func, &comm, &level, &serial)) {
-		if (level >= 2 || (level && per_pid)) {
+	if (profile_retired_names(p, row, &rr)) {
+		if (rr.level >= 2 || (rr.level && per_pid)) {
 			g[0] = g[1] = OTHER_MARK;
 			row->attr = 0;
 			return;
 		}
-		row->attr = strtab_str(p->names, comm);
+		row->attr = strtab_str(p->names, rr.comm);
+		serial = rr.serial;
 	} else {
 		row->attr = comm_id(p, row->pid, row->kernel);
 	}
@@ -288,14 +290,14 @@ void profile_fill_row(struct profile *p, const struct hotspots_row *row, struct 
 	const struct hotkeys *k = &p->keys;
 	struct symbols_result r;
 
-	uint32_t func, serial;
-	const char *comm;
+	struct profile_retired_row rr = {.level = 0};
 	int level = 0;
 
-	if (profile_retired_names(p, row, &func, &comm, &level, &serial)) {
-		const char *module, *name;
+	if (profile_retired_names(p, row, &rr)) {
+		const char *module = rr.key[0] ? rr.key + 1 : "";
+		const char *name = rr.key[0] ? rr.key + 2 + strlen(rr.key + 1) : "";
 
-		profile_func_names(p, func, &module, &name);
+		level = rr.level;
 		r = (struct symbols_result){.status = SYMBOLS_FOUND};
 		util_strlcpy(r.name, name[0] ? name : "[unknown]", sizeof(r.name));
 		util_strlcpy(r.module, module, sizeof(r.module));
@@ -1146,12 +1148,37 @@ void profile_hot_free(struct profile *p)
 	p->names = NULL;
 }
 
-void profile_func_names(struct profile *p, uint32_t func, const char **module, const char **name)
+const char *profile_func_key(struct profile *p, uint32_t func, size_t *len)
 {
 	const struct profile_tree *t = p->tree;
 	const char *key = t && func ? strtab_text(&t->funcs, func) : "";
 
 	/* "k|u" module NUL name */
-	*module = key[0] ? key + 1 : "";
-	*name = key[0] ? key + 2 + strlen(key + 1) : "";
+	*len = key[0] ? 2 + strlen(key + 1) + strlen(key + 2 + strlen(key + 1)) : 0;
+	return key;
+}
+
+struct profile_strtab *profile_strtab_new(void)
+{
+	return calloc(1, sizeof(struct profile_strtab));
+}
+
+uint32_t profile_strtab_add(struct profile_strtab *t, const char *s, size_t len)
+{
+	return strtab_id(t, s, len);
+}
+
+const char *profile_strtab_get(const struct profile_strtab *t, uint32_t id)
+{
+	return strtab_text(t, id);
+}
+
+size_t profile_strtab_bytes(const struct profile_strtab *t)
+{
+	return t ? t->size + t->cap * sizeof(*t->slots) + t->cap_off * sizeof(*t->off) : 0;
+}
+
+void profile_strtab_free(struct profile_strtab *t)
+{
+	strtab_free(t);
 }

@@ -50,8 +50,17 @@ uint32_t profile_serial_of(struct profile *p, pid_t pid);
  * when new), resolved now; 0 when out of memory. */
 uint32_t profile_row_func(struct profile *p, const struct hotspots_row *row);
 
-/* The module and name of a function id ("" when not known). */
-void profile_func_names(struct profile *p, uint32_t func, const char **module, const char **name);
+/* A function id's key in the call trees' table of names, "k|u" module NUL
+ * name, its length into *len ("" and 0 when not known). Valid until the
+ * table starts over (between ticks). */
+const char *profile_func_key(struct profile *p, uint32_t func, size_t *len);
+
+/* Interned strings (keys with a NUL inside them too): ids from 1. */
+struct profile_strtab *profile_strtab_new(void);
+uint32_t profile_strtab_add(struct profile_strtab *t, const char *s, size_t len); /* 0: no memory */
+const char *profile_strtab_get(const struct profile_strtab *t, uint32_t id);
+size_t profile_strtab_bytes(const struct profile_strtab *t);
+void profile_strtab_free(struct profile_strtab *t);
 
 /* profile_retired.c: a hotspots_take_fn (arg: the profile) that keeps the
  * key's figures under its names as they are now. */
@@ -65,10 +74,20 @@ int profile_retired_rows(struct profile *p, const struct hotspots_filter *f, boo
 /* Entries held (the rows profile_retired_rows() may add). */
 uint32_t profile_retired_count(const struct profile *p);
 
-/* A retired row's names: false for a row of the table. level 0 has the
- * process, 1 only its command and function, 2 nothing (other). */
-bool profile_retired_names(struct profile *p, const struct hotspots_row *row, uint32_t *func,
-                           const char **comm, int *level, uint32_t *serial);
+/* A retired row's names, owned by the retired table (valid until it next
+ * changes): level 0 has the process, 1 only its command and function, 2
+ * nothing (other). */
+struct profile_retired_row {
+	uint32_t name;    /* the key's id in the retired table, 0 at level 2 */
+	const char *key;  /* "k|u" module NUL name; "" at level 2 */
+	const char *comm; /* "" at level 2 */
+	int level;
+	uint32_t serial; /* the process instance, 0 from level 1 */
+};
+
+/* False for a row of the table. */
+bool profile_retired_names(struct profile *p, const struct hotspots_row *row,
+                           struct profile_retired_row *out);
 
 /* The user-space pids of the retired rows that keep their process (some
  * more than once) into out (room for max). Returns how many. */

@@ -17,6 +17,9 @@
  * adds them to the table's rows as rows of their own, so that a
  * since-the-start share stays the row's weight over the run's.
  *
+ * The names are the table's own (the call trees' table of names starts
+ * over now and then): PROFILE_RETIRED_NAMES_MAX bytes of them at most.
+ *
  * Bounded: PROFILE_RETIRED_MAX entries. When full, the lighter half loses
  * its process (level 1: one entry per command, function and CPU, for the
  * groupings without pid or tid); when that is not enough, its name too
@@ -25,7 +28,7 @@
 
 struct retired_entry {
 	uint64_t weight, samples;
-	uint32_t func; /* 0 at level 2 */
+	uint32_t name; /* its key in names ("k|u" module NUL name); 0 at level 2 */
 	uint32_t pid, tid, serial;
 	int16_t cpu;
 	uint8_t cpumode;
@@ -37,7 +40,8 @@ struct retired_entry {
 struct profile_retired {
 	struct retired_entry *e;
 	uint32_t nr, cap;
-	uint32_t *heads;    /* PROFILE_RETIRED_MAX * 2 buckets: 1 + index */
+	uint32_t *heads; /* PROFILE_RETIRED_MAX * 2 buckets: 1 + index */
+	struct profile_strtab *names;
 	uint64_t coarsened; /* entries that lost their process or name */
 };
 
@@ -48,7 +52,7 @@ static uint32_t entry_hash(const struct retired_entry *k)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
 	const uint64_t v[4] = {
-	    (uint64_t)k->func << 32 | k->pid, (uint64_t)k->tid << 32 | k->serial,
+	    (uint64_t)k->name << 32 | k->pid, (uint64_t)k->tid << 32 | k->serial,
 	    (uint64_t)(uint16_t)k->cpu << 16 | (uint64_t)k->cpumode << 8 | k->level, 0};
 	uint64_t c;
 
@@ -60,7 +64,7 @@ static uint32_t entry_hash(const struct retired_entry *k)
 
 static bool same_key(const struct retired_entry *a, const struct retired_entry *b)
 {
-	return a->func == b->func && a->pid == b->pid && a->tid == b->tid &&
+	return a->name == b->name && a->pid == b->pid && a->tid == b->tid &&
 	       a->serial == b->serial && a->cpu == b->cpu && a->cpumode == b->cpumode &&
 	       a->level == b->level && !strncmp(a->comm, b->comm, sizeof(a->comm));
 }
@@ -108,13 +112,17 @@ static int by_weight(const void *pa, const void *pb)
 
 /* Make room: the lighter half goes up a level (to level 2 when the table
  * is mostly level 1 already), the entries merged again. */
-static void coarsen(struct profile_retired *r)
+static void coarsen(struct profile_retired *r, bool names_full)
 {
 	const uint32_t nr = r->nr;
+	struct profile_strtab *names = profile_strtab_new();
 	uint32_t low1 = 0;
 
 	for (uint32_t i = 0; i < nr; i++)
 		low1 += r->e[i].level >= 1;
+	/* Out of room for names: the lighter half lose theirs. */
+	if (names_full)
+		low1 = nr;
 	qsort(r->e, nr, sizeof(*r->e), by_weight);
 	memset(r->heads, 0, BUCKETS * sizeof(*r->heads));
 	r->nr = 0;
@@ -125,14 +133,28 @@ static void coarsen(struct profile_retired *r)
 			k.level = low1 > nr / 2 ? 2 : k.level + 1;
 			k.pid = k.tid = k.serial = 0;
 			if (k.level == 2) {
-				k.func = 0;
+				k.name = 0;
 				memset(k.comm, 0, sizeof(k.comm));
 			}
 			r->coarsened++;
 		}
+		/* The names still held, into a new table: the old one's
+		 * space goes with the names no entry holds. */
+		if (k.name) {
+			const char *key = profile_strtab_get(r->names, k.name);
+			const size_t len = 2 + strlen(key + 1) + strlen(key + 2 + strlen(key + 1));
+
+			k.name = names ? profile_strtab_add(names, key, len) : 0;
+			if (!k.name) { /* no memory: other */
+				k.level = 2;
+				memset(k.comm, 0, sizeof(k.comm));
+			}
+		}
 		/* Merging only shrinks: every entry finds room. */
 		(void)add_entry(r, &k);
 	}
+	profile_strtab_free(r->names);
+	r->names = names;
 }
 
 static struct profile_retired *retired_of(struct profile *p)
@@ -140,7 +162,10 @@ static struct profile_retired *retired_of(struct profile *p)
 	if (!p->retired) {
 		struct profile_retired *r = calloc(1, sizeof(*r));
 
-		if (!r || !(r->heads = calloc(BUCKETS, sizeof(*r->heads)))) {
+		if (!r || !(r->heads = calloc(BUCKETS, sizeof(*r->heads))) ||
+		    !(r->names = profile_strtab_new())) {
+			if (r)
+				free(r->heads);
 			free(r);
 			return NULL;
 		}
@@ -161,9 +186,11 @@ void profile_retire(const struct hotspots_slot *s, void *arg)
 	                                 .kernel = kernel,
 	                                 .cpu = s->cpu,
 	                                 .slot = UINT32_MAX};
+	const uint32_t func = profile_row_func(p, &row);
+	size_t len;
+	const char *key = profile_func_key(p, func, &len);
 	struct retired_entry k = {.weight = s->weight,
 	                          .samples = s->samples,
-	                          .func = profile_row_func(p, &row),
 	                          .pid = s->pid,
 	                          .tid = s->tid,
 	                          .serial = profile_serial_of(p, (pid_t)s->pid),
@@ -181,10 +208,17 @@ void profile_retire(const struct hotspots_slot *s, void *arg)
 		p->retired_lost_samples += s->samples;
 		return;
 	}
-	if (!k.func) /* no name to keep (out of memory) */
+	if (len && profile_strtab_bytes(r->names) + len + 64 > PROFILE_RETIRED_NAMES_MAX)
+		coarsen(r, true); /* room for names first */
+	if (len && r->names)
+		k.name = profile_strtab_add(r->names, key, len);
+	if (!k.name) { /* no name to keep (out of memory) */
 		k.level = 2;
+		k.pid = k.tid = k.serial = 0;
+		memset(k.comm, 0, sizeof(k.comm));
+	}
 	if (add_entry(r, &k)) {
-		coarsen(r);
+		coarsen(r, false);
 		if (add_entry(r, &k)) {
 			p->retired_lost_weight += s->weight;
 			p->retired_lost_samples += s->samples;
@@ -226,8 +260,8 @@ uint32_t profile_retired_count(const struct profile *p)
 	return p->retired ? p->retired->nr : 0;
 }
 
-bool profile_retired_names(struct profile *p, const struct hotspots_row *row, uint32_t *func,
-                           const char **comm, int *level, uint32_t *serial)
+bool profile_retired_names(struct profile *p, const struct hotspots_row *row,
+                           struct profile_retired_row *out)
 {
 	const struct profile_retired *r = p->retired;
 	const struct retired_entry *e;
@@ -235,10 +269,12 @@ bool profile_retired_names(struct profile *p, const struct hotspots_row *row, ui
 	if (!row->retired || !r || row->retired > r->nr)
 		return false;
 	e = &r->e[row->retired - 1];
-	*func = e->func;
-	*comm = e->comm;
-	*level = e->level;
-	*serial = e->serial;
+	*out = (struct profile_retired_row){.name = e->name,
+	                                    .key = e->name ? profile_strtab_get(r->names, e->name)
+	                                                   : "",
+	                                    .comm = e->comm,
+	                                    .level = e->level,
+	                                    .serial = e->serial};
 	return true;
 }
 
@@ -266,6 +302,7 @@ void profile_retired_free(struct profile *p)
 		return;
 	free(p->retired->e);
 	free(p->retired->heads);
+	profile_strtab_free(p->retired->names);
 	free(p->retired);
 	p->retired = NULL;
 }
