@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "procfs.h"
+#include "profile_fixture.h"
 #include "profile_priv.h"
 #include "testutil.h"
 
@@ -16,43 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct fixture {
-	struct profile_config cfg;
-	struct procfs proc;
-	struct profile p;
-};
-
 static void fixture_open(struct fixture *f, const char *keys, int rows)
 {
-	char root[PATH_MAX], err[160];
-
-	memset(f, 0, sizeof(*f));
-	snprintf(root, sizeof(root), "%s/symbols/root", testutil_fixtures());
-	f->cfg.enabled = true;
-	f->cfg.top = rows;
-	snprintf(f->cfg.hot_keys, sizeof(f->cfg.hot_keys), "%s", keys);
-	procfs_init(&f->proc, root);
-	f->p.cfg = &f->cfg;
-	f->p.proc = &f->proc;
-	f->p.sym = symbols_new();
-	assert_non_null(f->p.sym);
-	assert_int_equal(symbols_set_root(f->p.sym, root), 0);
-	assert_int_equal(symbols_load_kernel(f->p.sym), 0);
-	f->p.rows = calloc((size_t)rows, sizeof(*f->p.rows));
-	assert_non_null(f->p.rows);
-	f->p.cap_rows = rows;
-	assert_int_equal(hotspots_init(&f->p.hot, 0, 0, 0), 0);
-	assert_int_equal(hotkeys_parse(keys, &f->p.keys, err, sizeof(err)), 0);
-}
-
-static void fixture_close(struct fixture *f)
-{
-	hotspots_fini(&f->p.hot);
-	profile_hot_free(&f->p);
-	profile_retired_free(&f->p);
-	symbols_free(f->p.sym);
-	free(f->p.rows);
-	procfs_close(&f->proc);
+	fixture_open_rows(f, keys, rows);
 }
 
 /* Kernel samples (the fixture's kernel symbols) of processes 10..15. */
