@@ -357,7 +357,7 @@ int session_tick(struct session *s, bool final)
 	uint64_t now = s->stopped ? s->stop_ns : util_now_ns();
 	double interval_s;
 
-	util_heap_tidy(util_now_ns());
+	util_heap_tidy(&s->heap_tidy_ns, util_now_ns());
 	if (!s->cpu_cur) {
 		s->cpu_cur = calloc(SESSION_MAX_CPUS, sizeof(*s->cpu_cur));
 		s->cpu_prev = calloc(SESSION_MAX_CPUS, sizeof(*s->cpu_prev));

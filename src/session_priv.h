@@ -142,6 +142,7 @@ struct session {
 	int list_age;       /* scans since /proc was last listed */
 	uint64_t list_lost; /* tw.lost at that listing */
 	struct model model;
+	uint64_t heap_tidy_ns; /* util_heap_tidy(): the last time the heap was given back */
 };
 
 /* session_cgroups.c: --cgroup, counted on every CPU. */

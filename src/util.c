@@ -429,20 +429,16 @@ const char *util_limit_text(uint64_t v, char *buf, size_t len)
 	return buf;
 }
 
-void util_heap_tidy(uint64_t now_ns)
+void util_heap_tidy(uint64_t *last_ns, uint64_t now_ns)
 {
-	static uint64_t last_ns;
-	static bool set;
-
-	if (!set) {
-		set = true;
+	if (!*last_ns) {
 		/* fixed: glibc's threshold otherwise rises to the largest block
 		 * freed, and the big tables then come from the heap */
 		mallopt(M_MMAP_THRESHOLD, 256 * 1024);
-		last_ns = now_ns;
+		*last_ns = now_ns ? now_ns : 1;
 	}
-	if (now_ns - last_ns < UTIL_HEAP_TIDY_NS)
+	if (now_ns - *last_ns < UTIL_HEAP_TIDY_NS)
 		return;
-	last_ns = now_ns;
+	*last_ns = now_ns;
 	malloc_trim(0);
 }

@@ -110,11 +110,11 @@ void util_set_root(char *root, size_t len, const char *dir);
 const char *util_limit_text(uint64_t v, char *buf, size_t len);
 
 /* Give the heap's free memory back to the system, every UTIL_HEAP_TIDY_NS
- * at most (call it each refresh): tables that start over and snapshots that
- * come and go leave free pages inside the heap that malloc keeps. The first
- * call also has allocations of 256 KiB and more mapped on their own (and
- * unmapped when freed), whatever sizes came before. */
+ * at most (call it each refresh, with the caller's *last_ns, 0 at first): tables that start over
+ * and snapshots that come and go leave free pages inside the heap that malloc keeps. The first call
+ * also has allocations of 256 KiB and more mapped on their own (and unmapped when freed), whatever
+ * sizes came before. */
 #define UTIL_HEAP_TIDY_NS 10000000000ull
-void util_heap_tidy(uint64_t now_ns);
+void util_heap_tidy(uint64_t *last_ns, uint64_t now_ns);
 
 #endif
