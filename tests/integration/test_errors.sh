@@ -44,7 +44,15 @@ usage_error "{" -b -e '{cycles'
 usage_error "}" -b -e 'cycles}'
 # an event refused inside a list: the caret under it, the whole name
 list='page-faults,{cpu-clock,nosuch:foo}' before='page-faults,{cpu-clock,' part='nosuch:foo'
-usage_error "unknown event 'nosuch:foo'" -b -e "$list"
+# a tracepoint is looked up in tracefs (as root, mounted as other tests do);
+# where it cannot be, the message says so instead
+[ "$(id -u)" -ne 0 ] || mountpoint -q /sys/kernel/tracing ||
+	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || true
+if mountpoint -q /sys/kernel/tracing; then
+	usage_error "unknown event 'nosuch:foo'" -b -e "$list"
+else
+	usage_error "tracefs is not mounted" -b -e "$list"
+fi
 tildes=${part//?/\~}
 printf -v caret '  %*s^%s' "${#before}" '' "${tildes:1}"
 [ "$(sed -n 2p "$err")" = "  $list" ] && [ "$(sed -n 3p "$err")" = "$caret" ] ||
