@@ -99,6 +99,13 @@ setsid "$PFMTOP" -b -d 0.1 --format json -o /dev/null ${BATCH_ARGS:-} </dev/null
 	>/dev/null 2>"$TMP/batch.err" &
 batch=$!
 pids+=($batch)
+# A third: since-the-start hotspots by process, every 10 s, kept to check
+# at the end that they stayed true (shares, names, recycled pids).
+# shellcheck disable=SC2086
+setsid "$PFMTOP" -b -d 10 --hot-total --hot 500 --hot-sort pid,comm,dso,sym --format json \
+	-o "$TMP/truth.jsonl" ${BATCH_ARGS:-} </dev/null >/dev/null 2>"$TMP/truth.err" &
+truth=$!
+pids+=($truth)
 tm -f /dev/null new-session -d -s soak -x 200 -y 60 \
 	"exec $PFMTOP -d 0.1 ${VIEW_ARGS:-} 2>$TMP/view.err"
 sleep 2
@@ -114,13 +121,13 @@ echo "bench_soak: $MIN min; view $view (tmux 200x60, -d 0.1 ${VIEW_ARGS:-}), bat
 	"(-b -d 0.1 --format json ${BATCH_ARGS:-}); jitmap $jit_pid as nobody"
 
 rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0; }
-printf '%6s %12s %12s %10s\n' min "view KiB" "batch KiB" "map bytes"
-printf '%6s %12s %12s %10s\n' 0 "$(rss "$view")" "$(rss "$batch")" \
+printf '%6s %12s %12s %12s %10s\n' min "view KiB" "batch KiB" "truth KiB" "map bytes"
+printf '%6s %12s %12s %12s %10s\n' 0 "$(rss "$view")" "$(rss "$batch")" "$(rss "$truth")" \
 	"$(stat -c %s "/tmp/perf-$jit_pid.map" 2>/dev/null || echo -)"
 : >"$TMP/rss"
 for ((m = 1; m <= MIN; m++)); do
 	sleep 60
-	for p in "$batch" "$view"; do
+	for p in "$batch" "$view" "$truth"; do
 		kill -0 "$p" 2>/dev/null || {
 			echo "bench_soak: pfmtop $p exited at minute $m" >&2
 			cat "$TMP"/*.err >&2
@@ -129,8 +136,9 @@ for ((m = 1; m <= MIN; m++)); do
 	done
 	v=$(rss "$view")
 	b=$(rss "$batch")
-	echo "$m $v $b" >>"$TMP/rss"
-	printf '%6s %12s %12s %10s\n' "$m" "$v" "$b" \
+	t=$(rss "$truth")
+	echo "$m $v $b $t" >>"$TMP/rss"
+	printf '%6s %12s %12s %12s %10s\n' "$m" "$v" "$b" "$t" \
 		"$(stat -c %s "/tmp/perf-$jit_pid.map" 2>/dev/null || echo -)"
 done
 
@@ -151,3 +159,41 @@ verdict() { # column name
 }
 verdict 2 view
 verdict 3 batch
+verdict 4 truth
+
+# The since-the-start hotspots over the run: every share its row's weight
+# over the total, every sample in a row or in other, no process without a
+# name, and the recycled pids seen as two processes.
+kill -INT "$truth" 2>/dev/null
+for _ in $(seq 50); do kill -0 "$truth" 2>/dev/null || break; sleep 0.1; done
+python3 - "$TMP/truth.jsonl" <<'PY'
+import json, sys
+snaps, worst, short, lines = 0, 0.0, 0, []
+for l in open(sys.argv[1]):
+    try:
+        lines.append(json.loads(l))
+    except ValueError:
+        pass
+for o in lines:
+    h = o["hotspots"]
+    if "total_weight" not in h:
+        continue
+    snaps += 1
+    for r in h["rows"]:
+        worst = max(worst, abs(r["share"] - 100.0 * r.get("weight", 0) / h["total_weight"]))
+    if sum(r["samples"] for r in h["rows"]) + h["other"]["samples"] != o["sampling"]["total"]["samples"]:
+        short += 1
+last = lines[-1]["hotspots"] if lines else {"rows": [], "total_samples": 0, "other": {}}
+rows, total = last["rows"], last.get("total_samples", 0) or 1
+noname = sum(r["samples"] for r in rows if r["comm"] in ("", "?"))
+unknown = sum(r["samples"] for r in rows if r["symbol"] == "[unknown]")
+comms = {}
+for r in rows:
+    comms.setdefault(r["pid"], set()).add(r["comm"])
+renamed = sum(1 for p, c in comms.items() if p > 0 and len(c) > 1)
+print("verdict truth: %d snapshots, worst |share - weight/total| %.4f points, %d snapshots "
+      "whose rows and other miss samples; last: %d samples, other %.1f%%, no name %.2f%%, "
+      "[unknown] %.2f%%, %d pids with rows under more than one name (an exec, or a recycled pid)"
+      % (snaps, worst, short, total, last.get("other", {}).get("share", 0),
+         100.0 * noname / total, 100.0 * unknown / total, renamed))
+PY
