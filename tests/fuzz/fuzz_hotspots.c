@@ -54,6 +54,7 @@ struct fuzz {
 	struct ref keys[NKEYS];
 	uint64_t total_w, total_s, interval_w, interval_s;
 	uint64_t add_overflow_w; /* since start, samples that found no slot */
+	uint64_t taken_w, taken_iw; /* the weight of keys taken out (exits) */
 	uint64_t sums[NKEYS];    /* scratch: weight per 0x80-byte symbol */
 };
 
@@ -115,6 +116,15 @@ static unsigned symbol_of_key(unsigned k)
 	return k - j + (j & ~15u);
 }
 
+/* A key taken out of the table: its figures leave it. */
+static void take_count(const struct hotspots_slot *s, void *arg)
+{
+	(void)arg;
+	F.taken_w += s->weight;
+	if (s->igen == F.h.gen)
+		F.taken_iw += s->iweight;
+}
+
 static void check(void)
 {
 	const struct hotspots *h = &F.h;
@@ -145,8 +155,8 @@ static void check(void)
 		}
 	}
 	CHECK(n == h->used);
-	CHECK(w + h->total.overflow_weight == F.total_w);
-	CHECK(iw + h->interval.overflow_weight == F.interval_w);
+	CHECK(w + h->total.overflow_weight + F.taken_w == F.total_w);
+	CHECK(iw + h->interval.overflow_weight + F.taken_iw == F.interval_w);
 	for (unsigned k = 0; k < NKEYS; k++) {
 		const struct ref *r = &F.keys[k];
 
@@ -174,6 +184,7 @@ static void reset_ref(void)
 {
 	memset(F.keys, 0, sizeof(F.keys));
 	F.total_w = F.total_s = F.interval_w = F.interval_s = F.add_overflow_w = 0;
+	F.taken_w = F.taken_iw = 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -235,6 +246,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			for (unsigned k = 0; k < NKEYS; k++)
 				F.keys[k].iweight = F.keys[k].isamples = 0;
 			F.interval_w = F.interval_s = 0;
+			F.taken_iw = 0;
 			break;
 		case 12: /* exec, exit, mmap: the pid's symbols change */
 			F.changes[1 + a % PIDS] += 1 + (b & 1);
@@ -257,12 +269,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			CHECK(n >= 0);
 			break;
 		}
-		case 14: /* a trim whenever, or symbols asked ahead (exits) */
+		case 14: /* a trim whenever, or a process exits */
 			if (a & 1) {
 				const uint32_t pid = 1 + (a >> 1) % PIDS;
 
-				hotspots_resolve_pids(&F.h, a & 0x10 ? NULL : &pid, a & 0x10 ? 0 : 1,
-						      sym_of, NULL);
+				/* the process exits: its keys leave, whole */
+				hotspots_take_pids(&F.h, &pid, 1, take_count, NULL);
+				for (unsigned k = 0; k < NKEYS; k++)
+					if (1 + k / IPS / 2 / CPUS / TIDS == pid)
+						memset(&F.keys[k], 0, sizeof(F.keys[k]));
 			} else {
 				hotspots_trim(&F.h, sym_of, NULL);
 			}

@@ -13,6 +13,8 @@ static double now_s(clockid_t c)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+static volatile unsigned long sink;
+
 static void *burn(void *arg)
 {
 	const double t0 = now_s(CLOCK_THREAD_CPUTIME_ID), ms = 1e-3 * (1 + (long)arg % 2);
@@ -21,6 +23,7 @@ static void *burn(void *arg)
 	while (now_s(CLOCK_THREAD_CPUTIME_ID) - t0 < ms)
 		for (int i = 0; i < 1000; i++)
 			x += (unsigned long)i;
+	sink = x;
 	return NULL;
 }
 
