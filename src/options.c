@@ -119,7 +119,7 @@ static const char usage_text[] =
     "      --replay FILE        open the view on a recording: Left/Right step, [ ] ten,\n"
     "                           g a time, space plays; with -b print it in --format\n"
     "      --history MIN        minutes the view keeps to step back through with\n"
-    "                           Left and Right (default 10, 0 = none; 16 MiB at most)\n"
+    "                           Left and Right (default 10, 0 = none; 8 MiB at most)\n"
     "\n"
     "Prometheus exporter:\n"
     "      --listen ADDR:PORT   serve /metrics over HTTP, e.g. 127.0.0.1:9464, [::1]:9464\n"

@@ -451,17 +451,17 @@ static bool still_named(pid_t pid, void *arg)
 static void rows_room(struct profile *p, bool retired)
 {
 	const int64_t need = (int64_t)p->hot.used + (retired ? profile_retired_count(p) : 0);
+	/* A quarter more: a table growing by a few keys a tick is not copied
+	 * whole every tick; given back when a burst is over. */
+	const int64_t want = need + need / 4 + 1024;
 
-	if (need >= p->cap_rows) {
-		/* Doubled: a table growing by a few keys a tick is not copied
-		 * whole every tick. */
-		int cap = (int)need + 1024;
-		if (cap < 2 * p->cap_rows && p->cap_rows < INT_MAX / 2)
-			cap = 2 * p->cap_rows;
-		struct hotspots_row *r = realloc(p->rows, (size_t)cap * sizeof(*r));
+	if (want > INT_MAX)
+		return;
+	if (need >= p->cap_rows || (p->cap_rows > 2 * want && p->cap_rows > QUERY_ROWS)) {
+		struct hotspots_row *r = realloc(p->rows, (size_t)want * sizeof(*r));
 		if (r) {
 			p->rows = r;
-			p->cap_rows = cap;
+			p->cap_rows = (int)want;
 		}
 	}
 }

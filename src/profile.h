@@ -75,9 +75,9 @@ struct profile_comm {
 /* Entries of the table of keys that left the hotspot table (56 bytes each):
  * past it, the lighter half keep their command but not their process, then
  * become "other" (profile_retired.c). */
-#define PROFILE_RETIRED_MAX (1u << 16)
+#define PROFILE_RETIRED_MAX (1u << 15)
 /* Bytes of names they hold at most (their functions' modules and names). */
-#define PROFILE_RETIRED_NAMES_MAX ((size_t)8 << 20)
+#define PROFILE_RETIRED_NAMES_MAX ((size_t)4 << 20)
 struct profile_retired;
 
 /* A process whose mappings were read again in some tick. */

@@ -360,7 +360,7 @@ struct frame_name {
  */
 #define FRAME_CACHE_MAX (1u << 17) /* frames cached (2^18 slots, 6 MiB) */
 #define FUNCS_MAX       (1u << 17) /* distinct functions before new ones are one */
-#define NAMES_BYTES_MAX (8u << 20) /* bytes of the functions' names */
+#define NAMES_BYTES_MAX (4u << 20) /* bytes of the functions' names */
 #define MODULES_MAX     (1u << 20) /* bytes of module names */
 #define CHAINS_MAX      (2u << 20) /* words of chains as functions (8 MiB) */
 #define CHAIN_RETRIES   3u         /* a chain with unknown frames is resolved again */
@@ -1175,7 +1175,8 @@ const char *profile_strtab_get(const struct profile_strtab *t, uint32_t id)
 
 size_t profile_strtab_bytes(const struct profile_strtab *t)
 {
-	return t ? t->size + t->cap * sizeof(*t->slots) + t->cap_off * sizeof(*t->off) : 0;
+	/* in use: the arrays are at most twice that */
+	return t ? t->used + (size_t)t->nr * (2 * sizeof(*t->slots) + sizeof(*t->off)) : 0;
 }
 
 void profile_strtab_free(struct profile_strtab *t)

@@ -59,7 +59,7 @@ const char *profile_func_key(struct profile *p, uint32_t func, size_t *len);
 struct profile_strtab *profile_strtab_new(void);
 uint32_t profile_strtab_add(struct profile_strtab *t, const char *s, size_t len); /* 0: no memory */
 const char *profile_strtab_get(const struct profile_strtab *t, uint32_t id);
-size_t profile_strtab_bytes(const struct profile_strtab *t);
+size_t profile_strtab_bytes(const struct profile_strtab *t); /* in use */
 void profile_strtab_free(struct profile_strtab *t);
 
 /* profile_retired.c: a hotspots_take_fn (arg: the profile) that keeps the

@@ -99,7 +99,7 @@ enum symbols_kernel_source {
  * SYMBOLS_JIT_TOTAL_MIB MiB at most, the largest of other processes' tables
  * dropped first (README, "Memory"). */
 #define SYMBOLS_JIT_READ_MIB  4
-#define SYMBOLS_JIT_TOTAL_MIB 16
+#define SYMBOLS_JIT_TOTAL_MIB 8
 
 struct symbols_stats {
 	unsigned long elf_loads;    /* binaries read (the cache works if this stays low) */

@@ -12,7 +12,7 @@
 #define TIMELINE_HISTORY_MIN 10 /* --history: minutes the viewer keeps */
 /* ...and bytes of snapshots at most, whichever is less: the oldest key
  * frame runs go first (README, "Memory"). */
-#define TIMELINE_HISTORY_BYTES ((size_t)16 << 20)
+#define TIMELINE_HISTORY_BYTES ((size_t)8 << 20)
 /* zstd's level for the history: a frame an interval of the view's larger
  * snapshots (every hotspot row it can scroll), cheaply. Level 1 against
  * level 3 (tests/bench/bench_record.c, a 200x60 view's run with 500
