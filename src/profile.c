@@ -611,7 +611,7 @@ void profile_tick(struct profile *p, struct model *m, bool totals)
 	rows_room(p, accumulated);
 	n = hotspots_top(&p->hot, mode, &f, p->rows, p->cap_rows, &tot);
 	if (n >= 0 && accumulated) /* the keys that left the table, named */
-		n += profile_retired_rows(p, &f, false, false, p->rows + n, p->cap_rows - n);
+		n += profile_retired_rows(p, &f, p->rows + n, p->cap_rows - n);
 	for (int i = 0; i < n; i++)
 		if (!(p->rows[i].kernel ? p->cfg->hide_kernel : p->cfg->hide_user))
 			p->rows[kept++] = p->rows[i];

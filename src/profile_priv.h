@@ -66,10 +66,12 @@ void profile_strtab_free(struct profile_strtab *t);
  * key's figures under its names as they are now. */
 void profile_retire(const struct hotspots_slot *s, void *arg);
 
-/* The retired rows that pass the filter (TOTAL mode: they have no interval
- * figures), appended to out (room rows at most). Returns how many. */
-int profile_retired_rows(struct profile *p, const struct hotspots_filter *f, bool hide_kernel,
-                         bool hide_user, struct hotspots_row *out, int room);
+/* The retired rows that pass the filter (CPU, pid, tid; the caller leaves
+ * out hidden kernel or user rows, as for the table's), for TOTAL mode (they
+ * have no interval figures), appended to out (room rows at most). Returns
+ * how many. */
+int profile_retired_rows(struct profile *p, const struct hotspots_filter *f,
+                         struct hotspots_row *out, int room);
 
 /* Entries held (the rows profile_retired_rows() may add). */
 uint32_t profile_retired_count(const struct profile *p);

@@ -226,8 +226,8 @@ void profile_retire(const struct hotspots_slot *s, void *arg)
 	}
 }
 
-int profile_retired_rows(struct profile *p, const struct hotspots_filter *f, bool hide_kernel,
-                         bool hide_user, struct hotspots_row *out, int room)
+int profile_retired_rows(struct profile *p, const struct hotspots_filter *f,
+                         struct hotspots_row *out, int room)
 {
 	const struct profile_retired *r = p->retired;
 	int n = 0;
@@ -237,7 +237,7 @@ int profile_retired_rows(struct profile *p, const struct hotspots_filter *f, boo
 		const bool kernel = hotspots_kernel_mode((enum records_cpumode)e->cpumode);
 
 		if ((f->cpu >= 0 && e->cpu != f->cpu) || (f->pid >= 0 && e->pid != f->pid) ||
-		    (f->tid >= 0 && e->tid != f->tid) || (kernel ? hide_kernel : hide_user))
+		    (f->tid >= 0 && e->tid != f->tid))
 			continue;
 		out[n++] = (struct hotspots_row){
 		    .pid = e->pid,

@@ -44,7 +44,7 @@ static int query(struct fixture *f)
 	int n = hotspots_top(&f->p.hot, HOTSPOTS_TOTAL, &all, f->p.rows, f->p.cap_rows, &tot);
 
 	assert_true(n >= 0);
-	n += profile_retired_rows(&f->p, &all, false, false, f->p.rows + n, f->p.cap_rows - n);
+	n += profile_retired_rows(&f->p, &all, f->p.rows + n, f->p.cap_rows - n);
 	return profile_group_rows(&f->p, f->p.rows, n, false);
 }
 
