@@ -13,8 +13,8 @@
 void launch_init(struct launch *l)
 {
 	memset(l, 0, sizeof(*l));
-	l->pid = -1;
-	l->go_fd = l->err_fd = -1;
+	l->pid = l->guard = -1;
+	l->go_fd = l->err_fd = l->guard_fd = -1;
 }
 
 static void close_fd(int *fd)
@@ -26,10 +26,15 @@ static void close_fd(int *fd)
 
 /* In the child: wait for the go, then exec; what fails is reported
  * through ex (an errno) or by exit status 127. */
-static void child(char *const *argv, pid_t parent, int go, int ex, int out)
+static void child(char *const *argv, pid_t parent, int go, int ex, int out, int procs)
 {
 	sigset_t none;
 	char c;
+
+	/* Into its own cgroup, before anything it runs can fork (refused:
+	 * the guard still has its pid). */
+	if (procs >= 0 && write(procs, "0", 1) < 0)
+		procs = -1;
 
 	if (out > 2) {
 		int in = open("/dev/null", O_RDONLY);
@@ -46,7 +51,8 @@ static void child(char *const *argv, pid_t parent, int go, int ex, int out)
 	/* pfmtop ignores SIGPIPE; the command gets the default back. */
 	signal(SIGPIPE, SIG_DFL);
 	/* Never outlive pfmtop, however it ends (kill -9 included): and if it
-	 * is gone already, so is the command. */
+	 * is gone already, so is the command. A credential change clears
+	 * this: then the guard kills it. */
 	if (prctl(PR_SET_PDEATHSIG, SIGTERM) || getppid() != parent)
 		_exit(127);
 	/* Wait until the counters are open; EOF means pfmtop gave up. */
@@ -72,6 +78,7 @@ int launch_fork(struct launch *l, char *const *argv, int out, char *err, size_t 
 		return e;
 	}
 	pid_t parent = getpid();
+	int procs = launch_cgroup_create(l->cgroup, sizeof(l->cgroup));
 	pid_t pid = fork();
 	if (pid < 0) {
 		e = -errno;
@@ -80,19 +87,29 @@ int launch_fork(struct launch *l, char *const *argv, int out, char *err, size_t 
 		close(go[1]);
 		close(ex[0]);
 		close(ex[1]);
+		if (procs >= 0)
+			close(procs);
+		if (l->cgroup[0])
+			rmdir(l->cgroup);
 		return e;
 	}
 	if (pid == 0) {
 		close(go[1]);
 		close(ex[0]);
-		child(argv, parent, go[0], ex[1], out);
+		child(argv, parent, go[0], ex[1], out, procs);
 	}
+	if (procs >= 0)
+		close(procs);
 	close(go[0]);
 	close(ex[1]);
 	l->pid = pid;
 	l->go_fd = go[1];
 	l->err_fd = ex[0];
-	return 0;
+	e = launch_guard_start(l);
+	if (e)
+		snprintf(err, errlen, "cannot start '%s': no guard process: %s", argv[0],
+		         strerror(-e));
+	return e;
 }
 
 int launch_go(struct launch *l, const char *name, char *err, size_t errlen)
@@ -148,4 +165,8 @@ void launch_fini(struct launch *l)
 		waitpid(l->pid, NULL, 0);
 		l->done = true;
 	}
+	bool guarded = l->guard > 0;
+	launch_guard_stop(l);
+	if (!guarded && l->cgroup[0])
+		rmdir(l->cgroup); /* no guard came: only if empty */
 }

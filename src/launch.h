@@ -2,15 +2,19 @@
 #ifndef PFMTOP_LAUNCH_H
 #define PFMTOP_LAUNCH_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
 struct launch {
-	pid_t pid;  /* the command, -1 before launch_fork() */
-	int go_fd;  /* written once to let it exec */
-	int err_fd; /* its exec errno, or EOF when the exec succeeded */
-	bool done;  /* reaped */
-	int status; /* its wait status, once done */
+	pid_t pid;             /* the command, -1 before launch_fork() */
+	int go_fd;             /* written once to let it exec */
+	int err_fd;            /* its exec errno, or EOF when the exec succeeded */
+	bool done;             /* reaped */
+	int status;            /* its wait status, once done */
+	pid_t guard;           /* the guard process (launch_guard.c), -1 without one */
+	int guard_fd;          /* pfmtop's end of the guard's pipe: closed, the guard acts */
+	char cgroup[PATH_MAX]; /* the command's own cgroup2 directory, or "" */
 };
 
 /* No command yet: fds -1, pid -1. */
@@ -18,7 +22,12 @@ void launch_init(struct launch *l);
 
 /*
  * Fork the command (argv, NULL-terminated). The child waits for
- * launch_go(); it never outlives pfmtop (PR_SET_PDEATHSIG), and it gets the
+ * launch_go(); it never outlives pfmtop: it gets PR_SET_PDEATHSIG, and a
+ * guard process (with pfmtop's credentials, out of its session) kills it
+ * when pfmtop has gone, even after kill -9 and a credential change of the
+ * command's; with cgroup2 (and the right to make a cgroup) the command
+ * runs in a cgroup of its own, and all in it go too (the processes it
+ * started, even those that left its session). It gets the
  * default SIGPIPE and an empty signal mask back. With out > 2 its standard
  * output and error go to out and its standard input is /dev/null (the
  * viewer owns the terminal); else it has pfmtop's. 0, or -errno with a
@@ -39,7 +48,16 @@ int launch_exit_status(const struct launch *l);
 /* Send sig to it while it runs. */
 void launch_kill(const struct launch *l, int sig);
 
-/* Close the handshake and, if it still runs, kill and reap it. */
+/* Close the handshake and, if it still runs, kill and reap it; then the
+ * guard kills what it left (its cgroup) and is reaped. */
 void launch_fini(struct launch *l);
+
+/* launch_guard.c. A cgroup made for the command, below pfmtop's own, its
+ * directory in path: the fd of its cgroup.procs, or -1 without one. */
+int launch_cgroup_create(char *path, size_t len);
+/* Start the guard of l->pid (and l->cgroup): 0 or -errno. */
+int launch_guard_start(struct launch *l);
+/* Close the guard's pipe and reap it. */
+void launch_guard_stop(struct launch *l);
 
 #endif

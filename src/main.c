@@ -498,10 +498,17 @@ static void on_signal(struct loop *l, int sig, pid_t sender, void *arg)
 	case SIGINT:
 	case SIGTERM:
 	case SIGHUP:
+	case SIGQUIT:
 		if (session_command_running(a->s)) {
 			/* Pass it on and print the totals when the command has gone. */
 			session_signal_command(a->s, a->stopping ? SIGKILL : sig);
 			a->stopping = true;
+			break;
+		}
+		/* A service has no terminal to lose and nothing to reload. */
+		if (a->headless && sig == SIGHUP && session_mode(a->s) != MODEL_COMMAND) {
+			fprintf(stderr, "pfmtop: SIGHUP: nothing to reload, going on (SIGTERM, "
+			                "SIGINT or SIGQUIT stops it)\n");
 			break;
 		}
 		/* Interrupted: the totals so far, and a status that says so; a
@@ -864,7 +871,7 @@ static void command_summary(struct app *a)
 
 static int run(struct app *a)
 {
-	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGWINCH};
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD, SIGWINCH};
 	char err[512];
 	int ret;
 

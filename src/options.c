@@ -132,7 +132,7 @@ static const char usage_text[] =
     "      --export-cmdline     label those task series with their command line too\n"
     "                           (only comm by default: arguments may hold secrets)\n"
     "      --daemon             no view and no snapshots: only serve --listen (stops on\n"
-    "                           SIGTERM or SIGINT)\n"
+    "                           SIGTERM, SIGINT or SIGQUIT; SIGHUP is logged)\n"
     "\n"
     "Interactive view (press h in it for the keys):\n"
     "      --view NAME          start in overview (the default: CPU meters, tasks and\n"
