@@ -393,7 +393,6 @@ static int tls_value(struct parse *p, int k)
 
 static int parse_tls(struct parse *p)
 {
-	char q[QUOTE_MAX + 8];
 	int ret, k;
 
 	while ((ret = next_key(p, "in tls_server_config")) > 0) {
@@ -401,9 +400,8 @@ static int parse_tls(struct parse *p)
 		if (k < 0)
 			return fail(
 			    p, -EINVAL, here(p),
-			    "unknown key %s in tls_server_config: see "
-			    "https://prometheus.io/docs/prometheus/latest/configuration/https/",
-			    quoted(q, sizeof(q), key(p)));
+			    "an unknown key in tls_server_config: see "
+			    "https://prometheus.io/docs/prometheus/latest/configuration/https/");
 		if (k >= TLS_CERT)
 			return refuse_tls_key(p, k);
 		ret = once(p, &p->tls_lines[k], tls_keys[k]);
@@ -534,16 +532,14 @@ static int top_value(struct parse *p, int k)
 static int parse_top(struct parse *p)
 {
 	size_t lines[NR_TOP_KEYS] = {0};
-	char q[QUOTE_MAX + 8];
 	int ret, k;
 
 	while ((ret = next_key(p, "at the top")) > 0) {
 		k = lookup(p, top_keys, NR_TOP_KEYS);
 		if (k < 0)
 			return fail(p, -EINVAL, here(p),
-			            "unknown key %s: the keys at the top are tls_server_config, "
-			            "http_server_config and basic_auth_users",
-			            quoted(q, sizeof(q), key(p)));
+			            "an unknown key: the keys at the top are tls_server_config, "
+			            "http_server_config and basic_auth_users");
 		if (k == TOP_RATE_LIMIT)
 			return fail(
 			    p, -EINVAL, here(p),

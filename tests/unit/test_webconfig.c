@@ -352,9 +352,9 @@ static void test_tls_pairs(void **state)
 static void test_unknown_keys(void **state)
 {
 	refused("basic_auth_users:\ntls_config:\n  cert_file: a\n", -EINVAL, 2,
-	        "unknown key 'tls_config': the keys at the top are");
+	        "an unknown key: the keys at the top are");
 	refused("tls_server_config:\n  certfile: a\n", -EINVAL, 2,
-	        "unknown key 'certfile' in tls_server_config");
+	        "an unknown key in tls_server_config");
 	refused("tls_server_config:\n  client_allowed_sans: [a.example]\n", -EINVAL, 2,
 	        "client_allowed_sans is not supported");
 	refused("tls_server_config:\n  key: |\n    -----BEGIN PRIVATE KEY-----\n", -EINVAL, 2,
@@ -530,7 +530,7 @@ static void test_hostile(void **state)
 	memset(text + 2, 'k', WEBCONFIG_FILE_MAX / 2);
 	memcpy(text + 2 + WEBCONFIG_FILE_MAX / 2, "\n: 1\n", 6);
 	spit("web.yml", text, 0600);
-	refused_at(cfg, -EINVAL, 1, "unknown key 'kkkkkkkkkk");
+	refused_at(cfg, -EINVAL, 1, "an unknown key: the keys at the top");
 	assert_int_equal(webconfig_load(&wc, cfg, p, sizeof(p)), -EINVAL);
 	assert_true(strlen(p) < strlen(cfg) + 200);
 
