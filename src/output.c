@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,10 +56,78 @@ static int take_existing(struct output *o, off_t size, enum output_mode mode, ch
 	return refuse(err, errlen, -EEXIST, o->name, why);
 }
 
+/* Whether the directory that holds path lets another user replace what is in
+ * it: writable by group or others, and not sticky (in a sticky directory only
+ * an entry's owner may rename or remove it). */
+static bool dir_open_to_others(const char *path)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+
+	if (!slash)
+		util_strlcpy(dir, ".", sizeof(dir));
+	else if (slash == path)
+		util_strlcpy(dir, "/", sizeof(dir));
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	if (stat(dir, &st))
+		return true;
+	return (st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX);
+}
+
+/*
+ * What -o and --record may not write through (another user's link or file):
+ * NULL when path may be opened, else why not. A symbolic link is followed
+ * only when it is ours (or root's) and no other user can replace it; an
+ * existing file must be ours, and not another name (a hard link) for a file
+ * elsewhere in a directory others can write.
+ */
+static const char *foreign_target(const char *path, const struct stat *st, char *why, size_t len)
+{
+	struct stat l;
+	uid_t me = geteuid();
+
+	if (lstat(path, &l)) {
+		snprintf(why, len, "%s", strerror(errno));
+		return why;
+	}
+	if (S_ISLNK(l.st_mode) && ((l.st_uid != me && l.st_uid != 0) || dir_open_to_others(path))) {
+		snprintf(why, len,
+		         "a symbolic link %s: pfmtop writes through no link another user "
+		         "made or can replace; remove it or name the file itself",
+		         l.st_uid != me && l.st_uid != 0 ? "of another user"
+		                                         : "in a shared directory");
+		return why;
+	}
+	if (!S_ISLNK(l.st_mode) && (l.st_dev != st->st_dev || l.st_ino != st->st_ino)) {
+		snprintf(why, len, "changed while it was opened: try again");
+		return why;
+	}
+	if (!S_ISREG(st->st_mode))
+		return NULL;
+	if (st->st_uid != me) {
+		snprintf(why, len,
+		         "owned by another user (uid %u): pfmtop writes no file it does not own; "
+		         "remove it or choose another name",
+		         (unsigned)st->st_uid);
+		return why;
+	}
+	if (st->st_nlink > 1 && dir_open_to_others(path)) {
+		snprintf(
+		    why, len,
+		    "has %lu hard links in a shared directory: remove it or choose another name",
+		    (unsigned long)st->st_nlink);
+		return why;
+	}
+	return NULL;
+}
+
 int output_open(struct output *o, const char *path, enum output_mode mode, char *err, size_t errlen)
 {
 	const int flags = O_WRONLY | O_APPEND | O_NOCTTY | O_CLOEXEC | O_NONBLOCK;
 	struct stat st;
+	char why[200];
 	int fd;
 
 	memset(o, 0, sizeof(*o));
@@ -106,6 +175,10 @@ int output_open(struct output *o, const char *path, enum output_mode mode, char 
 
 		close(fd);
 		return refuse(err, errlen, e, path, strerror(-e));
+	}
+	if (foreign_target(path, &st, why, sizeof(why))) {
+		close(fd);
+		return refuse(err, errlen, -EPERM, path, why);
 	}
 	o->fd = fd;
 	o->own = true;

@@ -1,8 +1,9 @@
 #!/bin/bash
 # -o writes where it is told and destroys nothing: a device node stays a
-# device, a symbolic link stays a link (its target is written), another
-# user's file keeps its inode, owner and mode; what cannot be written is
-# refused (exit 2, one line) before the command is launched.
+# device, a symbolic link of ours stays a link (its target is written); no
+# file of another user, and nothing through another user's link, is written
+# (the attacks of a user in a shared directory, below); what cannot be
+# written is refused (exit 2, one line) before the command is launched.
 . "$(dirname "$0")/lib.sh"
 
 need_root # mknod, chown, the system-wide default target
@@ -33,18 +34,6 @@ expect_rc 0 "pfmtop -o SYMLINK" "$out" "$err"
 [ -L "$d/link.txt" ] || fail "-o SYMLINK replaced the link with a $(stat -c %F "$d/link.txt")"
 [ "$(snaps_in "$d/target")" -ge 1 ] || fail "-o SYMLINK: the link's target holds no snapshot" "$d/target"
 pass "-o symlink: link kept, target written"
-
-# --- another user's 0600 file: inode, owner and mode kept ---
-echo old >"$d/theirs"
-chmod 600 "$d/theirs"
-chown nobody "$d/theirs"
-before=$(stat -c '%i %U %a' "$d/theirs")
-snap -o "$d/theirs" --force
-expect_rc 0 "pfmtop -o OTHER_USERS_0600_FILE --force" "$out" "$err"
-after=$(stat -c '%i %U %a' "$d/theirs")
-[ "$after" = "$before" ] || fail "-o FILE changed its inode, owner or mode: '$before' -> '$after'"
-[ "$(snaps_in "$d/theirs")" -eq 2 ] || fail "-o FILE does not hold the two snapshots" "$d/theirs"
-pass "-o existing file: inode, owner and mode kept ($after)"
 
 # --- standard output, by '-' and through a link to /proc/self/fd/1 ---
 snap -o -
@@ -126,3 +115,36 @@ refused "-o READ_ONLY_FILE (as nobody)" "${as_nobody[@]}" "$TMP/bin/pfmtop" -b -
 [ "$(cat "$d/readonly")" = ro ] || fail "-o READ_ONLY_FILE changed it" "$d/readonly"
 refused "-o FILE_IN_ROOTS_DIR (as nobody)" "${as_nobody[@]}" "$TMP/bin/pfmtop" -b -n 1 -d 0.1 -o "$d/new.txt" -- touch "$marker"
 [ ! -e "$d/new.txt" ] || fail "-o FILE_IN_ROOTS_DIR created it"
+
+# --- another user's links and files: root writes through none of them ---
+# nobody, in a world-writable directory (sticky like /tmp, and one that is
+# not), plants links to root's files and pre-creates a 0666 file.
+echo victim >"$d/victim.txt"
+echo record >"$d/victim.pfr"
+for mode in 1777 0777; do
+	pub=$TMP/pub$mode
+	mkdir -m "$mode" "$pub"
+	"${as_nobody[@]}" ln -s "$d/victim.txt" "$pub/out.txt"
+	"${as_nobody[@]}" ln -s "$d/victim.pfr" "$pub/rec.pfr"
+	"${as_nobody[@]}" sh -c "umask 0; : >'$pub/p-$(date +%F).pfr'"
+	refused "-o NOBODYS_LINK --force (dir $mode)" "$PFMTOP" -b -n 1 -d 0.1 -o "$pub/out.txt" --force -- touch "$marker"
+	refused "-o NOBODYS_LINK --append (dir $mode)" "$PFMTOP" -b -n 1 -d 0.1 -o "$pub/out.txt" --append -- touch "$marker"
+	refused "--record NOBODYS_LINK --append (dir $mode)" "$PFMTOP" -b -n 1 -d 0.1 --record "$pub/rec.pfr" --append -- touch "$marker"
+	refused "--record DATED_NAME_NOBODY_MADE (dir $mode)" "$PFMTOP" -b -n 1 -d 0.1 --record "$pub/p-%F.pfr" -- touch "$marker"
+	[ "$(cat "$d/victim.txt")" = victim ] || fail "a link of nobody's led root's pfmtop to write root's file" "$d/victim.txt"
+	[ "$(cat "$d/victim.pfr")" = record ] || fail "a link of nobody's led root's --record to append to root's recording"
+	[ ! -s "$pub/p-$(date +%F).pfr" ] || fail "root's --record appended to a file nobody made"
+	# Root's own link in a directory that others can change: refused too,
+	# unless the directory is sticky (then only root may replace it).
+	ln -s "$d/victim.txt" "$pub/mine.txt"
+	if [ "$mode" = 0777 ]; then
+		refused "-o ROOTS_LINK_IN_NON_STICKY_SHARED_DIR" "$PFMTOP" -b -n 1 -d 0.1 -o "$pub/mine.txt" --append -- touch "$marker"
+	fi
+done
+echo old >"$d/theirs"
+chmod 600 "$d/theirs"
+chown nobody "$d/theirs"
+before=$(stat -c '%i %U %a %s' "$d/theirs")
+refused "-o OTHER_USERS_FILE --force" "$PFMTOP" -b -n 1 -d 0.1 -o "$d/theirs" --force -- touch "$marker"
+[ "$(stat -c '%i %U %a %s' "$d/theirs")" = "$before" ] || fail "-o OTHER_USERS_FILE changed it"
+pass "no write through another user's link or into another user's file"
