@@ -46,6 +46,15 @@ static int utf8_char(const unsigned char *s, uint32_t *cp)
 	return n;
 }
 
+/* The marks and embeddings, overrides and isolates of the Unicode bidi
+ * algorithm (UAX #9): a name holding U+202E shows the rest of the line
+ * backwards. */
+static bool is_bidi_control(uint32_t cp)
+{
+	return cp == 0x061c || cp == 0x200e || cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) ||
+	       (cp >= 0x2066 && cp <= 0x2069);
+}
+
 /*
  * One character of s as safe text into buf (at least 8 bytes, not
  * terminated): its length in buf; *used gets the bytes of s it stood for.
@@ -72,6 +81,8 @@ static int text_char(const char *s, char buf[8], int *used, bool keep_newlines)
 	}
 	if (cp >= 0x80 && cp <= 0x9f)
 		return snprintf(buf, 8, "\\x%02x", cp);
+	if (is_bidi_control(cp)) /* would reorder what follows it on the line */
+		return snprintf(buf, 8, "\\u%04x", cp);
 	memcpy(buf, s, (size_t)n);
 	return n;
 }

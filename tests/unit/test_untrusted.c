@@ -36,12 +36,15 @@ static void test_text(void **state)
 	        "\\x9b31m"); /* C1 CSI, a raw byte */
 	text_is("\xc2\x9b"
 	        "31m",
-	        "\\x9b31m");                                 /* C1 CSI, as UTF-8 */
-	text_is("\xc0\xaf", "\\xc0\\xaf");                   /* overlong */
-	text_is("\xed\xa0\x80", "\\xed\\xa0\\x80");          /* a surrogate */
-	text_is("\xf4\x90\x80\x80", "\\xf4\\x90\\x80\\x80"); /* past U+10FFFF */
-	text_is("\xe2\x82", "\\xe2\\x82");                   /* cut short */
-	text_is("\xf0\x9f\x98\x80!", "\xf0\x9f\x98\x80!");   /* U+1F600 */
+	        "\\x9b31m");                                      /* C1 CSI, as UTF-8 */
+	text_is("\xc0\xaf", "\\xc0\\xaf");                        /* overlong */
+	text_is("\xed\xa0\x80", "\\xed\\xa0\\x80");               /* a surrogate */
+	text_is("\xf4\x90\x80\x80", "\\xf4\\x90\\x80\\x80");      /* past U+10FFFF */
+	text_is("\xe2\x82", "\\xe2\\x82");                        /* cut short */
+	text_is("\xf0\x9f\x98\x80!", "\xf0\x9f\x98\x80!");        /* U+1F600 */
+	text_is("evil\xe2\x80\xaegnp.exe", "evil\\u202egnp.exe"); /* U+202E RLO */
+	text_is("\xe2\x81\xa6x\xe2\x81\xa9\xe2\x80\x8f", "\\u2066x\\u2069\\u200f");
+	text_is("\xe2\x80\x8d", "\xe2\x80\x8d"); /* U+200D ZWJ: not bidi, kept */
 }
 
 /* Cut where it does not fit: never half an escape or half a character. */
