@@ -139,14 +139,22 @@ static void record_path(const struct app *a, uint64_t w, char *path, size_t len)
 static int record_open(struct app *a, const char *path, char *err, size_t errlen)
 {
 	const bool pattern = strchr(a->opt.record, '%') != NULL;
-	int ret =
-	    output_open(&a->rec, path, pattern ? OUTPUT_APPEND : a->opt.output_mode, err, errlen);
+	int ret = output_open_as(&a->rec, "--record", path,
+	                         pattern ? OUTPUT_APPEND : a->opt.output_mode, err, errlen);
+	struct stat st, wst;
 	int fd, is;
 
 	if (ret)
 		return ret;
 	if (a->rec.size) {
+		/* read back the file being written, not whatever the name is now */
 		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+		if (fd >= 0 && (fstat(fd, &st) || fstat(a->rec.fd, &wst) ||
+		                st.st_dev != wst.st_dev || st.st_ino != wst.st_ino)) {
+			close(fd);
+			fd = -1;
+			errno = ESTALE;
+		}
 		is = fd >= 0 ? pfr_is_recording(fd) : -errno;
 		if (fd >= 0)
 			close(fd);

@@ -31,9 +31,10 @@ static int write_all(int fd, const char *buf, size_t len)
 	return 0;
 }
 
-static int refuse(char *err, size_t errlen, int ret, const char *path, const char *why)
+static int refuse(const struct output *o, char *err, size_t errlen, int ret, const char *path,
+                  const char *why)
 {
-	snprintf(err, errlen, "-o %s: %s", path, why);
+	snprintf(err, errlen, "%s %s: %s", o->flag, path, why);
 	return ret;
 }
 
@@ -53,7 +54,7 @@ static int take_existing(struct output *o, off_t size, enum output_mode mode, ch
 	snprintf(why, sizeof(why),
 	         "exists and holds %lld bytes: --append adds to it, --force replaces it",
 	         (long long)size);
-	return refuse(err, errlen, -EEXIST, o->name, why);
+	return refuse(o, err, errlen, -EEXIST, o->name, why);
 }
 
 /* Whether the directory that holds path lets another user replace what is in
@@ -125,6 +126,12 @@ static const char *foreign_target(const char *path, const struct stat *st, char 
 
 int output_open(struct output *o, const char *path, enum output_mode mode, char *err, size_t errlen)
 {
+	return output_open_as(o, "-o", path, mode, err, errlen);
+}
+
+int output_open_as(struct output *o, const char *flag, const char *path, enum output_mode mode,
+                   char *err, size_t errlen)
+{
 	const int flags = O_WRONLY | O_APPEND | O_NOCTTY | O_CLOEXEC | O_NONBLOCK;
 	struct stat st;
 	char why[200];
@@ -132,6 +139,7 @@ int output_open(struct output *o, const char *path, enum output_mode mode, char 
 
 	memset(o, 0, sizeof(*o));
 	o->fd = -1;
+	o->flag = flag;
 	if (!path || !strcmp(path, "-")) {
 		o->fd = STDOUT_FILENO;
 		util_strlcpy(o->name, "standard output", sizeof(o->name));
@@ -142,7 +150,7 @@ int output_open(struct output *o, const char *path, enum output_mode mode, char 
 	fd = open(path, flags);
 	if (fd < 0 && errno == ENOENT) {
 		if (!lstat(path, &st))
-			return refuse(err, errlen, -ENOENT, path,
+			return refuse(o, err, errlen, -ENOENT, path,
 			              "a symbolic link to nothing: pfmtop makes no file through a "
 			              "link; remove it or name the file it should make");
 		fd = open(path, flags | O_CREAT | O_EXCL | O_NOFOLLOW, 0666);
@@ -152,33 +160,33 @@ int output_open(struct output *o, const char *path, enum output_mode mode, char 
 
 		switch (e) {
 		case EISDIR:
-			return refuse(err, errlen, -e, path, "a directory: name a file in it");
+			return refuse(o, err, errlen, -e, path, "a directory: name a file in it");
 		case ENXIO:
-			return refuse(err, errlen, -e, path,
+			return refuse(o, err, errlen, -e, path,
 			              "a FIFO that no one reads: start its reader first");
 		case ENOENT:
-			return refuse(err, errlen, -e, path,
+			return refuse(o, err, errlen, -e, path,
 			              "its directory does not exist: create it first");
 		case EACCES:
 		case EPERM:
 		case EROFS:
-			return refuse(err, errlen, -e, path,
+			return refuse(o, err, errlen, -e, path,
 			              e == EROFS
 			                  ? "on a read-only file system"
 			                  : "permission denied: choose a file you may write");
 		default:
-			return refuse(err, errlen, -e, path, strerror(e));
+			return refuse(o, err, errlen, -e, path, strerror(e));
 		}
 	}
 	if (fstat(fd, &st) || fcntl(fd, F_SETFL, (fcntl(fd, F_GETFL) & ~O_NONBLOCK)) < 0) {
 		int e = -errno;
 
 		close(fd);
-		return refuse(err, errlen, e, path, strerror(-e));
+		return refuse(o, err, errlen, e, path, strerror(-e));
 	}
 	if (foreign_target(path, &st, why, sizeof(why))) {
 		close(fd);
-		return refuse(err, errlen, -EPERM, path, why);
+		return refuse(o, err, errlen, -EPERM, path, why);
 	}
 	o->fd = fd;
 	o->own = true;
@@ -188,7 +196,7 @@ int output_open(struct output *o, const char *path, enum output_mode mode, char 
 
 		if (e) {
 			output_close(o);
-			return e == -EEXIST ? e : refuse(err, errlen, e, path, strerror(-e));
+			return e == -EEXIST ? e : refuse(o, err, errlen, e, path, strerror(-e));
 		}
 	}
 	return 0;

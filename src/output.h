@@ -7,11 +7,12 @@
 #include <sys/types.h>
 
 struct output {
-	int fd;          /* -1 once closed: nothing more is written */
-	bool own;        /* fd was opened here (not standard output) */
-	bool regular;    /* a regular file: a failed write is cut back */
-	off_t size;      /* bytes of whole snapshots it holds (appended to: with what it held) */
-	char name[4096]; /* for messages: the path, or "standard output" */
+	int fd;           /* -1 once closed: nothing more is written */
+	bool own;         /* fd was opened here (not standard output) */
+	bool regular;     /* a regular file: a failed write is cut back */
+	off_t size;       /* bytes of whole snapshots it holds (appended to: with what it held) */
+	char name[4096];  /* for messages: the path, or "standard output" */
+	const char *flag; /* for messages: the option that named it ("-o", "--record") */
 };
 
 /* What becomes of a regular file that already holds something. */
@@ -34,6 +35,9 @@ enum output_mode {
  */
 int output_open(struct output *o, const char *path, enum output_mode mode, char *err,
                 size_t errlen);
+/* The same, its errors labelled flag (e.g. "--record") instead of "-o". */
+int output_open_as(struct output *o, const char *flag, const char *path, enum output_mode mode,
+                   char *err, size_t errlen);
 
 /*
  * Write one snapshot of len bytes: whole, or (regular files) not at all, the

@@ -130,6 +130,7 @@ for mode in 1777 0777; do
 	refused "-o NOBODYS_LINK --force (dir $mode)" "$PFMTOP" -b -n 1 -d 0.1 -o "$pub/out.txt" --force -- touch "$marker"
 	refused "-o NOBODYS_LINK --append (dir $mode)" "$PFMTOP" -b -n 1 -d 0.1 -o "$pub/out.txt" --append -- touch "$marker"
 	refused "--record NOBODYS_LINK --append (dir $mode)" "$PFMTOP" -b -n 1 -d 0.1 --record "$pub/rec.pfr" --append -- touch "$marker"
+	grep -q "^pfmtop: --record $pub/rec.pfr: " "$err" || fail "--record's error is not labelled --record" "$err"
 	refused "--record DATED_NAME_NOBODY_MADE (dir $mode)" "$PFMTOP" -b -n 1 -d 0.1 --record "$pub/p-%F.pfr" -- touch "$marker"
 	[ "$(cat "$d/victim.txt")" = victim ] || fail "a link of nobody's led root's pfmtop to write root's file" "$d/victim.txt"
 	[ "$(cat "$d/victim.pfr")" = record ] || fail "a link of nobody's led root's --record to append to root's recording"
