@@ -1035,6 +1035,16 @@ static int resolve_base(const struct event_roots *r, char *base, const struct mo
 	int ret;
 
 	if (is_raw(base)) {
+		const char *hex = base + ((base[1] == '0' && base[2] == 'x') ? 3 : 1);
+
+		hex += strspn(hex, "0");
+		if (strlen(hex) > 16) {
+			snprintf(
+			    err, errlen,
+			    "%.40s...: a raw event's config is 64 bits (at most 16 hex digits)",
+			    base);
+			return -EINVAL;
+		}
 		resolve_raw(base, m->uk, d);
 		return 0;
 	}

@@ -666,6 +666,9 @@ static int opt_cgroup(struct options *o, const char *arg, char *err, size_t errl
 
 static int opt_sort(struct options *o, const char *arg, char *err, size_t errlen)
 {
+	if (!*arg)
+		return refuse(err, errlen,
+		              "--sort: empty; give a column: cpu, pid, command or an event");
 	util_strlcpy(o->session.sort, arg, sizeof(o->session.sort));
 	o->sort_given = true;
 	return 0;

@@ -42,6 +42,8 @@ usage_error "xml" -b --format xml
 usage_error "bogus_event" -b -e bogus_event
 usage_error "{" -b -e '{cycles'
 usage_error "}" -b -e 'cycles}'
+usage_error "64 bits" -b -e "r1$(printf %040x 7)"
+usage_error "--sort" -b --sort ""
 # an event refused inside a list: the caret under it, the whole name
 list='page-faults,{cpu-clock,nosuch:foo}' before='page-faults,{cpu-clock,' part='nosuch:foo'
 # a tracepoint is looked up in tracefs (as root, mounted as other tests do);
