@@ -140,6 +140,7 @@ static int convert_frames(const char *path, int fd, enum snapshot_format fmt, st
 	struct timeline t;
 	char err[320];
 	int status = 0;
+	long written = 0;
 
 	if (timeline_open_file(&t, fd, err, sizeof(err))) {
 		untrusted_complain("%s: %s\n", path, err);
@@ -154,9 +155,14 @@ static int convert_frames(const char *path, int fd, enum snapshot_format fmt, st
 			continue;
 		}
 		status = write_model(m, fmt, out);
+		written += !status;
 	}
 	if (!status && !timeline_len(&t)) {
 		untrusted_complain("%s: no snapshot in it\n", path);
+		status = 1;
+	} else if (!status && !written) {
+		untrusted_complain("%s: none of its %ld frames could be read: nothing written\n",
+		                   path, timeline_len(&t));
 		status = 1;
 	}
 	timeline_close(&t);
