@@ -81,33 +81,33 @@ static int cg_open(const char *cg, const char *file, int flags)
 	return open(p, flags | O_CLOEXEC);
 }
 
+/* The start of one of its files into buf (terminated): its length, or <= 0. */
+static ssize_t cg_read(const char *cg, const char *file, char *buf, size_t size)
+{
+	int fd = cg_open(cg, file, O_RDONLY);
+	ssize_t n = fd >= 0 ? read(fd, buf, size - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	return n;
+}
+
 /* Whether a process is left in it (cgroup.events: "populated 1"). */
 static bool cg_populated(const char *cg)
 {
 	char buf[256];
-	int fd = cg_open(cg, "cgroup.events", O_RDONLY);
-	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
 
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = 0;
-	return !strstr(buf, "populated 0");
+	return cg_read(cg, "cgroup.events", buf, sizeof(buf)) > 0 && !strstr(buf, "populated 0");
 }
 
 /* Before cgroup.kill (Linux 5.14): each process listed, killed. */
 static void cg_kill_each(const char *cg)
 {
 	char buf[4096];
-	int fd = cg_open(cg, "cgroup.procs", O_RDONLY);
-	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
 
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0)
+	if (cg_read(cg, "cgroup.procs", buf, sizeof(buf)) <= 0)
 		return;
-	buf[n] = 0;
 	for (char *s = buf, *end; *s; s = end) {
 		long pid = strtol(s, &end, 10);
 		if (end == s)
