@@ -220,6 +220,17 @@ perf_stat() {
 }
 
 # wait_gone PID SECS: wait up to SECS for PID to exit; 1 if it is still there.
+# signal_and_wait SIG PID: send SIG to PID (a child of this shell) and wait
+# for its end (20 s at most); its exit status goes to RC.
+signal_and_wait() {
+	kill "-$1" "$2"
+	set +e
+	timeout 20 tail --pid="$2" -f /dev/null
+	wait "$2"
+	RC=$?
+	set -e
+}
+
 wait_gone() {
 	local pid=$1 n
 	n=$(py "int(float(a[0]) * 20)" "$2")

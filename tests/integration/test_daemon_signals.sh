@@ -19,14 +19,6 @@ scrape() {
 r = urllib.request.urlopen("http://127.0.0.1:%s/metrics" % sys.argv[1], timeout=5)
 sys.exit(0 if r.status == 200 and b"pfmtop_" in r.read() else 1)' "$1" 2>/dev/null
 }
-signal_and_wait() {
-	kill "-$1" "$2"
-	set +e
-	timeout 20 tail --pid="$2" -f /dev/null
-	wait "$2"
-	RC=$?
-	set -e
-}
 
 # --- --daemon: SIGHUP is logged, and it serves on; SIGQUIT stops it, exit 0 ---
 port=$(free_port)

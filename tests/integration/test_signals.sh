@@ -47,16 +47,6 @@ wait "$mon" 2>/dev/null || true
 wait_for 10 gone "30.$tag" || fail "kill -9 of pfmtop left its command running: $(left "30.$tag")"
 pass "kill -9 of pfmtop: its command ended too"
 
-# signal_and_wait SIG PID: send SIG to pfmtop PID and wait for its end (20 s at
-# most); its exit status goes to RC.
-signal_and_wait() {
-	kill "-$1" "$2"
-	set +e
-	timeout 20 tail --pid="$2" -f /dev/null
-	wait "$2"
-	RC=$?
-	set -e
-}
 
 # --- SIGTERM, SIGINT, SIGHUP go to the command; its status is pfmtop's ---
 # (env --default-signal: a background job of a script starts with SIGINT
