@@ -28,6 +28,11 @@ assert len(bars) >= 2, bars
 PY
 }
 
+fresh_graphs() {
+	pane >"$TMP/pane"
+	graphs 2>/dev/null
+}
+
 # spark_varied GLYPHS: the HIST cell of the bursts row holds at least two
 # different glyphs of GLYPHS (the screen is in $TMP/pane).
 spark_varied() {
@@ -85,7 +90,8 @@ pid=$(pgrep -x bursts | head -1)
 keys Enter
 wait_for 5 pane_has "PID $pid" "hotspots of PID $pid" 'CPU%  now' 'page-faults  now' "$bursts 3000 400 40" ||
 	fail "Enter did not open the detail pane with the PID, the command line and graphs" "$TMP/pane"
-graphs || fail "the detail pane has no graphs" "$TMP/pane"
+# the graphs fill as intervals go by (8 bars take 8 x 0.3 s)
+wait_for 10 fresh_graphs || fail "the detail pane has no graphs" "$TMP/pane"
 wait_for 5 clean 80 24 || fail "the pane at 80x24 is not drawn cleanly" "$TMP/pane"
 pass "80x24: Enter opens the pane: PID $pid, command line, graphs, hotspots"
 
