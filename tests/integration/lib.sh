@@ -310,3 +310,43 @@ wait_for() {
 	done
 	"$@"
 }
+
+# ---- attacks on root's pfmtop (test_attack_*.sh, test_perfmap_bound.sh) ----
+# victim_start [ARGS...]: root's `pfmtop -b -d 0.5 --format json ARGS...` in
+# the background, snapshots in $TMP/victim.json; VICTIM is its pid. While it
+# runs, victim_sample (call it every ~0.5 s) keeps its largest RSS in
+# VICTIM_RSS_KB. victim_stop ends it and checks the bar of the security
+# section: no snapshot interval over MAX_GAP (default 0.75) s, RSS under
+# MAX_RSS_MB (default 60) MB; it prints both figures as it passes.
+victim_start() {
+	VICTIM_RSS_KB=0
+	"$PFMTOP" -b -d 0.5 --format json "$@" -o "$TMP/victim.json" </dev/null 2>"$TMP/victim.err" &
+	VICTIM=$!
+	cleanup_add "kill -KILL $VICTIM"
+	wait_for 20 test -s "$TMP/victim.json" || fail "root's pfmtop did not start" "$TMP/victim.err"
+}
+victim_sample() {
+	local rss
+	rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$VICTIM/status" 2>/dev/null) ||
+		fail "root's pfmtop exited under the attack" "$TMP/victim.err"
+	[ -z "$rss" ] || [ "$rss" -le "$VICTIM_RSS_KB" ] || VICTIM_RSS_KB=$rss
+}
+# victim_watch SECS: victim_sample every 0.25 s for SECS seconds
+victim_watch() {
+	local i
+	for ((i = 0; i < $1 * 4; i++)); do
+		victim_sample
+		sleep 0.25
+	done
+}
+victim_stop() {
+	local what=$1 gap
+	victim_sample
+	kill -INT "$VICTIM"
+	wait "$VICTIM" 2>/dev/null || true
+	gap=$(json "$TMP/victim.json" 'max(l["interval_s"] for l in lines if not l["final"])') ||
+		fail "root's pfmtop wrote no JSON" "$TMP/victim.json" "$TMP/victim.err"
+	info "$what: longest interval ${gap} s, largest RSS $((VICTIM_RSS_KB / 1024)) MB"
+	check "$gap <= ${MAX_GAP:-0.75}" "$what: root's pfmtop stalled" "$TMP/victim.err"
+	check "$VICTIM_RSS_KB <= ${MAX_RSS_MB:-60} * 1024" "$what: root's pfmtop grew" "$TMP/victim.err"
+}
