@@ -360,7 +360,9 @@ static void source_open(struct source *src, const struct annotate_func *f, int b
 }
 
 /* Line lineno of file, safe text, or NULL. Files are read once; only
- * regular files owned by root or by the binary's owner. */
+ * regular files owned by root or by the binary's owner, that the binary's
+ * owner could read themselves: the line table is the binary's author's, and
+ * "#line 1 \"/etc/shadow\"" must not make root's pfmtop print that file. */
 static const char *source_text(struct source *src, const char *file, int lineno, char *buf,
                                size_t len)
 {
@@ -384,7 +386,8 @@ static const char *source_text(struct source *src, const char *file, int lineno,
 		fd = file[0] == '/' ? open_file(file, &st, true) : -ENOENT;
 		if (fd < 0)
 			return NULL;
-		if ((st.st_uid == 0 || st.st_uid == src->owner) && st.st_size > 0 &&
+		if ((st.st_uid == 0 || st.st_uid == src->owner) &&
+		    util_readable_by(file, &st, src->owner) && st.st_size > 0 &&
 		    (uint64_t)st.st_size <= SOURCE_MAX_BYTES &&
 		    (sf->text = malloc((size_t)st.st_size))) {
 			sf->len = (size_t)st.st_size;

@@ -368,7 +368,10 @@ static int open_regular(const char *path, uint64_t ino)
 /* ---- separate debug files ---- */
 
 /* Where distributions install debug files (gdb's and perf's default). */
-#define DEBUG_DIR "/usr/lib/debug"
+/* The largest file a .gnu_debuglink's CRC is computed over (see
+ * debug_by_link_name). */
+#define DEBUGLINK_CRC_MAX ((off_t)64 << 20)
+#define DEBUG_DIR         "/usr/lib/debug"
 
 int symbols_elf_build_id(Elf *elf, unsigned char *id, size_t len)
 {
@@ -498,19 +501,38 @@ static int file_crc32(int fd, uint32_t *out)
 	return 0;
 }
 
-/* Open a debug file at path as pid sees it (its root first, like the
- * binaries), then as we do. fd or -errno. */
-static int debug_open(const struct symbols *s, pid_t pid, const char *path, char *full)
+/*
+ * fd (taken) if the debug file behind it, at full, may speak for a binary
+ * of owner's: written by root or by owner alone (writable by no one else),
+ * and one that owner could read. A file another user planted (in a mount
+ * namespace of theirs, beside a binary of root's) names nothing. fd or
+ * -EPERM, fd closed.
+ */
+static int debug_trusted(int fd, const char *full, uid_t owner)
+{
+	char why[96];
+	struct stat st;
+
+	if (!fstat(fd, &st) && !util_untrusted(&st, owner, true, why, sizeof(why)) &&
+	    util_readable_by(full, &st, owner))
+		return fd;
+	close(fd);
+	return -EPERM;
+}
+
+/* Open a debug file for a binary of owner's at path as pid sees it (its
+ * root first, like the binaries), then as we do. fd or -errno. */
+static int debug_open(const struct symbols *s, pid_t pid, uid_t owner, const char *path, char *full)
 {
 	int fd = -ENOENT;
 
 	if (!sym_root_path(s, full, PATH_MAX, "/proc/%d/root%s", (int)pid, path)) {
 		fd = open_regular(full, 0);
-		if (fd >= 0)
+		if (fd >= 0 && (fd = debug_trusted(fd, full, owner)) >= 0)
 			return fd;
 	}
-	if (!sym_root_path(s, full, PATH_MAX, "%s", path))
-		fd = open_regular(full, 0);
+	if (!sym_root_path(s, full, PATH_MAX, "%s", path) && (fd = open_regular(full, 0)) >= 0)
+		fd = debug_trusted(fd, full, owner);
 	return fd;
 }
 
@@ -568,25 +590,33 @@ static int debug_in_home(const unsigned char *id, size_t n, Elf **elf, char *pat
 /* A debug file for a binary with build id id (n bytes, 0: none), or
  * -ENOENT: under DEBUG_DIR, then in the user's perf cache. *elf is set on
  * success; the caller ends it and closes the fd. */
-static int debug_by_build_id(const struct symbols *s, pid_t pid, const unsigned char *id, size_t n,
-                             Elf **elf, char *got)
+static int debug_by_build_id(const struct symbols *s, pid_t pid, uid_t owner,
+                             const unsigned char *id, size_t n, Elf **elf, char *got)
 {
 	char path[PATH_MAX];
 	int fd = -ENOENT;
 
 	if (!build_id_path(path, sizeof(path), id, n))
-		fd = debug_open(s, pid, path, got);
+		fd = debug_open(s, pid, owner, path, got);
 	if (fd >= 0 && (fd = elf_with_build_id(fd, id, n, elf)) >= 0)
 		return fd;
 	return s->root[0] ? -ENOENT : debug_in_home(id, n, elf, got);
 }
 
-/* A debug file named name (a .gnu_debuglink) whose contents have CRC want,
- * for the binary at file, where gdb looks: beside the binary, in .debug/
- * there, and under DEBUG_DIR with the binary's directory. fd with *elf
- * set and its path in got (PATH_MAX bytes), or -ENOENT. */
-static int debug_by_link_name(const struct symbols *s, const char *file, pid_t pid,
-                              const char *name, uint32_t want, Elf **elf, char *got)
+/*
+ * A debug file named name (a .gnu_debuglink) for the binary at file (of
+ * owner's, with build id id of n bytes, n 0: none), where gdb looks: beside
+ * the binary, in .debug/ there, and under DEBUG_DIR with the binary's
+ * directory. fd with *elf set and its path in got (PATH_MAX bytes), or
+ * -ENOENT. The file must carry the binary's build id; only a binary without
+ * one falls back to the link's CRC, and then of a file of at most
+ * DEBUGLINK_CRC_MAX bytes: the name is the binary's author's, and a CRC
+ * costs a read of the whole file, in the loop (a sparse 20 GB file named by
+ * a link took a minute).
+ */
+static int debug_by_link_name(const struct symbols *s, const char *file, pid_t pid, uid_t owner,
+                              const char *name, uint32_t want, const unsigned char *id, size_t n,
+                              Elf **elf, char *got)
 {
 	static const struct {
 		const char *pre, *mid;
@@ -599,17 +629,24 @@ static int debug_by_link_name(const struct symbols *s, const char *file, pid_t p
 	if (!slash || !name[0] || strchr(name, '/'))
 		return -ENOENT;
 	for (i = 0; i < ARRAY_SIZE(dirs); i++) {
-		int n = snprintf(path, sizeof(path), "%s%.*s%s%s", dirs[i].pre, (int)(slash - file),
-		                 file, dirs[i].mid, name);
+		int len = snprintf(path, sizeof(path), "%s%.*s%s%s", dirs[i].pre,
+		                   (int)(slash - file), file, dirs[i].mid, name);
+		struct stat st;
 		int fd;
 
 		/* the binary itself (a link naming its own file) is no debug file */
-		if (n < 0 || (size_t)n >= sizeof(path) || !strcmp(path, file))
+		if (len < 0 || (size_t)len >= sizeof(path) || !strcmp(path, file))
 			continue;
-		fd = debug_open(s, pid, path, got);
+		fd = debug_open(s, pid, owner, path, got);
 		if (fd < 0)
 			continue;
-		if (!file_crc32(fd, &crc) && crc == want) {
+		if (n) {
+			if ((fd = elf_with_build_id(fd, id, n, elf)) >= 0)
+				return fd;
+			continue;
+		}
+		if (!fstat(fd, &st) && st.st_size <= DEBUGLINK_CRC_MAX && !file_crc32(fd, &crc) &&
+		    crc == want) {
 			*elf = elf_begin(fd, ELF_C_READ, NULL);
 			if (*elf && elf_kind(*elf) == ELF_K_ELF)
 				return fd;
@@ -630,7 +667,8 @@ static int debug_by_link(const struct symbols *s, const struct dso *d, pid_t pid
 
 	if (elf_debuglink(bin, name, sizeof(name), &want))
 		return -ENOENT;
-	return debug_by_link_name(s, d->file, pid, name, want, elf, got);
+	return debug_by_link_name(s, d->file, pid, d->owner, name, want, d->build_id,
+	                          d->build_id_len, elf, got);
 }
 
 /*
@@ -647,7 +685,7 @@ static int dso_read_debug(struct symbols *s, struct dso *d, pid_t pid, Elf *bin)
 	Elf *elf = NULL;
 
 	if (d->build_id_len)
-		fd = debug_by_build_id(s, pid, d->build_id, d->build_id_len, &elf, got);
+		fd = debug_by_build_id(s, pid, d->owner, d->build_id, d->build_id_len, &elf, got);
 	if (fd < 0)
 		fd = debug_by_link(s, d, pid, bin, &elf, got);
 	if (fd < 0)
@@ -769,6 +807,7 @@ static void dso_load(struct symbols *s, struct dso *d, pid_t pid, const struct m
 		}
 		free(d->opened);
 		d->opened = strdup(path);
+		d->owner = fstat(fd, &st) ? (uid_t)-1 : st.st_uid;
 	}
 	if (fd < 0) {
 		d->state = DSO_FAILED;
@@ -848,13 +887,19 @@ int symbols_debug_open(struct symbols *s, pid_t pid, const char *file, const uns
                        size_t n, const char *link, uint32_t crc)
 {
 	char got[PATH_MAX];
+	struct stat st;
 	Elf *elf = NULL;
 	int fd = -ENOENT;
 
-	if (n && n <= BUILD_ID_MAX)
-		fd = debug_by_build_id(s, pid, id, n, &elf, got);
-	if (fd < 0 && file && link && strlen(link) <= NAME_MAX)
-		fd = debug_by_link_name(s, file, pid, link, crc, &elf, got);
+	/* the binary's owner, for what its debug file may be */
+	if (!file || file[0] != '/' || n > BUILD_ID_MAX ||
+	    sym_root_path(s, got, sizeof(got), "/proc/%d/root%s", (int)pid, file) ||
+	    (stat(got, &st) && (sym_root_path(s, got, sizeof(got), "%s", file) || stat(got, &st))))
+		return -ENOENT;
+	if (n)
+		fd = debug_by_build_id(s, pid, st.st_uid, id, n, &elf, got);
+	if (fd < 0 && link && strlen(link) <= NAME_MAX)
+		fd = debug_by_link_name(s, file, pid, st.st_uid, link, crc, id, n, &elf, got);
 	if (fd >= 0)
 		elf_end(elf);
 	return fd;

@@ -161,6 +161,7 @@ struct dso {
 	uint8_t build_id_len;
 	bool replaced;         /* the file read is not the one mapped */
 	bool replaced_on_disk; /* read through map_files: the one at its path is another */
+	uid_t owner;           /* of the file read: what its debug file may be */
 	char *path;            /* as reported: the key when ino is 0 */
 	char *file;            /* path without " (deleted)" */
 	const char *base;      /* basename, inside file */

@@ -316,6 +316,33 @@ const char *util_untrusted(const struct stat *st, uid_t uid, bool root_ok, char 
 	return NULL;
 }
 
+/* mode (of a file owned by owner) grants uid the bits own (S_IRUSR...) */
+static bool mode_lets(const struct stat *st, uid_t uid, mode_t own, mode_t other)
+{
+	return (st->st_uid == uid && (st->st_mode & own)) || (st->st_mode & other);
+}
+
+bool util_readable_by(const char *path, const struct stat *st, uid_t uid)
+{
+	char dir[PATH_MAX];
+	size_t n = strlen(path);
+	struct stat ds;
+
+	if (!uid)
+		return true;
+	if (path[0] != '/' || n >= sizeof(dir) || !mode_lets(st, uid, S_IRUSR, S_IROTH))
+		return false;
+	memcpy(dir, path, n + 1);
+	/* each directory above it, from the closest: "/a/b/c" -> "/a/b", "/a" */
+	for (char *slash = strrchr(dir, '/'); slash && slash > dir; slash = strrchr(dir, '/')) {
+		*slash = '\0';
+		if (stat(dir, &ds) || !S_ISDIR(ds.st_mode) ||
+		    !mode_lets(&ds, uid, S_IXUSR, S_IXOTH))
+			return false;
+	}
+	return !stat("/", &ds) && mode_lets(&ds, uid, S_IXUSR, S_IXOTH);
+}
+
 int util_open_config(int dirfd, const char *path, bool trust, struct stat *st, char *why,
                      size_t whylen)
 {

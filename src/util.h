@@ -80,6 +80,16 @@ const char *util_quote_elided(char *buf, size_t len, const char *s, size_t max, 
 const char *util_untrusted(const struct stat *st, uid_t uid, bool root_ok, char *buf, size_t len);
 
 /*
+ * Whether the user uid could read the file at path (an absolute path; st,
+ * its stat) by its mode bits alone: it and every directory above it open to
+ * uid as owner, or to others (group bits are not trusted: pfmtop does not
+ * know uid's groups). Always true for uid 0. What pfmtop reads as root on
+ * behalf of another user's process (a source file its DWARF names, a debug
+ * file) is shown only when that user could read it too.
+ */
+bool util_readable_by(const char *path, const struct stat *st, uid_t uid);
+
+/*
  * Open a settings file to read it: O_RDONLY|O_NONBLOCK|O_CLOEXEC|O_NOCTTY,
  * so that a FIFO or a terminal put in its place cannot hang pfmtop, at path
  * relative to dirfd (AT_FDCWD: a plain path). fstat() must show a regular

@@ -320,6 +320,7 @@ wait_for() {
 # MAX_RSS_MB (default 60) MB; it prints both figures as it passes.
 victim_start() {
 	VICTIM_RSS_KB=0
+	rm -f "$TMP/victim.json"
 	"$PFMTOP" -b -d 0.5 --format json "$@" -o "$TMP/victim.json" </dev/null 2>"$TMP/victim.err" &
 	VICTIM=$!
 	cleanup_add "kill -KILL $VICTIM"
