@@ -37,16 +37,18 @@ static pid_t ns_pid(const struct symbols *s, pid_t pid)
 	return ns;
 }
 
-/* A perf map is trusted when root, we, or the process's owner wrote it. */
+/* A perf map is trusted when the process's owner wrote it, or root or we
+ * did and it has no other name: /tmp is everyone's, and a hard link there
+ * to a file of root's is root's file. */
 static bool jit_owner_ok(const struct symbols *s, pid_t pid, const struct stat *st)
 {
 	char path[PATH_MAX];
 	struct stat ps;
 
-	if (st->st_uid == 0 || st->st_uid == geteuid())
+	if (!sym_root_path(s, path, sizeof(path), "/proc/%d", (int)pid) && !stat(path, &ps) &&
+	    ps.st_uid == st->st_uid)
 		return true;
-	return !sym_root_path(s, path, sizeof(path), "/proc/%d", (int)pid) && !stat(path, &ps) &&
-	       ps.st_uid == st->st_uid;
+	return (st->st_uid == 0 || st->st_uid == geteuid()) && st->st_nlink == 1;
 }
 
 /* Open pid's perf map: inside its mount namespace under its namespace pid
@@ -70,7 +72,8 @@ static FILE *jit_open(const struct symbols *s, struct proc *p, struct stat *st)
 		                           (int)pid, (int)ns)
 		           : sym_root_path(s, path, sizeof(path), "/tmp/perf-%d.map", (int)pid))
 			continue;
-		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		/* never through a link: /tmp/perf-PID.map is the process's to make */
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
 		if (fd < 0)
 			continue;
 		if (fstat(fd, st) || !S_ISREG(st->st_mode) || !jit_owner_ok(s, pid, st)) {
