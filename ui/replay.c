@@ -185,7 +185,7 @@ int replay_run(const struct options *o)
 		    "recording\n");
 		return 2;
 	}
-	fd = convert_open(o->convert);
+	fd = convert_open("--replay", o->convert);
 	if (fd < 0)
 		return 2;
 	if (pfr_is_recording(fd) == 1) {
