@@ -30,6 +30,8 @@ struct timeline {
 	struct model m;   /* the snapshot shown */
 	bool have_m;
 	long pos; /* its frame, -1 none */
+	unsigned
+	    rebuilds; /* r.rebuilds when m was decoded: after a rebuild, pos is another frame */
 };
 
 /* A recording open on fd (the caller closes fd after timeline_close()). 0
