@@ -113,6 +113,8 @@ for args in "-o $long/x" "--record $long/x" "--format openmetrics -o $long/x" \
 	grep -qF '...' "$err" && [ "$(wc -c <"$err")" -lt 600 ] ||
 		fail "a 4000-byte path: not cut in its middle" "$err"
 done
+usage_error "cannot open preset file: File name too long" -b -n 1 --preset "$long/x.ini"
+grep -qF '...' "$err" || fail "--preset with a long path: not cut in its middle" "$err"
 usage_error "File name too long" --convert "$long"
 usage_error "File name too long" --replay "$long" -b
 
