@@ -448,7 +448,7 @@ static size_t decompress(struct pfr_reader *r, const struct pfr_frame *f, char *
 	}
 	if (!src) {
 		snprintf(err, errlen, "cannot read a frame: %s",
-		         errno == EIO ? "its CRC does not hold" : strerror(errno));
+		         errno == EIO && r->fd < 0 ? "its CRC does not hold" : strerror(errno));
 		return 0;
 	}
 	size = ZSTD_getFrameContentSize(src, f->len);
