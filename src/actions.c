@@ -356,7 +356,8 @@ int actions_convert(const struct options *o)
 		untrusted_complain("%s\n", err);
 		return 2;
 	}
-	ret = convert_run(o->convert, o->format, &out);
+	ret = convert_run(o->action == OPTIONS_CONVERT ? "--convert" : "--replay", o->convert,
+	                  o->format, &out);
 	int closed = output_close(&out);
 
 	if (closed && !ret) {

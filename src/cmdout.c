@@ -59,6 +59,7 @@ static int make_default(struct cmdout *c, char *err, size_t errlen)
 
 int cmdout_open(struct cmdout *c, const char *path, char *err, size_t errlen)
 {
+	char shown[UTIL_PATH_SHOWN + 1];
 	struct stat st;
 	int e;
 
@@ -90,9 +91,10 @@ int cmdout_open(struct cmdout *c, const char *path, char *err, size_t errlen)
 		    err, errlen,
 		    "--command-output %s: it exists, and pfmtop writes a command's output only "
 		    "into a file it makes: name a new file (or remove this one)",
-		    path);
+		    util_path_elided(shown, sizeof(shown), path));
 	else
-		snprintf(err, errlen, "--command-output %s: %s", path, strerror(-e));
+		snprintf(err, errlen, "--command-output %s: %s",
+		         util_path_elided(shown, sizeof(shown), path), strerror(-e));
 	cmdout_init(c);
 	return e;
 }

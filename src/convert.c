@@ -4,6 +4,7 @@
 #include "model_json.h"
 #include "timeline.h"
 #include "untrusted.h"
+#include "util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,22 +18,43 @@
 /* No snapshot line is near this: a longer one is not pfmtop's. */
 #define LINE_MAX_BYTES (64u << 20)
 
-int convert_open(const char *path)
+/* What a file that is not a regular one is, for a message. */
+static const char *file_kind(mode_t mode)
 {
+	return S_ISDIR(mode)    ? "a directory"
+	       : S_ISFIFO(mode) ? "a FIFO"
+	       : S_ISSOCK(mode) ? "a socket"
+	       : S_ISCHR(mode)  ? "a character device"
+	       : S_ISBLK(mode)  ? "a block device"
+	                        : "not a file";
+}
+
+int convert_open(const char *flag, const char *path)
+{
+	char shown[UTIL_PATH_SHOWN + 1];
 	struct stat st;
+	/* O_NONBLOCK: a FIFO or a terminal named here is refused below, never
+	 * waited on first */
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 
+	util_path_elided(shown, sizeof(shown), path);
 	if (fd < 0) {
-		untrusted_complain("%s: %s\n", path, strerror(errno));
+		untrusted_complain("%s %s: %s\n", flag, shown, strerror(errno));
 		return -1;
 	}
-	if (fstat(fd, &st) || fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0) {
-		untrusted_complain("%s: %s\n", path, strerror(errno));
+	if (fstat(fd, &st)) {
+		untrusted_complain("%s %s: %s\n", flag, shown, strerror(errno));
 		close(fd);
 		return -1;
 	}
-	if (S_ISDIR(st.st_mode)) {
-		untrusted_complain("%s: a directory: name a recording\n", path);
+	if (!S_ISREG(st.st_mode)) {
+		untrusted_complain("%s %s: not a regular file (%s); give a recording file\n", flag,
+		                   shown, file_kind(st.st_mode));
+		close(fd);
+		return -1;
+	}
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0) {
+		untrusted_complain("%s %s: %s\n", flag, shown, strerror(errno));
 		close(fd);
 		return -1;
 	}
@@ -40,14 +62,14 @@ int convert_open(const char *path)
 }
 
 /* The recording as a stream ("-": standard input). NULL with a message. */
-static FILE *open_recording(const char *path)
+static FILE *open_recording(const char *flag, const char *path)
 {
 	int fd;
 	FILE *f;
 
 	if (!strcmp(path, "-"))
 		return stdin;
-	fd = convert_open(path);
+	fd = convert_open(flag, path);
 	if (fd < 0)
 		return NULL;
 	f = fdopen(fd, "r");
@@ -214,9 +236,9 @@ int convert_load(const char *path, int fd, struct timeline *t)
 	return status;
 }
 
-int convert_run(const char *path, enum snapshot_format fmt, struct output *out)
+int convert_run(const char *flag, const char *path, enum snapshot_format fmt, struct output *out)
 {
-	FILE *f = open_recording(path);
+	FILE *f = open_recording(flag, path);
 	char *line = NULL;
 	size_t cap = 0;
 	long lineno = 0, snapshots = 0;
@@ -256,12 +278,12 @@ int convert_run(const char *path, enum snapshot_format fmt, struct output *out)
 		}
 	}
 	if (!status && ferror(f)) {
-		untrusted_complain("--convert %s: %s\n", path, strerror(errno));
+		untrusted_complain("%s %s: %s\n", flag, path, strerror(errno));
 		status = 1;
 	} else if (!status && !gone && !snapshots) {
-		untrusted_complain("--convert %s: no snapshot in it (record one with -b --format "
+		untrusted_complain("%s %s: no snapshot in it (record one with -b --format "
 		                   "json -o FILE)\n",
-		                   path);
+		                   flag, path);
 		status = 1;
 	}
 	free(line);

@@ -11,9 +11,10 @@
  * short (the recording stopped mid-write) is left out with a warning.
  * Returns the exit status: 0; 1 when a line is not a snapshot, the
  * recording holds none, or out cannot be written; 2 when path cannot be
- * read. Says why on standard error.
+ * read or is not a regular file. Says why on standard error, after flag
+ * ("--convert" or "--replay").
  */
-int convert_run(const char *path, enum snapshot_format fmt, struct output *out);
+int convert_run(const char *flag, const char *path, enum snapshot_format fmt, struct output *out);
 
 struct pfr_reader;
 struct timeline;
@@ -22,9 +23,10 @@ struct timeline;
  * memory, for the view. 0, or 1 having said why on standard error. */
 int convert_load(const char *path, int fd, struct timeline *t);
 
-/* Open a recording to read: never waits on a FIFO without a writer, never
- * a directory. The fd, or -1 having said why on standard error. */
-int convert_open(const char *path);
+/* Open a recording to read: a regular file only (a FIFO, a directory or a
+ * device is refused, never waited on). The fd, or -1 having said why on
+ * standard error, after flag ("--convert" or "--replay"). */
+int convert_open(const char *flag, const char *path);
 
 /* Say on standard error what a recording lost: damaged frames, a torn end. */
 void convert_losses(const char *path, const struct pfr_reader *r);

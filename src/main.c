@@ -142,6 +142,7 @@ static int record_open(struct app *a, const char *path, char *err, size_t errlen
 	int ret = output_open_as(&a->rec, "--record", path,
 	                         pattern ? OUTPUT_APPEND : a->opt.output_mode, err, errlen);
 	struct stat st, wst;
+	char shown[UTIL_PATH_SHOWN + 1];
 	int fd, is;
 
 	if (ret)
@@ -162,7 +163,7 @@ static int record_open(struct app *a, const char *path, char *err, size_t errlen
 			snprintf(err, errlen,
 			         "--record %s: --append adds to a pfmtop recording, and this file "
 			         "is not one; name another file (or --force to empty it)",
-			         path);
+			         util_path_elided(shown, sizeof(shown), path));
 			output_close(&a->rec);
 			return -EINVAL;
 		}

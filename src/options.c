@@ -774,8 +774,40 @@ static int opt_probe(struct options *o, const char *arg, char *err, size_t errle
 	return 0;
 }
 
+/* Does every '[' of the glob s open a class that a ']' closes (as
+ * fnmatch() reads it: a ']' first in the class is one of its characters, a
+ * backslash quotes the next character)? */
+static bool glob_brackets_ok(const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\' && s[1]) {
+			s++;
+		} else if (*s == '[') {
+			const char *c = s + 1;
+
+			if (*c == '!' || *c == '^')
+				c++;
+			if (*c == ']')
+				c++;
+			while (*c && *c != ']')
+				c++;
+			if (!*c)
+				return false;
+			s = c;
+		}
+	}
+	return true;
+}
+
 static int opt_list_events(struct options *o, const char *arg, char *err, size_t errlen)
 {
+	char q[QUOTED_MAX];
+
+	if (arg && !glob_brackets_ok(arg))
+		return refuse(err, errlen,
+		              "--list-events %s: an invalid pattern (a '[' without its ']'; "
+		              "write \\[ for a '[' itself)",
+		              quoted(q, arg));
 	o->action = OPTIONS_LIST_EVENTS;
 	o->list_glob = arg;
 	return 0;

@@ -34,7 +34,10 @@ static int write_all(int fd, const char *buf, size_t len)
 static int refuse(const struct output *o, char *err, size_t errlen, int ret, const char *path,
                   const char *why)
 {
-	snprintf(err, errlen, "%s %s: %s", o->flag, path, why);
+	char shown[UTIL_PATH_SHOWN + 1];
+
+	snprintf(err, errlen, "%s %s: %s", o->flag, util_path_elided(shown, sizeof(shown), path),
+	         why);
 	return ret;
 }
 
@@ -254,23 +257,25 @@ static int split_path(const char *path, char *dir, size_t dirlen, const char **b
 
 int output_replace_check(const char *path, bool force, char *err, size_t errlen)
 {
-	char dir[PATH_MAX], head[16] = "";
+	char dir[PATH_MAX], head[16] = "", shown[UTIL_PATH_SHOWN + 1], dshown[UTIL_PATH_SHOWN + 1];
 	const char *base;
 	struct stat st;
 	int fd;
 
+	util_path_elided(shown, sizeof(shown), path);
 	if (split_path(path, dir, sizeof(dir), &base)) {
-		snprintf(err, errlen, "-o %s: give a file name", path);
+		snprintf(err, errlen, "-o %s: give a file name", shown);
 		return -EINVAL;
 	}
 	if (access(dir, W_OK | X_OK)) {
-		snprintf(err, errlen, "-o %s: cannot write in %s: %s", path, dir, strerror(errno));
+		snprintf(err, errlen, "-o %s: cannot write in %s: %s", shown,
+		         util_path_elided(dshown, sizeof(dshown), dir), strerror(errno));
 		return -errno;
 	}
 	if (lstat(path, &st)) {
 		if (errno == ENOENT)
 			return 0;
-		snprintf(err, errlen, "-o %s: %s", path, strerror(errno));
+		snprintf(err, errlen, "-o %s: %s", shown, strerror(errno));
 		return -errno;
 	}
 	if (!S_ISREG(st.st_mode)) {
@@ -278,7 +283,7 @@ int output_replace_check(const char *path, bool force, char *err, size_t errlen)
 		    err, errlen,
 		    "-o %s is not a regular file (a directory, a link or a device): it would be "
 		    "replaced at every refresh; give another name",
-		    path);
+		    shown);
 		return -EEXIST;
 	}
 	if (force || st.st_size == 0)
@@ -293,7 +298,7 @@ int output_replace_check(const char *path, bool force, char *err, size_t errlen)
 		snprintf(err, errlen,
 		         "-o %s holds something pfmtop did not write and would be replaced: add "
 		         "--force, or give another name",
-		         path);
+		         shown);
 		return -EEXIST;
 	}
 	return 0;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -219,6 +220,38 @@ static int resync(struct pfr_reader *r)
 	}
 }
 
+/* Has the file changed under the index: shorter than what was indexed, or
+ * its first frame another? (A recorder started again on it with --force
+ * empties it and writes a new recording.) */
+static bool file_changed(struct pfr_reader *r)
+{
+	unsigned char h[PFR_HEADER_LEN];
+	const struct pfr_frame *f = r->frames;
+	struct stat st;
+
+	if (fstat(r->fd, &st))
+		return false; /* read as it is: each frame is checked when read */
+	if ((uint64_t)st.st_size < r->end)
+		return true;
+	if (!r->nr)
+		return false;
+	return util_pread_full(r->fd, h, sizeof(h), f->off - PFR_HEADER_LEN) != PFR_HEADER_LEN ||
+	       !header_ok(h) || get32(h + 8) != f->len || get32(h + 12) != f->crc ||
+	       get64(h + 16) != f->wall_ns;
+}
+
+/* Forget the index of a file: it is made again from the file's start. */
+static void forget_index(struct pfr_reader *r)
+{
+	r->nr = 0;
+	r->end = PFR_MAGIC_LEN;
+	r->last_key = -1;
+	r->cur_idx = -1;
+	r->bad_bytes = 0;
+	r->torn = 0;
+	r->stale = false;
+}
+
 long pfr_update(struct pfr_reader *r)
 {
 	unsigned char h[PFR_HEADER_LEN];
@@ -226,6 +259,19 @@ long pfr_update(struct pfr_reader *r)
 
 	if (r->fd < 0)
 		return 0; /* frames in memory come through pfr_append() */
+	if (r->stale || file_changed(r)) {
+		int is = pfr_is_recording(r->fd);
+
+		r->rebuilds += r->nr || r->end > PFR_MAGIC_LEN; /* not again while it is empty */
+		forget_index(r);
+		before = 0;
+		if (is < 0)
+			return is;
+		if (!is) {
+			r->stale = true; /* not (yet) a recording: looked at again next time */
+			return 0;
+		}
+	}
 	for (;;) {
 		ssize_t n = util_pread_full(r->fd, h, sizeof(h), r->end);
 		uint32_t len;
@@ -356,21 +402,33 @@ void pfr_forget_before(struct pfr_reader *r, uint64_t wall_ns)
 	r->cur_idx = r->cur_idx >= (long)k ? r->cur_idx - (long)k : -1;
 }
 
-/* Frame i's payload: in memory, or read into r->buf. NULL with errno. */
+/* Frame f's payload: in memory, or read into r->buf with its header, and
+ * checked against its CRC again either way (the file may have been
+ * rewritten since it was indexed). NULL with errno: ESTALE (r->stale set)
+ * when it is not the frame indexed, or the read's error. */
 static const unsigned char *payload(struct pfr_reader *r, const struct pfr_frame *f)
 {
+	const unsigned char *h = f->data;
 	ssize_t n;
 
-	if (r->fd < 0)
-		return f->data + PFR_HEADER_LEN;
-	if (grow((void **)&r->buf, &r->buf_cap, f->len))
-		return NULL;
-	n = util_pread_full(r->fd, r->buf, f->len, f->off);
-	if (n < 0 || (size_t)n != f->len) {
-		errno = n < 0 ? (int)-n : EIO; /* the file was cut since it was indexed */
+	if (r->fd >= 0) {
+		if (grow((void **)&r->buf, &r->buf_cap, PFR_HEADER_LEN + (size_t)f->len))
+			return NULL;
+		n = util_pread_full(r->fd, r->buf, PFR_HEADER_LEN + (size_t)f->len,
+		                    f->off - PFR_HEADER_LEN);
+		if (n < 0) {
+			errno = (int)-n;
+			return NULL;
+		}
+		h = (size_t)n == PFR_HEADER_LEN + f->len ? r->buf : NULL; /* cut since */
+	}
+	if (!h || !header_ok(h) || get32(h + 8) != f->len || get32(h + 12) != f->crc ||
+	    get64(h + 16) != f->wall_ns || frame_crc(h, h + PFR_HEADER_LEN, f->len) != f->crc) {
+		r->stale = r->fd >= 0;
+		errno = r->fd >= 0 ? ESTALE : EIO;
 		return NULL;
 	}
-	return r->buf;
+	return h + PFR_HEADER_LEN;
 }
 
 /* Decompress frame f (a delta: against the frame before it, in r->cur) into *dst.
@@ -382,14 +440,27 @@ static size_t decompress(struct pfr_reader *r, const struct pfr_frame *f, char *
 	unsigned long long size;
 	size_t n;
 
+	if (!src && errno == ESTALE) {
+		snprintf(err, errlen,
+		         "the recording changed since it was read (a frame is not "
+		         "the one indexed): it is read again");
+		return 0;
+	}
 	if (!src) {
-		snprintf(err, errlen, "cannot read a frame: %s", strerror(errno));
+		snprintf(err, errlen, "cannot read a frame: %s",
+		         errno == EIO && r->fd < 0 ? "its CRC does not hold" : strerror(errno));
 		return 0;
 	}
 	size = ZSTD_getFrameContentSize(src, f->len);
-	if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN || !size ||
-	    size > PFR_MAX_SNAPSHOT) {
+	if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN || !size) {
 		snprintf(err, errlen, "a damaged frame (no snapshot size in it)");
+		return 0;
+	}
+	if (size > PFR_MAX_SNAPSHOT) {
+		snprintf(err, errlen,
+		         "a damaged frame (its snapshot of %llu bytes is over the %u MiB frame "
+		         "limit)",
+		         size, PFR_MAX_SNAPSHOT >> 20);
 		return 0;
 	}
 	if (grow((void **)dst, cap, (size_t)size + 1)) {
@@ -433,7 +504,7 @@ int pfr_read(struct pfr_reader *r, size_t i, struct model *m, char *err, size_t 
 		n = decompress(r, &r->frames[j], &r->json, &r->json_cap, err, errlen);
 		if (!n) {
 			r->cur_idx = -1;
-			return -EIO;
+			return r->stale ? -ESTALE : -EIO;
 		}
 		t = r->cur, r->cur = r->json, r->json = t;
 		tc = r->cur_cap, r->cur_cap = r->json_cap, r->json_cap = tc;

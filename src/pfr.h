@@ -88,14 +88,23 @@ struct pfr_reader {
 	long last_key;      /* index of the last key frame indexed, -1 none */
 	uint64_t bad_bytes; /* skipped: damaged frames or bytes between frames */
 	uint64_t torn;      /* bytes of a last frame cut short */
+	unsigned rebuilds;  /* times the file changed under the index, which was made again */
+	bool stale;         /* a frame read back is not what was indexed: rebuild */
 };
 
 /* Index the recording open on fd (read from its start). 0, or -EINVAL with
  * one sentence in err (not a recording) or -errno. */
 int pfr_open(struct pfr_reader *r, int fd, char *err, size_t errlen);
 
-/* Index what has been appended to the file since (a recording still being
- * written). The number of new frames, or -errno. */
+/*
+ * Index what has been appended to the file since (a recording still being
+ * written). When the file changed under the index instead (it is shorter
+ * than what was indexed, its first frame is another, or a frame read back
+ * failed its CRC: a recorder started again on it with --force), the index
+ * is made again from the file's start and r->rebuilds counts it. The
+ * number of frames indexed by this call (all of them after a rebuild), or
+ * -errno.
+ */
 long pfr_update(struct pfr_reader *r);
 
 /* An empty in-memory reader, for pfr_append(). 0 or -ENOMEM. */
@@ -110,8 +119,11 @@ int pfr_append(struct pfr_reader *r, unsigned char *frame, size_t len);
  * (memory readers). */
 void pfr_forget_before(struct pfr_reader *r, uint64_t wall_ns);
 
-/* Decode frame i into m (not initialised: model_fini() it on success). 0,
- * or -EINVAL / -EIO / -ENOMEM with the reason in err. */
+/* Decode frame i into m (not initialised: model_fini() it on success). Each
+ * frame it reads is checked against its CRC again: one that is not what was
+ * indexed is never decoded; -ESTALE (r->stale set: the next pfr_update()
+ * makes the index again). 0, or -EINVAL / -EIO / -ESTALE / -ENOMEM with the
+ * reason in err. */
 int pfr_read(struct pfr_reader *r, size_t i, struct model *m, char *err, size_t errlen);
 
 /* The last frame at or before wall_ns (the first when all are later). */

@@ -65,7 +65,7 @@ int preset_error_format(const struct preset_error *err, char *buf, size_t len)
 static int file_error(struct preset_error *err, const char *path, int e, const char *what)
 {
 	memset(err, 0, sizeof(*err));
-	snprintf(err->file, sizeof(err->file), "%s", path);
+	util_path_elided(err->file, sizeof(err->file), path);
 	snprintf(err->msg, sizeof(err->msg), "%s: %s", what, strerror(e));
 	return -e;
 }
@@ -74,7 +74,7 @@ static int file_error(struct preset_error *err, const char *path, int e, const c
 static int file_why(struct preset_error *err, const char *path, int ret, const char *why)
 {
 	memset(err, 0, sizeof(*err));
-	util_strlcpy(err->file, path, sizeof(err->file));
+	util_path_elided(err->file, sizeof(err->file), path);
 	util_strlcpy(err->msg, why, sizeof(err->msg));
 	return ret;
 }

@@ -140,7 +140,7 @@ const struct model *timeline_show(struct timeline *t, long pos, char *err, size_
 		pos = 0;
 	if (pos >= (long)t->r.nr)
 		pos = (long)t->r.nr - 1;
-	if (t->have_m && pos == t->pos)
+	if (t->have_m && pos == t->pos && t->rebuilds == t->r.rebuilds)
 		return &t->m;
 	ret = pfr_read(&t->r, (size_t)pos, &m, err, errlen);
 	if (ret)
@@ -150,6 +150,7 @@ const struct model *timeline_show(struct timeline *t, long pos, char *err, size_
 	t->m = m;
 	t->have_m = true;
 	t->pos = pos;
+	t->rebuilds = t->r.rebuilds;
 	return &t->m;
 }
 

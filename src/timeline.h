@@ -29,7 +29,8 @@ struct timeline {
 	size_t bytes;     /* history: bytes of frames held */
 	struct model m;   /* the snapshot shown */
 	bool have_m;
-	long pos; /* its frame, -1 none */
+	long pos;          /* its frame, -1 none */
+	unsigned rebuilds; /* r.rebuilds when m was decoded (pos is another frame after one) */
 };
 
 /* A recording open on fd (the caller closes fd after timeline_close()). 0

@@ -296,6 +296,29 @@ const char *util_quote_elided(char *buf, size_t len, const char *s, size_t max, 
 	return buf;
 }
 
+/* A UTF-8 continuation byte: no character starts there. */
+static bool utf8_cont(unsigned char c)
+{
+	return (c & 0xc0) == 0x80;
+}
+
+const char *util_path_elided(char *buf, size_t len, const char *path)
+{
+	size_t n = strlen(path), head = (UTIL_PATH_SHOWN - 3) / 2, tail;
+
+	if (n <= UTIL_PATH_SHOWN) {
+		snprintf(buf, len, "%s", path);
+		return buf;
+	}
+	tail = n - (UTIL_PATH_SHOWN - 3 - head);
+	while (head && utf8_cont((unsigned char)path[head]))
+		head--;
+	while (tail < n && utf8_cont((unsigned char)path[tail]))
+		tail++;
+	snprintf(buf, len, "%.*s...%s", (int)head, path, path + tail);
+	return buf;
+}
+
 const char *util_untrusted(const struct stat *st, uid_t uid, bool root_ok, char *buf, size_t len)
 {
 	if (st->st_uid != uid && !(root_ok && st->st_uid == 0)) {

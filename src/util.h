@@ -70,6 +70,13 @@ int util_parse_decimal(const char *s, double min, double max, double *out);
  * split), or "..." alone when noun is NULL. Returns buf. */
 const char *util_quote_elided(char *buf, size_t len, const char *s, size_t max, const char *noun);
 
+/* path for a message: whole when at most UTIL_PATH_SHOWN bytes, else its
+ * start and end around "..." (cut at UTF-8 character boundaries), so that
+ * the reason after it is never cut off. Returns buf (at least
+ * UTIL_PATH_SHOWN + 1 bytes for a whole cut). */
+#define UTIL_PATH_SHOWN 160
+const char *util_path_elided(char *buf, size_t len, const char *path);
+
 /*
  * Why a settings file or directory (a preset, a theme, a cache) described
  * by st must not be used: NULL when it is owned by uid (or by root, when

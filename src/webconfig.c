@@ -90,15 +90,17 @@ static int fail(struct parse *p, int ret, size_t line, const char *fmt, ...)
 /* One sentence in err: "PATH:LINE: " (or "PATH: " without a line) and fmt. Returns ret. */
 static int fail(struct parse *p, int ret, size_t line, const char *fmt, ...)
 {
+	char shown[UTIL_PATH_SHOWN + 1];
 	va_list ap;
 	int n;
 
 	if (!p->errlen)
 		return ret;
+	util_path_elided(shown, sizeof(shown), p->path);
 	if (line)
-		n = snprintf(p->err, p->errlen, "%s:%zu: ", p->path, line);
+		n = snprintf(p->err, p->errlen, "%s:%zu: ", shown, line);
 	else
-		n = snprintf(p->err, p->errlen, "%s: ", p->path);
+		n = snprintf(p->err, p->errlen, "%s: ", shown);
 	if (n < 0 || (size_t)n >= p->errlen)
 		return ret;
 	va_start(ap, fmt);
@@ -705,13 +707,17 @@ static int read_file(const char *path, bool secret, char **text, size_t *len, ch
 			snprintf(why, whylen, "does not exist");
 		else
 			snprintf(why, whylen, "cannot be opened: %s", strerror(-fd));
-		return fd;
+		/* the name given is wrong (a directory, a path through a file):
+		 * the config is the user's to fix, as for a FIFO */
+		return fd == -EISDIR || fd == -ENOTDIR || fd == -ELOOP || fd == -ENAMETOOLONG
+		           ? -EINVAL
+		           : fd;
 	}
 	ret = check_mode(path, &st, secret, why, whylen);
 	if (!ret && st.st_size > WEBCONFIG_FILE_MAX) {
 		snprintf(why, whylen, "is larger than %d KiB: is it the right file?",
 		         WEBCONFIG_FILE_MAX / 1024);
-		ret = -EFBIG;
+		ret = -EINVAL;
 	}
 	if (!ret) {
 		ret = read_all(fd, (size_t)st.st_size, text, len);
@@ -732,16 +738,16 @@ static void wipe_free(char *s, size_t len)
 /* File k of tls_server_config read and checked for PEM into *out. */
 static int read_pem(struct parse *p, int k, char **out)
 {
-	char full[PATH_MAX], why[PATH_MAX + 160], *text;
+	char full[PATH_MAX], why[PATH_MAX + 160], shown[UTIL_PATH_SHOWN + 1], *text;
 	size_t len, line = p->tls_lines[k];
 	int ret;
 
 	if (resolve(p->path, p->files[k], full, sizeof(full)))
-		return fail(p, -ENAMETOOLONG, line, "%s is too long a path: shorten it",
-		            tls_keys[k]);
+		return fail(p, -EINVAL, line, "%s is too long a path: shorten it", tls_keys[k]);
 	ret = read_file(full, k == TLS_KEY_FILE, &text, &len, why, sizeof(why));
 	if (ret)
-		return fail(p, ret, line, "%s %s %s", tls_keys[k], full, why);
+		return fail(p, ret, line, "%s %s %s", tls_keys[k],
+		            util_path_elided(shown, sizeof(shown), full), why);
 	if (memchr(text, '\0', len) || !strstr(text, "-----BEGIN ")) {
 		wipe_free(text, len);
 		return fail(p, -EINVAL, line,
@@ -797,8 +803,11 @@ int webconfig_load(struct webconfig *wc, const char *path, char *err, size_t err
 		err[0] = '\0';
 	ret = read_file(path, false, &text, &len, why, sizeof(why));
 	if (ret) {
+		char shown[UTIL_PATH_SHOWN + 1];
+
 		if (errlen)
-			snprintf(err, errlen, "%s %s", path, why);
+			snprintf(err, errlen, "%s %s", util_path_elided(shown, sizeof(shown), path),
+			         why);
 		return ret;
 	}
 	/* UTF-8 only (as libyaml is told below), taken as a C string: line_at()

@@ -9,11 +9,13 @@
 #include "util.h"
 #include "view.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define MIN_TICK_NS 10000000ull    /* played no faster than 100 frames a second */
@@ -21,6 +23,7 @@
 
 struct replay {
 	const struct options *opt;
+	int fd; /* the recording read (-1: a JSON Lines run, in memory) */
 	struct loop *loop;
 	struct view *view;
 	struct timeline t;
@@ -57,18 +60,65 @@ static const struct model *frame(struct replay *r, char *err, size_t errlen)
 	return &r->shown;
 }
 
+/* The name now names another file (one moved into its place): read that
+ * one, once it is a recording, from its start. */
+static void reopen_if_replaced(struct replay *r)
+{
+	struct stat now, was;
+	int fd;
+
+	if (r->fd < 0 || stat(r->opt->convert, &now) || fstat(r->fd, &was) ||
+	    (now.st_dev == was.st_dev && now.st_ino == was.st_ino) || !S_ISREG(now.st_mode))
+		return;
+	fd = open(r->opt->convert, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &now) || !S_ISREG(now.st_mode) || pfr_is_recording(fd) != 1) {
+		close(fd);
+		return;
+	}
+	close(r->fd);
+	r->fd = r->t.r.fd = fd;
+	r->t.r.stale = true; /* indexed again by pfr_update() */
+}
+
+/* What was appended to a recording still being written, or the whole of
+ * it again when it changed under the index (a recorder started again on
+ * it with --force, another file moved into its place). */
+static void follow(struct replay *r)
+{
+	unsigned before = r->t.r.rebuilds;
+
+	if (r->fd < 0)
+		return;
+	reopen_if_replaced(r);
+	pfr_update(&r->t.r);
+	if (r->t.r.rebuilds != before)
+		view_status(r->view, "the recording was written again from its start: read again");
+}
+
+static void clamp_pos(struct replay *r)
+{
+	if (r->pos >= timeline_len(&r->t))
+		r->pos = timeline_len(&r->t) - 1;
+	if (r->pos < 0)
+		r->pos = 0;
+}
+
 static void show(struct replay *r)
 {
 	const struct view_settings *vs = view_settings(r->view);
 	char err[320], when[48], text[96];
 	const struct model *m;
 
-	pfr_update(&r->t.r); /* a recording still being written */
-	if (r->pos >= timeline_len(&r->t))
-		r->pos = timeline_len(&r->t) - 1;
-	if (r->pos < 0)
-		r->pos = 0;
+	follow(r);
+	clamp_pos(r);
 	m = frame(r, err, sizeof(err));
+	if (!m && r->t.r.stale) { /* a frame is not what was indexed: index again */
+		follow(r);
+		clamp_pos(r);
+		m = frame(r, err, sizeof(err));
+	}
 	if (!m) {
 		view_status(r->view, err);
 		return;
@@ -106,7 +156,7 @@ static void on_tick(struct loop *l, uint64_t expirations, void *arg)
 {
 	struct replay *r = arg;
 
-	pfr_update(&r->t.r);
+	follow(r);
 	if (r->pos + 1 < timeline_len(&r->t))
 		r->pos++;
 	show(r);
@@ -175,7 +225,7 @@ static void on_signal(struct loop *l, int sig, pid_t sender, void *arg)
 int replay_run(const struct options *o)
 {
 	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGWINCH};
-	struct replay r = {.opt = o};
+	struct replay r = {.opt = o, .fd = -1};
 	char err[512];
 	int fd, ret;
 
@@ -185,7 +235,7 @@ int replay_run(const struct options *o)
 		    "recording\n");
 		return 2;
 	}
-	fd = convert_open(o->convert);
+	fd = convert_open("--replay", o->convert);
 	if (fd < 0)
 		return 2;
 	if (pfr_is_recording(fd) == 1) {
@@ -194,6 +244,7 @@ int replay_run(const struct options *o)
 			close(fd);
 			return 1;
 		}
+		r.fd = fd;
 		convert_losses(o->convert, &r.t.r);
 	} else if (convert_load(o->convert, fd, &r.t)) { /* JSON Lines */
 		timeline_close(&r.t);
@@ -247,6 +298,6 @@ out:
 	loop_free(r.loop);
 	timeline_close(&r.t);
 	free(r.hot);
-	close(fd);
+	close(r.fd >= 0 ? r.fd : fd); /* the file read last */
 	return ret;
 }

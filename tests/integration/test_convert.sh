@@ -51,6 +51,67 @@ expect_rc 1 "pfmtop --convert BAD" "$out" "$err"
 	fail "--convert BAD: expected one line naming bad.json:2" "$err"
 pass "a line that is not a snapshot: $(cat "$err")"
 
+# a recording (--record) all of whose frames are refused: exit 1, one line
+# says so, nothing written; every CRC wrong (no frame indexed), or every CRC
+# right over a payload that is not zstd (indexed, none decodes)
+run "$out" "$err" timeout 60 "$PFMTOP" -b -d 0.2 -e task-clock --record "$TMP/r.pfr" -- sleep 0.7
+expect_rc 0 "pfmtop -b --record FILE.pfr -- sleep 0.7" "$out" "$err"
+# spoil MODE IN OUT: the frames of IN (src/pfr.h's format) spoilt, into OUT
+spoil() {
+	python3 - "$@" <<'PY'
+import struct, sys, zlib
+mode, src, dst = sys.argv[1:]
+d = bytearray(open(src, "rb").read())
+assert d[:16] == b"pfmtop record 1\n"
+pos, prev, n = 16, 0, 0
+while pos + 28 <= len(d):
+    h = d[pos:pos + 28]
+    assert h[:4] == b"PFRF", "a frame header at %d" % pos
+    ln = struct.unpack_from("<I", h, 8)[0]
+    p = pos + 28
+    if mode == "crc":
+        d[p + ln // 2] ^= 0x40  # the CRC no longer holds
+    else:
+        d[p:p + 4] = b"XXXX"  # no zstd frame, under a CRC that holds
+        if h[4:5] == b"D":
+            struct.pack_into("<I", d, pos + 24, prev)
+        c = zlib.crc32(bytes(d[pos:pos + 12]))
+        c = zlib.crc32(bytes(d[pos + 16:pos + 28]), c)
+        c = zlib.crc32(bytes(d[p:p + ln]), c)
+        struct.pack_into("<I", d, pos + 12, c)
+        prev = c
+    pos, n = p + ln, n + 1
+assert pos == len(d) and n >= 3, (pos, len(d), n)
+open(dst, "wb").write(d)
+print(n)
+PY
+}
+nf=$(spoil crc "$TMP/r.pfr" "$TMP/badcrc.pfr")
+spoil content "$TMP/r.pfr" "$TMP/badzst.pfr" >/dev/null
+# read FORM FILE: --convert FILE, or --replay FILE -b
+read_rec() {
+	if [ "$1" = --convert ]; then
+		run "$out" "$err" timeout 10 "$PFMTOP" --convert "$2"
+	else
+		run "$out" "$err" timeout 10 "$PFMTOP" --replay "$2" -b
+	fi
+}
+for cmd in --convert --replay; do
+	read_rec $cmd "$TMP/badcrc.pfr"
+	expect_rc 1 "$cmd BAD_CRC.pfr" "$out" "$err"
+	[ ! -s "$out" ] || fail "$cmd BAD_CRC.pfr: wrote something" "$out"
+	grep -q "badcrc.pfr: no snapshot in it" "$err" && grep -q "bytes of damaged frames left out" "$err" ||
+		fail "$cmd BAD_CRC.pfr: no line says every frame was damaged" "$err"
+	read_rec $cmd "$TMP/badzst.pfr"
+	expect_rc 1 "$cmd BAD_CONTENT.pfr" "$out" "$err"
+	[ ! -s "$out" ] || fail "$cmd BAD_CONTENT.pfr: wrote something" "$out"
+	grep -q "badzst.pfr: none of its $nf frames could be read: nothing written" "$err" ||
+		fail "$cmd BAD_CONTENT.pfr: no 'none of its $nf frames could be read' line" "$err"
+	[ "$(grep -c 'a damaged frame' "$err")" -eq "$nf" ] ||
+		fail "$cmd BAD_CONTENT.pfr: not one line for each of the $nf frames" "$err"
+done
+pass "a recording of $nf frames all refused (bad CRCs, or good CRCs over what is not zstd): exit 1, nothing written, said so"
+
 # what cannot be read, and what makes no sense with it
 run "$out" "$err" "$PFMTOP" --convert "$TMP/missing.json"
 expect_rc 2 "pfmtop --convert MISSING" "$out" "$err"

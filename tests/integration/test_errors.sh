@@ -104,4 +104,58 @@ fi
 ncpu=$(nproc --all)
 usage_error "$((ncpu + 97))" -b -n 1 -d 0.1 -e task-clock -C "$((ncpu + 97))"
 
+# A long path is cut in its middle ("..."): the reason after it stays whole.
+long=/$(printf 'a%.0s' $(seq 1 600)) # a name longer than NAME_MAX
+for args in "-o $long/x" "--record $long/x" "--format openmetrics -o $long/x" \
+	"--command-output $long/x -- true"; do
+	# shellcheck disable=SC2086 # the words of args
+	usage_error "File name too long" -b -n 1 -e task-clock $args
+	grep -qF '...' "$err" && [ "$(wc -c <"$err")" -lt 600 ] ||
+		fail "a 4000-byte path: not cut in its middle" "$err"
+done
+usage_error "cannot open preset file: File name too long" -b -n 1 --preset "$long/x.ini"
+grep -qF '...' "$err" || fail "--preset with a long path: not cut in its middle" "$err"
+usage_error "File name too long" --convert "$long"
+usage_error "File name too long" --replay "$long" -b
+
+# --web-config naming what is not a file: a usage error, whatever it is
+mkdir -m 700 "$TMP/wc"
+for bad in /tmp /dev/zero /etc/passwd/x; do
+	printf 'tls_server_config:\n  cert_file: %s\n  key_file: %s\n' "$bad" "$bad" >"$TMP/wc/web.yml"
+	chmod 600 "$TMP/wc/web.yml"
+	usage_error "cert_file $bad" -b -n 1 -e task-clock --listen 127.0.0.1:1 --web-config "$TMP/wc/web.yml"
+done
+usage_error "is not a regular file" -b -n 1 -e task-clock --listen 127.0.0.1:1 --web-config /tmp
+usage_error "cannot be opened: File name too long" -b -n 1 -e task-clock --listen 127.0.0.1:1 --web-config "$long"
+grep -qF '...' "$err" || fail "--web-config with a long path: not cut in its middle" "$err"
+
+# --convert and --replay read regular files only: a FIFO whose writer never
+# writes is refused at once, not waited on (timeout: a hang fails)
+mkfifo "$TMP/fifo"
+exec {wfd}<>"$TMP/fifo" # a writer that never writes
+usage_error "not a regular file (a FIFO); give a recording file" --convert "$TMP/fifo"
+usage_error "not a regular file (a FIFO)" --replay "$TMP/fifo" -b
+usage_error "not a regular file (a directory)" --convert "$TMP"
+usage_error "not a regular file (a character device)" --replay /dev/null -b
+if command -v script >/dev/null 2>&1; then
+	set +e
+	timeout 10 script -qec "'$PFMTOP' --replay '$TMP/fifo'" /dev/null </dev/null >"$out" 2>&1
+	RC=$?
+	set -e
+	tr -d '\r' <"$out" >"$err"
+	[ "$RC" -ne 124 ] || fail "--replay FIFO (on a terminal): still waiting after 10 s" "$err"
+	expect_rc 2 "--replay FIFO (on a terminal)" "$err"
+	[ "$(grep -c . "$err")" -eq 1 ] && grep -q '^pfmtop: --replay .*fifo: not a regular file (a FIFO)' "$err" ||
+		fail "--replay FIFO on a terminal: expected one 'not a regular file (a FIFO)' line" "$err"
+	nerr=$((nerr + 1))
+fi
+exec {wfd}>&-
+
+# a glob with a '[' that nothing closes
+usage_error "an invalid pattern" --list-events '[[[['
+usage_error "'[]x'" --list-events '[]x'
+run "$out" "$err" "$PFMTOP" --list-events 'task-[ck]*'
+expect_rc 0 "--list-events 'task-[ck]*'" "$out" "$err"
+grep -q '^  task-clock ' "$out" || fail "--list-events 'task-[ck]*' does not list task-clock" "$out"
+
 pass "$nerr user errors: one 'pfmtop:' line each, exit 2, nothing on stdout"

@@ -42,6 +42,35 @@ keys q
 wait_for 5 pane_has "status=0" || fail "q: the replay did not end with status 0" "$TMP/pane"
 pass "--replay at 80x24: header, Right/[/]/Left, views, p refused, x, space plays, g, q"
 
+# a recording written again from its start while it is viewed (a recorder
+# started again on it with --force): indexed again, never old entries over
+# new bytes; shorter than before, then longer with another first frame
+rw=$TMP/rw.pfr
+run "$TMP/out" "$TMP/err" "$PFMTOP" -b -d 0.2 -n 12 -o "$rw"
+expect_rc 0 "pfmtop -b -n 12 -o RW.pfr" "$TMP/out" "$TMP/err"
+keys clear Enter "$PFMTOP --replay $rw; echo status=\$?" Enter
+wait_for 5 pane_has " 1/12 paused" || fail "--replay RW: no '1/12 paused'" "$TMP/pane"
+keys ']' ']'
+wait_for 3 pane_has " 12/12 paused" || fail "--replay RW: ] ] not at 12/12" "$TMP/pane"
+run "$TMP/out" "$TMP/err" "$PFMTOP" -b -d 0.2 -n 3 -o "$rw" --force
+expect_rc 0 "pfmtop -b -n 3 -o RW.pfr --force (while it is viewed)" "$TMP/out" "$TMP/err"
+keys Left
+wait_for 3 pane_has " 3/3 paused" || fail "a recording written again shorter: the view is not at 3/3" "$TMP/pane"
+pane_has "written again from its start" || fail "a recording written again: no status line says so" "$TMP/pane"
+run "$TMP/out" "$TMP/err" "$PFMTOP" -b -d 0.2 -n 16 -o "$rw" --force
+expect_rc 0 "pfmtop -b -n 16 -o RW.pfr --force (while it is viewed)" "$TMP/out" "$TMP/err"
+keys ']' ']'
+wait_for 3 pane_has " 16/16 paused" || fail "a recording written again longer: the view is not at 16/16" "$TMP/pane"
+# another recording moved into its name's place: that one is read
+run "$TMP/out" "$TMP/err" "$PFMTOP" -b -d 0.2 -n 5 -o "$TMP/other.pfr"
+expect_rc 0 "pfmtop -b -n 5 -o OTHER.pfr" "$TMP/out" "$TMP/err"
+mv "$TMP/other.pfr" "$rw"
+keys Left
+wait_for 3 pane_has " 5/5 paused" || fail "another recording moved into the name's place: the view is not at 5/5" "$TMP/pane"
+keys q
+wait_for 5 pane_has "status=0" || fail "--replay RW: q did not end it with status 0" "$TMP/pane"
+pass "a recording written again while viewed (--force, 12 then 3 then 16 frames; another moved in its place, 5): indexed again each time"
+
 # a JSON Lines run replays the same way
 "$PFMTOP" --convert "$rec" --format json -o "$TMP/run.json"
 keys clear Enter "$PFMTOP --replay $TMP/run.json; echo status=\$?" Enter

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #define MAX_SNAPS 64
 
@@ -252,6 +253,149 @@ static void test_damage(void **state)
 	close(fd);
 }
 
+/* Write snapshots from..from+n-1 as a new recording at the end of fd. */
+static void write_snaps(int fd, int from, int n, unsigned key_every)
+{
+	struct pfr_writer w;
+
+	assert_int_equal(pfr_writer_init(&w, key_every), 0);
+	for (int i = from; i < from + n; i++) {
+		size_t len;
+		unsigned char *buf = pfr_encode(&w, &models[i], i == from, &len);
+
+		assert_non_null(buf);
+		assert_int_equal(write(fd, buf, len), (ssize_t)len);
+		free(buf);
+	}
+	pfr_writer_fini(&w);
+}
+
+/* A recorder started again on the file (--force: emptied, written anew)
+ * while it is read: the index is made again, never old entries over new
+ * bytes; shorter than what was indexed, or longer with another first frame. */
+static void test_rewritten(void **state)
+{
+	struct pfr_reader r;
+	char err[256];
+	int fd = write_recording(4, NULL), shorter = 10;
+
+	assert_true(nr_snaps > shorter + 6);
+	assert_int_equal(pfr_open(&r, fd, err, sizeof(err)), 0);
+	check_frame(&r, 2, 2);
+	assert_int_equal(pfr_update(&r), 0);
+	assert_int_equal(r.rebuilds, 0);
+	/* shorter: snapshots 5..14 */
+	assert_int_equal(ftruncate(fd, 0), 0);
+	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+	write_snaps(fd, 5, shorter, 3);
+	assert_int_equal(pfr_update(&r), shorter);
+	assert_int_equal(r.rebuilds, 1);
+	assert_int_equal(r.nr, (size_t)shorter);
+	assert_int_equal(r.bad_bytes, 0);
+	for (int i = 0; i < shorter; i++)
+		check_frame(&r, (size_t)i, 5 + i);
+	/* longer than that, from another first frame: snapshots 1..N-1 */
+	assert_int_equal(ftruncate(fd, 0), 0);
+	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+	write_snaps(fd, 1, nr_snaps - 1, 4);
+	assert_int_equal(pfr_update(&r), nr_snaps - 1);
+	assert_int_equal(r.rebuilds, 2);
+	assert_int_equal(r.nr, (size_t)nr_snaps - 1);
+	for (int i = nr_snaps - 2; i >= 0; i -= 2)
+		check_frame(&r, (size_t)i, 1 + i);
+	/* emptied: nothing indexed, and read once the recording is back */
+	assert_int_equal(ftruncate(fd, 0), 0);
+	assert_int_equal(pfr_update(&r), 0);
+	assert_int_equal(r.nr, 0);
+	assert_int_equal(r.rebuilds, 3);
+	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+	write_snaps(fd, 0, 3, 4);
+	assert_int_equal(pfr_update(&r), 3);
+	assert_int_equal(r.rebuilds, 3); /* the same rebuild */
+	check_frame(&r, 2, 2);
+	pfr_close(&r);
+	close(fd);
+}
+
+/* A frame changed in place after it was indexed fails its CRC when read
+ * back: never decoded, -ESTALE; the next update indexes the file again. */
+static void test_crc_on_read(void **state)
+{
+	off_t starts[MAX_SNAPS];
+	struct pfr_reader r;
+	struct model m;
+	char err[256];
+	unsigned char c;
+	int fd = write_recording(4, starts); /* keys at 0, 4, 8, ... */
+
+	assert_int_equal(pfr_open(&r, fd, err, sizeof(err)), 0);
+	assert_int_equal(r.nr, (size_t)nr_snaps);
+	check_frame(&r, 1, 1);
+	assert_int_equal(pread(fd, &c, 1, starts[2] + PFR_HEADER_LEN + 5), 1);
+	c ^= 0x40;
+	assert_int_equal(pwrite(fd, &c, 1, starts[2] + PFR_HEADER_LEN + 5), 1);
+	/* frame 2 itself, and frame 3 that is decoded through it */
+	assert_int_equal(pfr_read(&r, 2, &m, err, sizeof(err)), -ESTALE);
+	assert_non_null(strstr(err, "the recording changed since it was read"));
+	assert_true(r.stale);
+	assert_int_equal(pfr_read(&r, 3, &m, err, sizeof(err)), -ESTALE);
+	check_frame(&r, 1, 1); /* what did not change still reads */
+	/* a frame's header changed (its wall time): the same */
+	check_frame(&r, 6, 6);
+	assert_int_equal(pread(fd, &c, 1, starts[5] + 16), 1);
+	c ^= 1;
+	assert_int_equal(pwrite(fd, &c, 1, starts[5] + 16), 1);
+	assert_int_equal(pfr_read(&r, 5, &m, err, sizeof(err)), -ESTALE);
+	/* indexed again: 2 and 3 (which needs it), 5..7 (up to key 8) left out */
+	assert_true(pfr_update(&r) > 0);
+	assert_int_equal(r.rebuilds, 1);
+	assert_false(r.stale);
+	assert_int_equal(r.nr, (size_t)nr_snaps - 5);
+	check_frame(&r, 1, 1);
+	check_frame(&r, 2, 4);
+	check_frame(&r, 3, 8);
+	pfr_close(&r);
+	close(fd);
+}
+
+/* A frame whose snapshot is over PFR_MAX_SNAPSHOT says so (not "no size"). */
+static void test_frame_limit(void **state)
+{
+	char path[] = "/tmp/pfmtop-test-pfr-XXXXXX", err[256];
+	/* a zstd frame header: single segment, an 8-byte content size, then an
+	 * empty last raw block */
+	unsigned char frame[PFR_HEADER_LEN + 16] = "PFRFK", *p = frame + PFR_HEADER_LEN;
+	const uint64_t size = PFR_MAX_SNAPSHOT + 1ull;
+	struct pfr_reader r;
+	struct model m;
+	uLong crc = crc32(0L, Z_NULL, 0);
+	int fd = mkstemp(path);
+
+	unlink(path);
+	memcpy(p, "\x28\xb5\x2f\xfd\xe0", 5);
+	for (int i = 0; i < 8; i++)
+		p[5 + i] = (unsigned char)(size >> (8 * i));
+	memcpy(p + 13, "\x01\x00\x00", 3);
+	frame[8] = 16; /* the payload's length */
+	frame[16] = 1; /* wall time */
+	crc = crc32_z(crc, frame, 12);
+	crc = crc32_z(crc, frame + 16, 12);
+	crc = crc32_z(crc, p, 16);
+	for (int i = 0; i < 4; i++)
+		frame[12 + i] = (unsigned char)(crc >> (8 * i));
+	assert_int_equal(write(fd, PFR_MAGIC, PFR_MAGIC_LEN), PFR_MAGIC_LEN);
+	assert_int_equal(write(fd, frame, sizeof(frame)), (ssize_t)sizeof(frame));
+	assert_int_equal(pfr_open(&r, fd, err, sizeof(err)), 0);
+	assert_int_equal(r.nr, 1);
+	assert_int_equal(pfr_read(&r, 0, &m, err, sizeof(err)), -EIO);
+	if (!strstr(err, "over the 64 MiB frame limit")) {
+		print_error("got '%s'\n", err);
+		fail();
+	}
+	pfr_close(&r);
+	close(fd);
+}
+
 static void test_not_a_recording(void **state)
 {
 	char path[] = "/tmp/pfmtop-test-pfr-XXXXXX", err[256];
@@ -342,7 +486,8 @@ int main(void)
 	    cmocka_unit_test(test_round_trip), cmocka_unit_test(test_torn_tail),
 	    cmocka_unit_test(test_follow),     cmocka_unit_test(test_damage),
 	    cmocka_unit_test(test_not_a_recording), cmocka_unit_test(test_garbage),
-	    cmocka_unit_test(test_memory),
+	    cmocka_unit_test(test_memory),     cmocka_unit_test(test_rewritten),
+	    cmocka_unit_test(test_crc_on_read), cmocka_unit_test(test_frame_limit),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

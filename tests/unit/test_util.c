@@ -97,6 +97,32 @@ static void test_quote_elided(void **state)
 			    "'1234...'");
 }
 
+/* A long path: its start and end around "...", whole characters only. */
+static void test_path_elided(void **state)
+{
+	char path[4000], buf[UTIL_PATH_SHOWN + 1];
+	size_t n;
+
+	assert_string_equal(util_path_elided(buf, sizeof(buf), "/tmp/x"), "/tmp/x");
+	memset(path, 'a', sizeof(path) - 1);
+	path[sizeof(path) - 1] = '\0';
+	path[0] = '/';
+	memcpy(path + sizeof(path) - 7, "/x.pfr", 6);
+	util_path_elided(buf, sizeof(buf), path);
+	n = strlen(buf);
+	assert_true(n <= UTIL_PATH_SHOWN);
+	assert_non_null(strstr(buf, "a...a"));
+	assert_int_equal(buf[0], '/');
+	assert_string_equal(buf + n - 6, "/x.pfr");
+	/* two-byte characters (e with an acute accent) are never cut in two */
+	for (size_t i = 0; i + 2 < sizeof(path); i += 2)
+		memcpy(path + i, "\xc3\xa9", 2);
+	path[sizeof(path) - 2] = '\0'; /* 1999 of them */
+	util_path_elided(buf, sizeof(buf), path);
+	assert_non_null(strstr(buf, "\xa9...\xc3"));
+	assert_int_equal(strlen(buf) % 2, 1); /* whole pairs and the three dots */
+}
+
 static void test_untrusted(void **state)
 {
 	struct stat st = {.st_uid = 1000, .st_mode = S_IFREG | 0644};
@@ -209,6 +235,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_long),   cmocka_unit_test(test_parse_decimal),
 		cmocka_unit_test(test_cpulist),	     cmocka_unit_test(test_quote_elided),
+		cmocka_unit_test(test_path_elided),
 		cmocka_unit_test(test_untrusted),    cmocka_unit_test(test_open_config),
 		cmocka_unit_test(test_grow),
 	};
