@@ -980,8 +980,13 @@ static int run(struct app *a)
 		bool existed = !ret && strcmp(path, a->opt.record) && access(path, F_OK) == 0;
 		if (!ret)
 			ret = record_open(a, path, err, sizeof(err));
+		struct stat opened, named;
+		/* what is at path is still the file opened (not one put there since) */
+		bool same = !ret && !fstat(a->rec.fd, &opened) && !lstat(path, &named) &&
+		            opened.st_dev == named.st_dev && opened.st_ino == named.st_ino;
 		if (!ret && strcmp(path, a->opt.record) && !existed && !a->rec.size) {
-			unlink(path);
+			if (same)
+				unlink(path);
 			output_close(&a->rec);
 			a->rec_pending = true;
 		}
