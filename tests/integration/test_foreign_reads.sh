@@ -6,6 +6,7 @@
 #  2. make `--annotate` print a file nobody cannot read, through a line
 #     table that says its code is in /etc/shadow (while a source file that
 #     nobody can read is still shown);
+#     (nor, through --web-config, quote the first line of it);
 #  3. plant the symbol names root sees for root's own process, with a debug
 #     file for libm (the very build id) in a mount namespace of nobody's,
 #     whose process loaded libm first.
@@ -108,9 +109,19 @@ done
 ! grep -qE 'shadow:[0-9]+  .' "$TMP/spin_here.out" || fail "--annotate shows lines of /etc/shadow" "$TMP/spin_here.out"
 grep -q 'prog.c:[0-9]*  x += i \* 3; /\* visible_source_marker' "$TMP/spin_ok.out" ||
 	fail "--annotate no longer shows a source file nobody can read" "$TMP/spin_ok.out"
-kill "$prog"
-wait 2>/dev/null || true
+{
+	kill "$prog"
+	wait
+} 2>/dev/null || true
 pass "--annotate shows nobody's own source, not /etc/shadow its line table names"
+
+# --- 2b. a --web-config that is a link to /etc/shadow ---
+ln -s /etc/shadow "$TMP/web.yml"
+run "$TMP/web.out" "$TMP/web.err" "$PFMTOP" --listen 127.0.0.1:1 --web-config "$TMP/web.yml" -b -n 1
+expect_rc 2 "--web-config naming /etc/shadow" "$TMP/web.err"
+! grep -qF "$secret" "$TMP/web.err" || fail "--web-config's error quotes /etc/shadow"
+grep -q "web.yml:1: " "$TMP/web.err" || fail "--web-config's error names no line" "$TMP/web.err"
+pass "a --web-config that is a link to /etc/shadow is refused by line, not quoted"
 
 # --- 3. a forged debug file for libm, in nobody's mount namespace ---
 cat >"$TMP/bin/mathloop.c" <<'EOF'
