@@ -179,13 +179,20 @@ static void dwarf_sample(const struct record *r, void *arg)
 		stacks_add(&p->stacks, r->id.pid, chain, n);
 }
 
+/* Every process running as sampling starts: its mappings, and its name
+ * now, while it runs (as perf synthesizes COMM records): one that exits
+ * before its samples are read keeps it, where a read of /proc then would
+ * find nothing. */
 static void scan_all(struct profile *p)
 {
 	struct procfs_ids pids = {0};
 	int n = procfs_pids(p->proc, &pids);
+	char comm[sizeof(p->comms[0].comm)];
 
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		symbols_process_scan(p->sym, pids.id[i]);
+		profile_comm_of(p, pids.id[i], comm, sizeof(comm));
+	}
 	procfs_ids_free(&pids);
 }
 
