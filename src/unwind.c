@@ -18,6 +18,12 @@
 
 /* The largest binary copied to keep it from changing under libdw. */
 #define STABLE_COPY_MAX (256u << 20)
+/* stable_fd()'s copies: bytes a second, the most in one call, and how long
+ * a copy left unasked for holds its place */
+#define STABLE_COPY_RATE     (16ull << 20)
+#define STABLE_COPY_SLICE    (2ull << 20)
+#define STABLE_COPY_KEEP_NS  5000000000ull
+#define STABLE_COPY_RETRY_NS 50000000ull /* a map whose copy waits: asked again after */
 
 /* Binaries kept open for every process's unwinder; past it, the one
  * reported longest ago is let go (processes holding it keep it). */
@@ -50,6 +56,7 @@ struct umap {
 	const void *binary;
 	char *path, *name; /* copies */
 	enum umap_state state;
+	uint64_t retry_ns; /* UMAP_NEW put off (its copy under way): not asked before */
 };
 
 /*
@@ -84,6 +91,16 @@ struct uproc {
 	const char *pending_path;        /* and its path, as the process names it */
 };
 
+/* A file being copied into a memfd (stable_fd), identified by its status. */
+struct ucopy {
+	dev_t dev;
+	ino_t ino;
+	off_t size, done;
+	struct timespec mtime;
+	uint64_t touched_ns;
+	int mfd; /* -1: none under way */
+};
+
 struct unwind {
 	struct symbols *sym;
 	struct uproc procs[UNWIND_MAX_PROCS];
@@ -92,6 +109,9 @@ struct unwind {
 	bool no_cache;
 	struct symbols_map *mbuf; /* symbols_maps() scratch */
 	int mbuf_cap;
+	struct ucopy copy;     /* stable_fd()'s copy under way */
+	uint64_t copy_last_ns; /* when its last slice was copied */
+	bool copy_deferred;    /* the last stable_fd() put its file off */
 	struct unwind_stats st;
 };
 
@@ -122,14 +142,22 @@ static bool sample_reg(const struct unwind_sample *smp, int reg, uint64_t *v)
  * cut short under a mapping kills the reader with SIGBUS: a file that
  * someone other than root owns, or that others may write, could be cut by
  * them while pfmtop reads it. Such a file is copied into a sealed memfd
- * (once per process that maps it); root's files are used as they are. fd
- * is taken; returns the fd to use, or -errno.
+ * (once per process that maps it); root's files are used as they are.
+ *
+ * The copy is made in slices, one file at a time, at STABLE_COPY_RATE
+ * bytes a second at most: until it is whole, -EAGAIN and u->copy_deferred
+ * (the caller asks again at a later sample, STABLE_COPY_RETRY_NS on). A
+ * user who makes large binaries of their own cannot keep the loop copying
+ * (such copies ran at 64-600 MB/s here: one 160 MB binary stalled it for up
+ * to 2 s). fd is taken; returns the fd to use, or -errno.
  */
-static int stable_fd(int fd)
+static int stable_fd(struct unwind *u, int fd)
 {
+	struct ucopy *cp = &u->copy;
+	const uint64_t now = util_now_ns();
 	struct stat st;
 	char buf[65536];
-	int mfd;
+	bool same;
 
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 		close(fd);
@@ -141,24 +169,58 @@ static int stable_fd(int fd)
 		close(fd);
 		return -EFBIG;
 	}
-	mfd = memfd_create("pfmtop-unwind", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (mfd < 0) {
+	same = cp->mfd >= 0 && cp->dev == st.st_dev && cp->ino == st.st_ino &&
+	       cp->size == st.st_size && cp->mtime.tv_sec == st.st_mtim.tv_sec &&
+	       cp->mtime.tv_nsec == st.st_mtim.tv_nsec;
+	if (!same && cp->mfd >= 0 && now - cp->touched_ns < STABLE_COPY_KEEP_NS)
+		goto later; /* another file's copy goes on first */
+	if (!same) {
+		if (cp->mfd >= 0)
+			close(cp->mfd);
+		*cp = (struct ucopy){
+		    .dev = st.st_dev,
+		    .ino = st.st_ino,
+		    .size = st.st_size,
+		    .mtime = st.st_mtim,
+		    .mfd = memfd_create("pfmtop-unwind", MFD_CLOEXEC | MFD_ALLOW_SEALING)};
+		if (cp->mfd < 0) {
+			close(fd);
+			return -errno;
+		}
+	}
+	cp->touched_ns = now;
+	/* the bytes this call may copy: the rate's, since the last slice */
+	uint64_t allow = (now - u->copy_last_ns) / 1000 * (STABLE_COPY_RATE / 1000) / 1000;
+	if (allow > STABLE_COPY_SLICE)
+		allow = STABLE_COPY_SLICE;
+	if (allow < sizeof(buf) && cp->done < cp->size)
+		goto later;
+	u->copy_last_ns = now;
+	for (uint64_t end = (uint64_t)cp->done + allow;
+	     cp->done < cp->size && (uint64_t)cp->done < end;) {
+		ssize_t n = pread(fd, buf, sizeof(buf), cp->done);
+
+		if (n <= 0 || write(cp->mfd, buf, (size_t)n) != n) {
+			cp->size = cp->done; /* cut short meanwhile: what was read is the file */
+			break;
+		}
+		cp->done += n;
+	}
+	if (cp->done < cp->size)
+		goto later;
+	close(fd);
+	fd = cp->mfd;
+	cp->mfd = -1;
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL)) {
 		close(fd);
 		return -errno;
 	}
-	for (off_t done = 0; done < st.st_size;) {
-		ssize_t n = pread(fd, buf, sizeof(buf), done);
-
-		if (n <= 0 || write(mfd, buf, (size_t)n) != n)
-			break; /* cut short meanwhile: what was read is the file */
-		done += n;
-	}
+	return fd;
+later:
 	close(fd);
-	if (fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL)) {
-		close(mfd);
-		return -errno;
-	}
-	return mfd;
+	u->copy_deferred = true;
+	u->st.copies_deferred++;
+	return -EAGAIN;
 }
 
 /* ---- libdwfl callbacks ---- */
@@ -237,7 +299,7 @@ static int cb_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modn
 		close(n);
 		return -1;
 	}
-	n = stable_fd(n);
+	n = stable_fd(p->u, n);
 	return n >= 0 ? n : -1;
 }
 
@@ -378,6 +440,7 @@ struct unwind *unwind_new(struct symbols *sym)
 	if (!u)
 		return NULL;
 	u->sym = sym;
+	u->copy.mfd = -1;
 	for (int i = 0; i < UNWIND_MAX_BINS; i++)
 		u->bins[i].fd = -1;
 	return u;
@@ -391,6 +454,8 @@ void unwind_free(struct unwind *u)
 		uproc_drop(&u->procs[i]);
 	for (int i = 0; i < UNWIND_MAX_BINS; i++)
 		ubin_drop(&u->bins[i]);
+	if (u->copy.mfd >= 0)
+		close(u->copy.mfd);
 	free(u->mbuf);
 	free(u);
 }
@@ -505,7 +570,7 @@ static struct ubin *ubin_get(struct unwind *u, int fd)
 		if (!b || (b->elf && (!c->elf || c->used < b->used)))
 			b = c;
 	}
-	fd = stable_fd(fd);
+	fd = stable_fd(u, fd);
 	if (fd < 0)
 		return NULL;
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP_PRIVATE, NULL);
@@ -549,7 +614,13 @@ static void report_map(struct unwind *u, struct uproc *p, int i)
 			return;
 		}
 	fd = symbols_map_open(u->sym, p->pid, &m);
+	u->copy_deferred = false;
 	b = fd >= 0 ? ubin_get(u, fd) : NULL;
+	if (!b && u->copy_deferred) {
+		um->state = UMAP_NEW; /* tried again at a later sample, not the next ones */
+		um->retry_ns = util_now_ns() + STABLE_COPY_RETRY_NS;
+		return;
+	}
 	if (!b || load_range(b->elf, m.start, m.pgoff, &bias, &lo, &hi)) {
 		u->st.module_fail++;
 		return;
@@ -597,7 +668,8 @@ static void ensure_module(struct unwind *u, struct uproc *p, uint64_t addr)
 		else
 			hi = mid;
 	}
-	if (lo < p->nr_maps && p->maps[lo].start <= addr && p->maps[lo].state == UMAP_NEW)
+	if (lo < p->nr_maps && p->maps[lo].start <= addr && p->maps[lo].state == UMAP_NEW &&
+	    (!p->maps[lo].retry_ns || util_now_ns() >= p->maps[lo].retry_ns))
 		report_map(u, p, lo);
 	if (!p->attached && lo < p->nr_maps && p->maps[lo].state == UMAP_REPORTED)
 		p->attached = dwfl_attach_state(p->dwfl, NULL, p->pid, &thread_callbacks, p);

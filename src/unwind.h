@@ -63,14 +63,15 @@ struct unwind_sample {
 };
 
 struct unwind_stats {
-	uint64_t samples;     /* unwind_sample() calls */
-	uint64_t no_regs;     /* of those, with no usable user registers */
-	uint64_t frames;      /* user frames returned */
-	uint64_t incomplete;  /* samples whose unwinding stopped on an error */
-	uint64_t dwfl_new;    /* per-process unwinders built */
-	uint64_t modules;     /* binaries reported to them */
-	uint64_t bins_opened; /* binary files opened and read (shared by the processes) */
-	uint64_t module_fail; /* binaries that could not be opened or read */
+	uint64_t samples;         /* unwind_sample() calls */
+	uint64_t no_regs;         /* of those, with no usable user registers */
+	uint64_t frames;          /* user frames returned */
+	uint64_t incomplete;      /* samples whose unwinding stopped on an error */
+	uint64_t dwfl_new;        /* per-process unwinders built */
+	uint64_t modules;         /* binaries reported to them */
+	uint64_t bins_opened;     /* binary files opened and read (shared by the processes) */
+	uint64_t module_fail;     /* binaries that could not be opened or read */
+	uint64_t copies_deferred; /* copies of other users' files put off (STABLE_COPY_RATE) */
 };
 
 /* A new unwinder taking mappings and binaries from sym (not owned), or NULL

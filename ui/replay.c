@@ -94,7 +94,7 @@ static void follow(struct replay *r)
 	reopen_if_replaced(r);
 	pfr_update(&r->t.r);
 	if (r->t.r.rebuilds != before)
-		view_status(r->view, "the recording was written again from its start: read again");
+		view_status(r->view, "recording written again from its start: read again");
 }
 
 static void clamp_pos(struct replay *r)

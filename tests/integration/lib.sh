@@ -312,7 +312,7 @@ wait_for() {
 }
 
 # ---- attacks on root's pfmtop (test_attack_*.sh, test_perfmap_bound.sh) ----
-# victim_start [ARGS...]: root's `pfmtop -b -d 0.5 --format json ARGS...` in
+# victim_start [ARGS...]: root's `pfmtop -b -d 0.5 --format json --hot 200 ARGS...` in
 # the background, snapshots in $TMP/victim.json; VICTIM is its pid. While it
 # runs, victim_sample (call it every ~0.5 s) keeps its largest RSS in
 # VICTIM_RSS_KB. victim_stop ends it and checks the bar of the security
@@ -321,7 +321,7 @@ wait_for() {
 victim_start() {
 	VICTIM_RSS_KB=0
 	rm -f "$TMP/victim.json"
-	"$PFMTOP" -b -d 0.5 --format json "$@" -o "$TMP/victim.json" </dev/null 2>"$TMP/victim.err" &
+	"$PFMTOP" -b -d 0.5 --format json --hot 200 "$@" -o "$TMP/victim.json" </dev/null 2>"$TMP/victim.err" &
 	VICTIM=$!
 	cleanup_add "kill -KILL $VICTIM"
 	wait_for 20 test -s "$TMP/victim.json" || fail "root's pfmtop did not start" "$TMP/victim.err"
