@@ -1,6 +1,8 @@
-/* cmdout: where a command's output goes while the viewer owns the terminal (a file). */
+/* cmdout: where a command's output goes: a file while the viewer owns the terminal, or
+ * standard error while batch snapshots are on standard output. */
 #include "cmdout.h"
 
+#include "launch.h"
 #include "util.h"
 
 #include <errno.h>
@@ -97,6 +99,42 @@ int cmdout_open(struct cmdout *c, const char *path, char *err, size_t errlen)
 		         util_path_elided(shown, sizeof(shown), path), strerror(-e));
 	cmdout_init(c);
 	return e;
+}
+
+int cmdout_choose(struct cmdout *c, const char *path, bool batch, const char *snapshots, bool text,
+                  int *out, char *err, size_t errlen)
+{
+	cmdout_init(c);
+	*out = -1;
+	if (!batch && path && !strcmp(path, "-")) {
+		snprintf(err, errlen,
+		         "--command-output -: the view owns the terminal; add -b to keep "
+		         "the command's output on it");
+		return -EINVAL;
+	}
+	if (path || !batch) {
+		int e = cmdout_open(c, path, err, errlen);
+
+		*out = c->fd;
+		return e;
+	}
+	/* Batch without a file: as perf stat keeps its report apart from
+	 * the command's output, the snapshots on standard output are kept
+	 * apart from it; text on a terminal is for a person, as it is. */
+	if ((snapshots && strcmp(snapshots, "-")) || (text && isatty(STDOUT_FILENO)))
+		return 0;
+	c->to_stderr = true;
+	*out = LAUNCH_OUT_STDERR;
+	return 0;
+}
+
+void cmdout_notice(const struct cmdout *c)
+{
+	if (c->to_stderr)
+		fputs(
+		    "pfmtop: the command's standard output goes to standard error, apart from "
+		    "the snapshots on standard output (--command-output FILE puts it in a file)\n",
+		    stderr);
 }
 
 off_t cmdout_size(const struct cmdout *c)

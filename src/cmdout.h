@@ -1,4 +1,5 @@
-/* cmdout: where a command's output goes while the viewer owns the terminal (a file). */
+/* cmdout: where a command's output goes: a file while the viewer owns the terminal, or
+ * standard error while batch snapshots are on standard output. */
 #ifndef PFMTOP_CMDOUT_H
 #define PFMTOP_CMDOUT_H
 
@@ -14,6 +15,7 @@ struct cmdout {
 	off_t seen;   /* its size when last read */
 	char path[PATH_MAX];
 	char last[256]; /* its last whole line, "" none yet */
+	bool to_stderr; /* batch: its standard output goes to standard error */
 };
 
 /* No file: the command writes to the terminal. */
@@ -29,6 +31,23 @@ void cmdout_init(struct cmdout *c);
  * with one sentence in err.
  */
 int cmdout_open(struct cmdout *c, const char *path, char *err, size_t errlen);
+
+/*
+ * Where a command's output goes, as launch_fork()'s out. The viewer's
+ * (batch false) is a file, opened by cmdout_open() (path NULL: a new one;
+ * "-" is refused). In batch mode path names a file, or "-" keeps
+ * pfmtop's own standard output and error; with no path, when the
+ * snapshots go to standard output (snapshots NULL or "-") and would be
+ * mixed into the command's (any but text on a terminal), its standard
+ * output goes to standard error (c->to_stderr). *out is then a fd > 2,
+ * LAUNCH_OUT_STDERR or -1 (pfmtop's). 0, or -errno with one sentence in err.
+ */
+int cmdout_choose(struct cmdout *c, const char *path, bool batch, const char *snapshots, bool text,
+                  int *out, char *err, size_t errlen);
+
+/* Once the command runs: one line on stderr when its standard output goes
+ * to standard error. */
+void cmdout_notice(const struct cmdout *c);
 
 /* Read the end of the file for its last whole line (into c->last); true
  * when that changed. */

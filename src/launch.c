@@ -44,6 +44,8 @@ static void child(char *const *argv, pid_t parent, int go, int ex, int out, int 
 			_exit(127);
 		if (in > 2)
 			close(in);
+	} else if (out == LAUNCH_OUT_STDERR && dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+		_exit(127);
 	}
 
 	sigemptyset(&none);

@@ -17,6 +17,9 @@ struct launch {
 	char cgroup[PATH_MAX]; /* the command's own cgroup2 directory, or "" */
 };
 
+/* launch_fork()'s out: the command's standard output to standard error. */
+#define LAUNCH_OUT_STDERR 2
+
 /* No command yet: fds -1, pid -1. */
 void launch_init(struct launch *l);
 
@@ -30,8 +33,9 @@ void launch_init(struct launch *l);
  * started, even those that left its session). It gets the
  * default SIGPIPE and an empty signal mask back. With out > 2 its standard
  * output and error go to out and its standard input is /dev/null (the
- * viewer owns the terminal); else it has pfmtop's. 0, or -errno with a
- * sentence in err.
+ * viewer owns the terminal); with LAUNCH_OUT_STDERR its standard output
+ * is pfmtop's standard error (batch snapshots are on standard output);
+ * else it has pfmtop's. 0, or -errno with a sentence in err.
  */
 int launch_fork(struct launch *l, char *const *argv, int out, char *err, size_t errlen);
 

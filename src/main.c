@@ -931,17 +931,14 @@ static int run(struct app *a)
 		a->opt.session.top_n = a->opt.export_tasks;
 	a->opt.session.profile.filter_pid = -1;
 	a->opt.session.profile.filter_cpu = -1;
-	/* The viewer owns the terminal: a command writes into a file instead
-	 * (with -b only when --command-output names one). */
+	/* The viewer owns the terminal: a command writes into a file instead;
+	 * with -b its output is kept apart from snapshots on standard output. */
 	cmdout_init(&a->cmd_out);
-	if (a->opt.session.mode == MODEL_COMMAND && !a->headless &&
-	    (!a->opt.batch || a->opt.command_output)) {
-		if (!a->opt.batch && a->opt.command_output && !strcmp(a->opt.command_output, "-"))
-			die_usage("--command-output -: the view owns the terminal; add -b to keep "
-			          "the command's output on it");
-		if (cmdout_open(&a->cmd_out, a->opt.command_output, err, sizeof(err)))
+	if (a->opt.session.mode == MODEL_COMMAND && !a->headless) {
+		if (cmdout_choose(&a->cmd_out, a->opt.command_output, a->opt.batch, a->opt.output,
+		                  a->opt.format == SNAPSHOT_TEXT, &a->opt.session.command_out, err,
+		                  sizeof(err)))
 			die_usage(err);
-		a->opt.session.command_out = a->cmd_out.fd;
 	}
 	/* Signals are blocked before the command is forked, so none is lost. */
 	a->loop = loop_new();
@@ -1071,6 +1068,7 @@ static int run(struct app *a)
 		ret = session_mode(a->s) == MODEL_COMMAND ? 127 : 1;
 		goto out;
 	}
+	cmdout_notice(&a->cmd_out);
 	if (a->view) {
 		view_draw(a->view, NULL);
 		if (a->rc_warn[0])

@@ -53,7 +53,7 @@ struct session_config {
 	const struct events_table *known; /* events resolved already (by the chooser), or NULL */
 	const struct probe *probe;        /* the machine as probed, or NULL: session_init probes */
 	const char *proc_root;            /* /proc is ROOT/proc (tests); NULL: the real one */
-	int command_out; /* > 2: the command's output goes here (the viewer's pipe) */
+	int command_out;                  /* launch_fork()'s out: > 2 a file, LAUNCH_OUT_STDERR */
 };
 
 /* The engine (opaque): see session_priv.h for its parts. */

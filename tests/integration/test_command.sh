@@ -34,7 +34,7 @@ info "page-faults of sh + 2 x touch_pages 5000: $pf"
 check "$pf >= 10000" "final page-faults $pf: the two children alone fault 10000 times, so inheritance lost some" "$out"
 pass "children counted: $pf page-faults >= 10000"
 
-# --- the command's stdout reaches pfmtop's stdout, whole and in order ---
+# --- with -o FILE the command's stdout reaches pfmtop's stdout, whole and in order ---
 run "$out" "$err" "$PFMTOP" -b -e task-clock -o "$TMP/snap.txt" -- seq 1 20000
 expect_rc 0 "pfmtop -b -o FILE -- seq 1 20000" "$out" "$err"
 seq 1 20000 >"$TMP/want"
@@ -42,8 +42,11 @@ cmp -s "$out" "$TMP/want" || fail "the command's stdout differs from 'seq 1 2000
 grep -qE '^pfmtop .* final ' "$TMP/snap.txt" || fail "-o FILE holds no final snapshot" "$TMP/snap.txt"
 ! grep -qxE '[0-9]+' "$TMP/snap.txt" || fail "the command's output leaked into -o FILE" "$TMP/snap.txt"
 
+# snapshots on stdout (a file here): the command's stdout goes to stderr
+# (test_command_stdout.sh checks every format)
 run "$out" "$err" "$PFMTOP" -b -e task-clock -- sh -c 'echo marker-from-command; echo to-stderr >&2'
 expect_rc 0 "pfmtop -b -- sh -c 'echo ...'" "$out" "$err"
-grep -qx marker-from-command "$out" || fail "the command's stdout line is missing from pfmtop's stdout" "$out"
+grep -qx marker-from-command "$err" || fail "the command's stdout line is missing from pfmtop's stderr" "$err"
+! grep -qx marker-from-command "$out" || fail "the command's stdout line is mixed into the snapshots" "$out"
 grep -qx to-stderr "$err" || fail "the command's stderr line is missing from pfmtop's stderr" "$err"
-pass "command output kept"
+pass "command output kept, apart from the snapshots"

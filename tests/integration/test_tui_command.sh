@@ -27,17 +27,18 @@ run "$out" "$err" "$PFMTOP" -b -n 1 --command-output "$TMP/x.log"
 expect_rc 2 "--command-output without a command" "$out" "$err"
 pass "--command-output refuses an existing file, a link, and no command"
 
-# ---- -b: on the terminal by default, or into the file ----
+# ---- -b: apart from the snapshots on stdout (on stderr), or into the file ----
+# (test_command_stdout.sh: each format, -o FILE, a terminal)
 run "$out" "$err" "$PFMTOP" -b -d 0.2 -- sh -c 'echo hello-out; echo hello-err >&2; exit 5'
 expect_rc 5 "-b with a command" "$out" "$err"
-grep -qx hello-out "$out" && grep -qx hello-err "$err" ||
-	fail "-b: the command's output is not on pfmtop's stdout/stderr" "$out" "$err"
+grep -qx hello-out "$err" && grep -qx hello-err "$err" && ! grep -qx hello-out "$out" ||
+	fail "-b: the command's output is not on pfmtop's stderr alone" "$out" "$err"
 run "$out" "$err" "$PFMTOP" -b -d 0.2 --command-output "$TMP/b.log" -- sh -c 'echo to-file'
 expect_rc 0 "-b --command-output FILE" "$out" "$err"
 grep -qx to-file "$TMP/b.log" || fail "-b --command-output: nothing in the file" "$TMP/b.log" "$out"
 ! grep -qx to-file "$out" || fail "-b --command-output: the output is on stdout too" "$out"
 [ "$(stat -c %a "$TMP/b.log")" = 600 ] || fail "the output file is not mode 0600: $(stat -c %a "$TMP/b.log")"
-pass "-b: output on the terminal, or in --command-output's file (0600)"
+pass "-b: output on stderr, or in --command-output's file (0600)"
 
 # ---- the view with a chatty command ----
 tm new-session -d -s t -x 100 -y 30 "env PS1='tui\$ ' bash --norc --noprofile" ||
