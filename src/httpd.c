@@ -339,6 +339,7 @@ static struct httpd_conn *victim(struct httpd *h, const struct httpd_conn *ip, u
 	}
 	return NULL;
 }
+
 /* A new connection k: room is made for it by dropping another (of its
  * address past HTTPD_PER_IP, of any past HTTPD_MAX_CONNECTIONS); when
  * every other is busy being answered, k itself goes. */
