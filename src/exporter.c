@@ -57,7 +57,7 @@ int exporter_open(struct exporter *ex, const struct exporter_config *cfg, bool o
 	memset(ex, 0, sizeof(*ex));
 	om_init(&ex->sums);
 	procfs_init(&ex->proc, NULL);
-	ex->http.sock = ex->http.epoll_fd = -1;
+	ex->http.sock = ex->http.epoll_fd = ex->http.poll_fd = ex->http.timer_fd = -1;
 	ex->on = on || cfg->listen;
 	ex->cfg.tasks = cfg->tasks;
 	ex->sums.keep_tasks = cfg->tasks > 0;

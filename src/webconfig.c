@@ -847,24 +847,29 @@ static bool same(const char *a, const char *b)
 
 bool webconfig_check_user(const struct webconfig *wc, const char *user, const char *password)
 {
-	/* A made-up salt and hash after the first user's "$2b$10$": bcrypt
-	 * at that cost, for a user who is not there. */
+	/* A made-up salt and hash after the "$2b$NN$" of the user of the
+	 * highest cost: an unknown user takes as long as the slowest known
+	 * one (a user of a lower cost is still faster to check). */
 	static const char dummy_tail[] = "PfmtopUnknownUserSalt."
 	                                 "PfmtopUnknownUserHashNeverMatch";
 	char dummy[BCRYPT_LEN + 1];
-	const char *hash = NULL, *out;
+	const char *hash = NULL, *out, *costliest;
 	struct crypt_data *cd;
 	bool ok;
 
 	_Static_assert(sizeof(dummy_tail) == BCRYPT_LEN - 7 + 1, "a bcrypt hash's tail");
 	if (!wc->nr_users || !user || !password)
 		return false;
+	costliest = wc->users[0].hash;
 	for (int i = 0; i < wc->nr_users; i++) {
 		bool match = same(user, wc->users[i].name);
 
 		hash = match ? wc->users[i].hash : hash; /* no early exit: all names compared */
+		/* "$2b$NN$": the cost's two digits compare as text */
+		if (memcmp(wc->users[i].hash + 4, costliest + 4, 2) > 0)
+			costliest = wc->users[i].hash;
 	}
-	snprintf(dummy, sizeof(dummy), "%.7s%s", wc->users[0].hash, dummy_tail);
+	snprintf(dummy, sizeof(dummy), "%.7s%s", costliest, dummy_tail);
 	cd = calloc(1, sizeof(*cd)); /* 32 KiB: not for the stack */
 	if (!cd)
 		return false;

@@ -86,12 +86,13 @@ bool webconfig_wants_auth(const struct webconfig *wc);
 /*
  * Whether user and password (from an Authorization: Basic header) match a
  * user of basic_auth_users; false when no one is listed. An unknown user
- * costs a bcrypt run too (against a dummy hash of the first user's cost),
- * and names and hashes are compared in a time that does not depend on
- * where they differ, so timing does not tell which users exist. NULL user
- * or password: false. Takes as long as the hash's cost asks (tens of
- * milliseconds at cost 10), and the loop waits meanwhile: the caller may
- * remember recent successes, as the toolkit does.
+ * costs a bcrypt run too (against a dummy hash of the highest cost among
+ * the users), and names and hashes are compared in a time that does not
+ * depend on where they differ, so timing does not tell which users exist
+ * when they share one cost (a user of a lower cost is faster to check
+ * than an unknown one). NULL user or password: false. Takes as long as the
+ * hash's cost asks (tens of milliseconds at cost 10), and the loop waits
+ * meanwhile: httpd remembers the logins checked and bounds bcrypt's time.
  */
 bool webconfig_check_user(const struct webconfig *wc, const char *user, const char *password);
 
