@@ -86,6 +86,7 @@ struct app {
 	struct rcfile rc;
 	bool rc_on;
 	char rc_path[PATH_MAX], rc_warn[PATH_MAX + 320];
+	char unknown[PRESET_WHY_MAX]; /* the preset's first event name that nothing has */
 };
 
 /* Keep the viewer's history to this many snapshots, whatever -d and
@@ -800,28 +801,6 @@ static int print_version(void)
 	return 0;
 }
 
-/* --theme FILE: read before the viewer takes the screen, so that a file
- * that cannot be used (a FIFO, another user's, a syntax error) is one line
- * and exit 2, not a hang or a garbled screen. */
-static void check_theme(const char *arg)
-{
-	struct theme *t;
-	struct theme_error e;
-	char buf[PATH_MAX + 320];
-
-	if (!actions_is_file(arg))
-		return; /* a name: the viewer says when there is no such theme */
-	t = malloc(sizeof(*t));
-	if (!t)
-		return;
-	if (theme_load_file(t, arg, &e)) {
-		theme_error_format(&e, buf, sizeof(buf));
-		untrusted_complain("%s\n", buf);
-		exit(2);
-	}
-	free(t);
-}
-
 /* The chooser's trial of one name: resolved into a->known, where the
  * session finds it again. */
 static int can_open_known(const char *event, char *why, size_t whylen, void *arg)
@@ -830,6 +809,9 @@ static int can_open_known(const char *event, char *why, size_t whylen, void *arg
 	struct event_desc d;
 	int ret = events_table_resolve(&a->known, NULL, event, &d, why, whylen);
 
+	/* a name nothing has (not a PMU that is not here): the first one */
+	if ((ret == -ENOENT || ret == -EINVAL) && !a->unknown[0])
+		snprintf(a->unknown, sizeof(a->unknown), "%s", why);
 	return ret ? ret : session_can_open_desc(&d, why, whylen, &a->probe);
 }
 
@@ -892,6 +874,8 @@ static int run(struct app *a)
 	if (!a->opt.batch && !a->headless && !isatty(STDOUT_FILENO))
 		die_usage("standard output is not a terminal: use batch mode, e.g. 'pfmtop -b -n "
 		          "3' (add -o FILE to write a file)");
+	if (!a->opt.batch && !a->headless && view_term_check(err, sizeof(err)))
+		die_usage(err);
 	if (a->opt.output && !a->opt.batch)
 		die_usage("-o writes batch snapshots: add -b (press s in the interactive view to "
 		          "save one)");
@@ -908,6 +892,10 @@ static int run(struct app *a)
 		 * p needs only their names, and reads the files again. */
 		actions_load_presets(set, actions_is_file(arg) ? arg : NULL, arg);
 		apply_preset(a, actions_pick_preset(set, arg, &a->probe), &a->resolved);
+		if (a->unknown[0]) { /* a typo, as with -e: the user's to fix */
+			untrusted_complain("preset %s: %s\n", a->opt.session.preset, a->unknown);
+			exit(2);
+		}
 		a->nr_preset_names = preset_base_names(set, a->preset_names, MAX_PRESET_NAMES);
 		for (int i = 0; i < a->nr_preset_names; i++)
 			a->preset_list[i] = a->preset_names[i];
@@ -1068,7 +1056,8 @@ static int run(struct app *a)
 		view_close(a->view);
 		a->view = NULL;
 		untrusted_complain("%s\n", err[0] ? err : strerror(-ret));
-		ret = session_mode(a->s) == MODEL_COMMAND ? 127 : 1;
+		/* as a shell: 127 not found, 126 found but not runnable */
+		ret = session_mode(a->s) != MODEL_COMMAND ? 1 : ret == -ENOENT ? 127 : 126;
 		goto out;
 	}
 	if (a->view) {
@@ -1160,6 +1149,10 @@ int main(int argc, char **argv)
 
 	if (options_parse(&app.opt, argc, argv, err, sizeof(err)))
 		die_usage(err);
+	/* before the view takes the screen: one line and exit 2 */
+	if ((app.opt.action == OPTIONS_RUN || app.opt.action == OPTIONS_REPLAY) && !app.opt.batch &&
+	    app.opt.theme && theme_check(app.opt.theme, err, sizeof(err)))
+		die_usage(err);
 	switch (app.opt.action) {
 	case OPTIONS_HELP:
 		options_usage(stdout);
@@ -1183,8 +1176,6 @@ int main(int argc, char **argv)
 	case OPTIONS_RUN:
 		break;
 	}
-	if (!app.opt.batch && app.opt.theme)
-		check_theme(app.opt.theme);
 	app.s = session_new();
 	if (!app.s) {
 		untrusted_complain("out of memory\n");

@@ -71,6 +71,11 @@ struct view_config {
 	const char *cannot_reopen; /* why not, for the status line */
 };
 
+/* Can the view use this terminal (TERM known, the cursor can move)? 0, or
+ * -1 with one line in err; the screen is not touched. A usage error: the
+ * user sets TERM or uses -b. */
+int view_term_check(char *err, size_t errlen);
+
 /* Take over the terminal; NULL with a sentence in err when it cannot (no
  * terminal, unknown TERM). */
 struct view *view_open(const struct view_config *cfg, char *err, size_t errlen);
