@@ -1028,6 +1028,10 @@ static int run(struct app *a)
 		    .cannot_reopen = session_mode(a->s) == MODEL_COMMAND
 		                         ? "not while running a command (it would start again)"
 		                         : "events were given with -e; use --preset instead",
+		    .no_history = a->opt.history_s <= 0,
+		    .rc_path = a->rc_on           ? a->rc_path
+		               : a->opt.no_config ? "nowhere (--no-config)"
+		                                  : "nowhere (the settings file did not read)",
 		};
 		util_strlcpy(vc.settings.preset, a->opt.session.preset, sizeof(vc.settings.preset));
 		util_strlcpy(vc.settings.hot_keys, a->opt.session.profile.hot_keys,

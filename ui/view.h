@@ -69,6 +69,8 @@ struct view_config {
 	bool paused;               /* start paused (a replay: not playing) */
 	bool can_reopen;           /* false: p and H cannot reopen (command, -e) */
 	const char *cannot_reopen; /* why not, for the status line */
+	bool no_history;           /* --history 0: g and the arrows have nothing to go to */
+	const char *rc_path;       /* where q saves the settings (the help says), or why not */
 };
 
 /* Can the view use this terminal (TERM known, the cursor can move)? 0, or
