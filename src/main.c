@@ -86,7 +86,6 @@ struct app {
 	struct rcfile rc;
 	bool rc_on;
 	char rc_path[PATH_MAX], rc_warn[PATH_MAX + 320];
-	char unknown[PRESET_WHY_MAX]; /* the preset's first event name that nothing has */
 };
 
 /* Keep the viewer's history to this many snapshots, whatever -d and
@@ -599,9 +598,10 @@ static void reopen(struct app *a, const char *preset, bool threads)
 			skipped = &set.files[i];
 	chosen[0] = actions_preset_find_for(&set, preset, &a->probe);
 	chosen[1] = actions_preset_find_for(&set, old_preset, &a->probe);
-	if (!chosen[0] || !chosen[1]) {
-		snprintf(err, sizeof(err), "preset %s is gone from the preset files",
-		         chosen[0] ? old_preset : preset);
+	if (!chosen[0] || !chosen[1] || actions_preset_misspelt(chosen[0], err, sizeof(err))) {
+		if (!chosen[0] || !chosen[1])
+			snprintf(err, sizeof(err), "preset %s is gone from the preset files",
+			         chosen[0] ? old_preset : preset);
 		view_status(a->view, err);
 		view_draw(a->view, session_snapshot(a->s));
 		preset_set_free(&set);
@@ -809,9 +809,6 @@ static int can_open_known(const char *event, char *why, size_t whylen, void *arg
 	struct event_desc d;
 	int ret = events_table_resolve(&a->known, NULL, event, &d, why, whylen);
 
-	/* a name nothing has (not a PMU that is not here): the first one */
-	if ((ret == -ENOENT || ret == -EINVAL) && !a->unknown[0])
-		snprintf(a->unknown, sizeof(a->unknown), "%s", why);
 	return ret ? ret : session_can_open_desc(&d, why, whylen, &a->probe);
 }
 
@@ -891,11 +888,10 @@ static int run(struct app *a)
 		/* The built-in presets of other names are not parsed: the viewer's
 		 * p needs only their names, and reads the files again. */
 		actions_load_presets(set, actions_is_file(arg) ? arg : NULL, arg);
-		apply_preset(a, actions_pick_preset(set, arg, &a->probe), &a->resolved);
-		if (a->unknown[0]) { /* a typo, as with -e: the user's to fix */
-			untrusted_complain("preset %s: %s\n", a->opt.session.preset, a->unknown);
-			exit(2);
-		}
+		const struct preset *p = actions_pick_preset(set, arg, &a->probe);
+		if (actions_preset_misspelt(p, err, sizeof(err)))
+			die_usage(err); /* a typo, as with -e: the user's to fix */
+		apply_preset(a, p, &a->resolved);
 		a->nr_preset_names = preset_base_names(set, a->preset_names, MAX_PRESET_NAMES);
 		for (int i = 0; i < a->nr_preset_names; i++)
 			a->preset_list[i] = a->preset_names[i];

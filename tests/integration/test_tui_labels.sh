@@ -3,8 +3,8 @@
 # file in use ($XDG_CONFIG_HOME), or that none is saved; Enter's label in the
 # key bar is what Enter does in each view; g with --history 0 says there is
 # no history instead of asking for a time; the header at 80x24 keeps whole
-# fields (live and in a replay), never a word cut; the annotate title
-# shows [kernel] once.
+# fields (live and in a replay), never a word cut; p to a preset with a
+# typo keeps the running one; the annotate title shows [kernel] once.
 . "$(dirname "$0")/lib.sh"
 
 need_root # system-wide target (the default), kernel hotspots
@@ -66,6 +66,26 @@ wait_for 3 pane_has 'no history kept (--history 0)' || fail "g with --history 0 
 pane_lacks 'HH:MM:SS' || fail "g with --history 0 still asks for a time" "$TMP/pane"
 quit
 pass "g with --history 0 says no history is kept, no prompt"
+
+# ---------------------------------------------------------------- p to a misspelt preset
+# as at the start (exit 2 there), a preset with a typo is refused: the
+# running one is kept, the status line names the typo
+mkdir -p -m 755 "$XDG_CONFIG_HOME/pfmtop/presets.d"
+printf '[preset typo]\nevents = task-clock, pgae-faults\n' >"$XDG_CONFIG_HOME/pfmtop/presets.d/typo.ini"
+chmod 644 "$XDG_CONFIG_HOME/pfmtop/presets.d/typo.ini"
+run "$TMP/list" "$TMP/err" "$PFMTOP" --list-presets
+idx=$(awk 'NR > 1 && !seen[$1]++ { print $1 }' "$TMP/list" | grep -nx typo | cut -d: -f1)
+[ -n "$idx" ] || fail "--list-presets does not list the user's preset typo" "$TMP/list" "$TMP/err"
+start --no-hotspots
+moves=(p)
+for ((i = 0; i < 20; i++)); do moves+=(Up); done
+for ((i = 1; i < idx; i++)); do moves+=(Down); done
+keys "${moves[@]}" Enter
+wait_for 5 pane_has "preset typo: unknown event 'pgae-faults'" || fail "p to a misspelt preset: the status line does not name the typo" "$TMP/pane"
+line_has 1 'preset default' || fail "p to a misspelt preset: the running preset was not kept" "$TMP/line"
+quit
+rm -r "$XDG_CONFIG_HOME/pfmtop/presets.d"
+pass "p to a preset with a typo keeps the running one and names the typo"
 
 # ---------------------------------------------------------------- the header at 80x24
 # every field whole: "pfmtop V", "host H", "kernel K", "MODE (TARGET)",
