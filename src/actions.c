@@ -330,8 +330,11 @@ int actions_list_presets(void)
 		if (p->pmu[0])
 			continue; /* variants are chosen for the machine below */
 		const struct preset *use = actions_preset_find_for(&set, p->name, &probe);
+		char why[PRESET_WHY_MAX + PRESET_NAME_MAX + 16];
 		preset_choose(use, session_can_open, &probe, r);
-		if (!r->nr_fallbacks && !r->nr_dropped)
+		if (actions_preset_misspelt(use, why, sizeof(why)))
+			snprintf(here, sizeof(here), "invalid (see --check-preset)");
+		else if (!r->nr_fallbacks && !r->nr_dropped)
 			snprintf(here, sizeof(here), "opens fully");
 		else
 			snprintf(here, sizeof(here), "%d fall back, %d not available",

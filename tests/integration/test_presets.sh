@@ -119,4 +119,12 @@ if [ -n "$pfm_typo" ]; then
 else
 	info "no libpfm4 names here (not x86-64, or no libpfm4): libpfm4's gaps not tried"
 fi
+# --list-presets says so too
+mkdir -p -m 755 "$TMP/xdg/pfmtop/presets.d"
+cp "$TMP/typo.ini" "$TMP/gap.ini" "$TMP/xdg/pfmtop/presets.d/"
+chmod 644 "$TMP/xdg/pfmtop/presets.d/"*.ini
+run "$out" "$err" env XDG_CONFIG_HOME="$TMP/xdg" "$PFMTOP" --list-presets
+expect_rc 0 "--list-presets with a misspelt preset" "$out" "$err"
+grep -qE '^typo +user +invalid \(see --check-preset\)' "$out" || fail "--list-presets does not call typo invalid" "$out"
+grep -qE '^gap +user +[0-9]+ fall back, [1-9][0-9]* not available' "$out" || fail "--list-presets does not show gap's gap" "$out"
 pass "an absent PMU's event is a column of n/s, a misspelt one exit 2 like -e"
