@@ -330,8 +330,11 @@ int actions_list_presets(void)
 		if (p->pmu[0])
 			continue; /* variants are chosen for the machine below */
 		const struct preset *use = actions_preset_find_for(&set, p->name, &probe);
+		char why[PRESET_WHY_MAX + PRESET_NAME_MAX + 16];
 		preset_choose(use, session_can_open, &probe, r);
-		if (!r->nr_fallbacks && !r->nr_dropped)
+		if (actions_preset_misspelt(use, why, sizeof(why)))
+			snprintf(here, sizeof(here), "invalid (see --check-preset)");
+		else if (!r->nr_fallbacks && !r->nr_dropped)
 			snprintf(here, sizeof(here), "opens fully");
 		else
 			snprintf(here, sizeof(here), "%d fall back, %d not available",
@@ -428,4 +431,34 @@ int actions_check_presets(void)
 	       bad);
 	preset_set_free(&set);
 	return bad ? 2 : 0;
+}
+
+struct misspelt {
+	char why[PRESET_WHY_MAX];
+};
+
+/* preset_choose()'s trial: the name resolved, nothing opened. */
+static int resolve_only(const char *event, char *why, size_t whylen, void *arg)
+{
+	struct misspelt *m = arg;
+	struct event_desc d;
+	int ret = events_resolve(NULL, event, &d, why, whylen);
+
+	if ((ret == -ENOENT || ret == -EINVAL) && !m->why[0])
+		util_strlcpy(m->why, why, sizeof(m->why));
+	return ret;
+}
+
+bool actions_preset_misspelt(const struct preset *p, char *why, size_t whylen)
+{
+	struct preset_resolved *r = malloc(sizeof(*r));
+	struct misspelt m = {.why = ""};
+
+	if (!r)
+		return false; /* the run finds out */
+	preset_choose(p, resolve_only, &m, r);
+	free(r);
+	if (m.why[0])
+		snprintf(why, whylen, "preset %s: %s", p->name, m.why);
+	return m.why[0];
 }

@@ -43,4 +43,9 @@ const struct preset *actions_preset_find_for(const struct preset_set *set, const
 const struct preset *actions_pick_preset(const struct preset_set *set, const char *arg,
                                          struct probe *probe);
 
+/* Does p name an event that nothing has (a typo: no PMU, present or not,
+ * no sysfs PMU here, no tracepoint) or a malformed one? Then true, with
+ * "preset NAME: <why>" of the first in why. A PMU not here is only a gap. */
+bool actions_preset_misspelt(const struct preset *p, char *why, size_t whylen);
+
 #endif

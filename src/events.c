@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -788,6 +789,36 @@ static bool libpfm_pmu_absent(const struct pfmlib *lib, const char *name, size_t
 	return false;
 }
 
+/* The first absent PMU (only: NULL for any) that has an event called name
+ * (up to its first ':'), in pmu; false when none has. */
+static bool libpfm_absent_event(const struct pfmlib *lib, const char *only, const char *name,
+                                char *pmu, size_t len)
+{
+	size_t n = strcspn(name, ":");
+	pfm_pmu_info_t info;
+	pfm_event_info_t ei;
+	int i;
+
+	pfm_for_all_pmus(i)
+	{
+		memset(&info, 0, sizeof(info));
+		info.size = sizeof(info);
+		if (lib->get_pmu_info(i, &info) != PFM_SUCCESS || info.is_present ||
+		    (only && strcmp(info.name, only)))
+			continue;
+		for (int e = info.first_event; e != -1; e = lib->get_event_next(e)) {
+			memset(&ei, 0, sizeof(ei));
+			ei.size = sizeof(ei);
+			if (lib->get_event_info(e, PFM_OS_NONE, &ei) == PFM_SUCCESS &&
+			    strlen(ei.name) == n && !strncasecmp(ei.name, name, n)) {
+				snprintf(pmu, len, "%s", info.name);
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
 static int resolve_libpfm(const char *base, int mod, struct event_desc *d, char *err, size_t errlen)
 {
 	static const char *const suffix[] = {"", ":u", ":k", ":u:k"};
@@ -798,8 +829,9 @@ static int resolve_libpfm(const char *base, int mod, struct event_desc *d, char 
 	int ret;
 
 	if (!lib) {
+		/* perhaps a name of a PMU, but not one known here: a gap, not a typo */
 		snprintf(err, errlen, "unknown event '%s': %s", d->name, why);
-		return -ENOENT;
+		return -ENODEV;
 	}
 	snprintf(name, sizeof(name), "%s%s", base, suffix[mod & 3]);
 	memset(&attr, 0, sizeof(attr));
@@ -809,14 +841,29 @@ static int resolve_libpfm(const char *base, int mod, struct event_desc *d, char 
 	arg.size = sizeof(arg);
 	ret = lib->get_os_event_encoding(name, PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
 	if (ret == PFM_ERR_NOTFOUND) {
+		char pmu[64];
+
+		/* An event of a PMU that is not here is a gap of this machine
+		 * (-ENODEV); a name that no PMU has is a mistake (-ENOENT). */
 		sep = strstr(base, "::");
-		if (sep && libpfm_pmu_absent(lib, base, (size_t)(sep - base)))
+		if (sep && libpfm_pmu_absent(lib, base, (size_t)(sep - base))) {
+			snprintf(pmu, sizeof(pmu), "%.*s", (int)(sep - base), base);
+			bool has = libpfm_absent_event(lib, pmu, sep + 2, pmu, sizeof(pmu));
 			snprintf(err, errlen,
 			         "unknown event '%s': PMU '%.*s' is not present on this "
-			         "machine; " EVENTS_HINT,
-			         d->name, (int)(sep - base), base);
-		else
-			snprintf(err, errlen, "unknown event '%s': " EVENTS_HINT, d->name);
+			         "machine%s; " EVENTS_HINT,
+			         d->name, (int)(sep - base), base,
+			         has ? "" : " and has no such event");
+			return has ? -ENODEV : -ENOENT;
+		}
+		if (!sep && libpfm_absent_event(lib, NULL, base, pmu, sizeof(pmu))) {
+			snprintf(err, errlen,
+			         "unknown event '%s': an event of PMU '%s' (and perhaps others), "
+			         "which is not present on this machine; " EVENTS_HINT,
+			         d->name, pmu);
+			return -ENODEV;
+		}
+		snprintf(err, errlen, "unknown event '%s': " EVENTS_HINT, d->name);
 		return -ENOENT;
 	}
 	if (ret != PFM_SUCCESS) {

@@ -598,9 +598,10 @@ static void reopen(struct app *a, const char *preset, bool threads)
 			skipped = &set.files[i];
 	chosen[0] = actions_preset_find_for(&set, preset, &a->probe);
 	chosen[1] = actions_preset_find_for(&set, old_preset, &a->probe);
-	if (!chosen[0] || !chosen[1]) {
-		snprintf(err, sizeof(err), "preset %s is gone from the preset files",
-		         chosen[0] ? old_preset : preset);
+	if (!chosen[0] || !chosen[1] || actions_preset_misspelt(chosen[0], err, sizeof(err))) {
+		if (!chosen[0] || !chosen[1])
+			snprintf(err, sizeof(err), "preset %s is gone from the preset files",
+			         chosen[0] ? old_preset : preset);
 		view_status(a->view, err);
 		view_draw(a->view, session_snapshot(a->s));
 		preset_set_free(&set);
@@ -800,28 +801,6 @@ static int print_version(void)
 	return 0;
 }
 
-/* --theme FILE: read before the viewer takes the screen, so that a file
- * that cannot be used (a FIFO, another user's, a syntax error) is one line
- * and exit 2, not a hang or a garbled screen. */
-static void check_theme(const char *arg)
-{
-	struct theme *t;
-	struct theme_error e;
-	char buf[PATH_MAX + 320];
-
-	if (!actions_is_file(arg))
-		return; /* a name: the viewer says when there is no such theme */
-	t = malloc(sizeof(*t));
-	if (!t)
-		return;
-	if (theme_load_file(t, arg, &e)) {
-		theme_error_format(&e, buf, sizeof(buf));
-		untrusted_complain("%s\n", buf);
-		exit(2);
-	}
-	free(t);
-}
-
 /* The chooser's trial of one name: resolved into a->known, where the
  * session finds it again. */
 static int can_open_known(const char *event, char *why, size_t whylen, void *arg)
@@ -892,6 +871,8 @@ static int run(struct app *a)
 	if (!a->opt.batch && !a->headless && !isatty(STDOUT_FILENO))
 		die_usage("standard output is not a terminal: use batch mode, e.g. 'pfmtop -b -n "
 		          "3' (add -o FILE to write a file)");
+	if (!a->opt.batch && !a->headless && view_term_check(err, sizeof(err)))
+		die_usage(err);
 	if (a->opt.output && !a->opt.batch)
 		die_usage("-o writes batch snapshots: add -b (press s in the interactive view to "
 		          "save one)");
@@ -907,7 +888,10 @@ static int run(struct app *a)
 		/* The built-in presets of other names are not parsed: the viewer's
 		 * p needs only their names, and reads the files again. */
 		actions_load_presets(set, actions_is_file(arg) ? arg : NULL, arg);
-		apply_preset(a, actions_pick_preset(set, arg, &a->probe), &a->resolved);
+		const struct preset *p = actions_pick_preset(set, arg, &a->probe);
+		if (actions_preset_misspelt(p, err, sizeof(err)))
+			die_usage(err); /* a typo, as with -e: the user's to fix */
+		apply_preset(a, p, &a->resolved);
 		a->nr_preset_names = preset_base_names(set, a->preset_names, MAX_PRESET_NAMES);
 		for (int i = 0; i < a->nr_preset_names; i++)
 			a->preset_list[i] = a->preset_names[i];
@@ -1037,6 +1021,10 @@ static int run(struct app *a)
 		    .cannot_reopen = session_mode(a->s) == MODEL_COMMAND
 		                         ? "not while running a command (it would start again)"
 		                         : "events were given with -e; use --preset instead",
+		    .no_history = a->opt.history_s <= 0,
+		    .rc_path = a->rc_on           ? a->rc_path
+		               : a->opt.no_config ? "nowhere (--no-config)"
+		                                  : "nowhere (the settings file did not read)",
 		};
 		util_strlcpy(vc.settings.preset, a->opt.session.preset, sizeof(vc.settings.preset));
 		util_strlcpy(vc.settings.hot_keys, a->opt.session.profile.hot_keys,
@@ -1065,7 +1053,8 @@ static int run(struct app *a)
 		view_close(a->view);
 		a->view = NULL;
 		untrusted_complain("%s\n", err[0] ? err : strerror(-ret));
-		ret = session_mode(a->s) == MODEL_COMMAND ? 127 : 1;
+		/* as a shell: 127 not found, 126 found but not runnable */
+		ret = session_mode(a->s) != MODEL_COMMAND ? 1 : ret == -ENOENT ? 127 : 126;
 		goto out;
 	}
 	cmdout_notice(&a->cmd_out);
@@ -1158,6 +1147,10 @@ int main(int argc, char **argv)
 
 	if (options_parse(&app.opt, argc, argv, err, sizeof(err)))
 		die_usage(err);
+	/* before the view takes the screen: one line and exit 2 */
+	if ((app.opt.action == OPTIONS_RUN || app.opt.action == OPTIONS_REPLAY) && !app.opt.batch &&
+	    app.opt.theme && theme_check(app.opt.theme, err, sizeof(err)))
+		die_usage(err);
 	switch (app.opt.action) {
 	case OPTIONS_HELP:
 		options_usage(stdout);
@@ -1181,8 +1174,6 @@ int main(int argc, char **argv)
 	case OPTIONS_RUN:
 		break;
 	}
-	if (!app.opt.batch && app.opt.theme)
-		check_theme(app.opt.theme);
 	app.s = session_new();
 	if (!app.s) {
 		untrusted_complain("out of memory\n");

@@ -7,6 +7,7 @@
 #include "unwind.h"
 #include "util.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -930,6 +931,30 @@ static const struct options_opt *row_of(int val)
 	return NULL;
 }
 
+/* "--name needs its VALUE", VALUE as the help text names it. */
+static int needs_value(const struct options_opt *d, char *err, size_t errlen)
+{
+	char key[48];
+	const char *at;
+	int n = 0;
+
+	snprintf(key, sizeof(key), "--%s ", d->name);
+	/* the option's own line: its value in capitals after the name */
+	at = strstr(usage_text, key);
+	while (at && !n) {
+		at += strlen(key);
+		while (isupper((unsigned char)at[0]) && at[n] && !isspace((unsigned char)at[n]))
+			n++;
+		if (!n)
+			at = strstr(at, key);
+	}
+	if (n)
+		return refuse(err, errlen,
+		              "option --%s needs a%s %.*s argument; see 'pfmtop --help'", d->name,
+		              strchr("AEIOU", at[0]) ? "n" : "", n, at);
+	return refuse(err, errlen, "option --%s needs a value; see 'pfmtop --help'", d->name);
+}
+
 /* getopt_long()'s '?'. letter (its optopt) is the letter of the option
  * that lacks its value or is unknown, also when spelt --name; else (0, or a
  * long-only option's value) word, the last one read, is what to show. */
@@ -937,6 +962,12 @@ static int getopt_error(int letter, const char *word, char *err, size_t errlen)
 {
 	char q[QUOTED_MAX];
 
+	if (letter >= OPT_LONG_ONLY) {
+		const struct options_opt *d = row_of(letter);
+
+		if (d && d->arg == OPTIONS_ARG)
+			return needs_value(d, err, errlen);
+	}
 	if (letter && letter < OPT_LONG_ONLY) {
 		const struct options_opt *d = row_of(letter);
 

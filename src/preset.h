@@ -308,7 +308,8 @@ typedef int (*preset_open_fn)(const struct event_desc *d, char *why, size_t whyl
  * dropped, which metrics are unavailable. Returns 0 when everything the
  * preset wants can be counted (fallbacks included), 1 when the preset is
  * valid but some events are dropped here, 2 when it is invalid (an event
- * name events_resolve() calls malformed).
+ * name events_resolve() calls malformed, or unknown: -ENOENT, a typo; an
+ * event of a PMU that is not here, -ENODEV, is only dropped).
  */
 int preset_check(const struct preset *p, preset_open_fn open, void *arg, FILE *out);
 

@@ -121,7 +121,7 @@ int preset_choose(const struct preset *p, preset_can_open_fn can_open, void *arg
 struct check_ctx {
 	preset_open_fn open;
 	void *arg;
-	int invalid; /* names events_resolve(NULL, ) called malformed */
+	int invalid; /* names events_resolve(NULL, ) called malformed or unknown */
 	int nr;
 	struct {
 		char name[EVENTS_NAME_MAX];
@@ -138,7 +138,9 @@ static int check_can_open(const char *event, char *why, size_t len, void *arg)
 
 	memset(&d, 0, sizeof(d));
 	ret = events_resolve(NULL, event, &d, why, len);
-	if (ret == -EINVAL || ret == -ENAMETOOLONG)
+	/* malformed, or a name no PMU, tracepoint or sysfs PMU has (a typo:
+	 * -e gives exit 2 for it too); a PMU not here is only a gap */
+	if (ret == -EINVAL || ret == -ENAMETOOLONG || ret == -ENOENT)
 		ctx->invalid++;
 	if (!ret && ctx->open)
 		ret = ctx->open(&d, why, len, ctx->arg);

@@ -173,6 +173,24 @@ static void batch_tick(struct profile *p, int n)
 	}
 }
 
+/* A module in brackets, unless it has its own ("[kernel]", "[vdso]"). */
+static bool bracketed(const char *module)
+{
+	size_t n = strlen(module);
+
+	return n >= 2 && module[0] == '[' && module[n - 1] == ']';
+}
+
+static const char *open_bracket(const char *module)
+{
+	return bracketed(module) ? "" : "[";
+}
+
+static const char *close_bracket(const char *module)
+{
+	return bracketed(module) ? "" : "]";
+}
+
 static void fill_model(struct profile *p, struct model *m)
 {
 	struct model_annotation *ma = &m->annot;
@@ -187,9 +205,10 @@ static void fill_model(struct profile *p, struct model *m)
 	ma->id = p->view_id;
 	annot_count(p, an);
 	if (an->code)
-		snprintf(raw, sizeof(raw), "%s [%s]%s%.0d %s", an->code->sym.name,
-		         an->code->sym.module, an->kernel ? "" : " pid ", an->kernel ? 0 : an->pid,
-		         an->comm);
+		snprintf(raw, sizeof(raw), "%s %s%s%s%s%.0d %s", an->code->sym.name,
+		         open_bracket(an->code->sym.module), an->code->sym.module,
+		         close_bracket(an->code->sym.module), an->kernel ? "" : " pid ",
+		         an->kernel ? 0 : an->pid, an->comm);
 	else
 		snprintf(raw, sizeof(raw), "0x%" PRIx64, p->cfg->annotate_ip);
 	untrusted_text(ma->title, sizeof(ma->title), raw);
@@ -309,11 +328,13 @@ char *profile_annotated(struct profile *p, size_t *len)
 		char title[SYMBOLS_NAME_MAX + SYMBOLS_MODULE_MAX + ANNOTATE_WHY + 64];
 
 		if (best->kernel)
-			snprintf(title, sizeof(title), "%s [%s] (kernel, every process)",
-			         c->sym.name, c->sym.module);
+			snprintf(title, sizeof(title), "%s %s%s%s (kernel, every process)",
+			         c->sym.name, open_bracket(c->sym.module), c->sym.module,
+			         close_bracket(c->sym.module));
 		else
-			snprintf(title, sizeof(title), "%s [%s] pid %d %s", c->sym.name,
-			         c->sym.module, (int)best->pid, best->comm);
+			snprintf(title, sizeof(title), "%s %s%s%s pid %d %s", c->sym.name,
+			         open_bracket(c->sym.module), c->sym.module,
+			         close_bracket(c->sym.module), (int)best->pid, best->comm);
 		untrusted_fputs(f, title, false);
 		fputc('\n', f);
 		if (!best->kernel) {

@@ -235,6 +235,10 @@ int replay_run(const struct options *o)
 		    "recording\n");
 		return 2;
 	}
+	if (view_term_check(err, sizeof(err))) {
+		untrusted_complain("%s\n", err);
+		return 2;
+	}
 	fd = convert_open("--replay", o->convert);
 	if (fd < 0)
 		return 2;

@@ -521,3 +521,39 @@ int theme_set_choose(struct theme_set *set, const char *arg, bool mono_only, cha
 		return default_index(set, true);
 	return i;
 }
+
+int theme_check(const char *arg, char *err, size_t errlen)
+{
+	struct theme_set *set = malloc(sizeof(*set));
+	struct theme_paths paths;
+	int ret = 0;
+
+	err[0] = '\0';
+	if (!set)
+		return 0; /* the view finds out again */
+	if (is_file(arg)) {
+		struct theme_error e;
+
+		if (theme_load_file(&set->t[0], arg, &e)) {
+			theme_error_format(&e, err, errlen);
+			ret = -EINVAL;
+		}
+		free(set);
+		return ret;
+	}
+	theme_paths_default(&paths);
+	theme_set_load(set, &paths);
+	if (theme_set_find(set, arg) < 0) {
+		size_t n =
+		    (size_t)snprintf(err, errlen, "--theme %s: no such theme; there are", arg);
+
+		for (int i = 0; i < set->nr && n < errlen; i++)
+			n += (size_t)snprintf(err + n, errlen - n, "%s %s", i ? "," : "",
+			                      set->t[i].name);
+		if (n < errlen)
+			snprintf(err + n, errlen - n, " (or give a FILE)");
+		ret = -ENOENT;
+	}
+	free(set);
+	return ret;
+}

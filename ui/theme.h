@@ -139,6 +139,11 @@ int theme_set_find(const struct theme_set *set, const char *name);
 int theme_set_choose(struct theme_set *set, const char *arg, bool mono_only, char *err,
                      size_t errlen);
 
+/* --theme arg, checked before the view takes the screen: 0, or -errno
+ * with one line in err (a file that cannot be used, or an unknown name
+ * with the names there are). */
+int theme_check(const char *arg, char *err, size_t errlen);
+
 /* The built-in theme files (generated from the .ini files of themes/). */
 struct theme_builtin_file {
 	const char *name; /* "default.ini" */

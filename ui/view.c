@@ -313,40 +313,73 @@ static const char *mode_text(enum model_mode m)
 	return m == MODEL_SYSTEM ? "system-wide" : m == MODEL_TASKS ? "tasks" : "command";
 }
 
+/* Columns text takes on the screen. */
+static int text_cols(const char *text)
+{
+	char safe[1024];
+	int n = ascii_len(text, (int)sizeof(safe));
+
+	return n >= 0 && !text[n] ? n : view_text_width(untrusted_text(safe, sizeof(safe), text));
+}
+
+/* The header's fields, in order; when the line is too narrow the one of the
+ * largest drop goes first, whole, so nothing is cut mid-word. */
+struct header_field {
+	const char *label, *value;
+	int drop; /* 0: always kept */
+};
+
 static void draw_header(struct view *v)
 {
 	const struct model *m = v->m;
-	char buf[512];
-	int x = 0;
+	char mode[320], every[32], badge[128];
+	struct header_field f[] = {
+	    {" pfmtop ", PFMTOP_VERSION, 0},
+	    {"  host ", m ? m->host : NULL, 3},
+	    {"  kernel ", m ? m->kernel : NULL, 5},
+	    {"  ", m ? mode : NULL, 4},
+	    {"  every ", every, 1},
+	    {"  preset ", m ? m->preset : v->set.preset, 2},
+	};
+	const int nf = (int)ARRAY_SIZE(f);
+	int x = 0, total = 0, room = COLS, bw = 0;
 
+	if (m)
+		snprintf(mode, sizeof(mode), "%s (%s)", mode_text(m->mode), m->target);
+	snprintf(every, sizeof(every), "%.2gs", (double)v->set.interval_ns / 1e9);
+	badge[0] = '\0';
+	if (v->timeline[0])
+		snprintf(badge, sizeof(badge), " %s ", v->timeline);
+	else if (v->paused)
+		snprintf(badge, sizeof(badge), " PAUSED ");
+	if (badge[0]) {
+		bw = (int)strlen(badge);
+		if (bw > COLS / 2)
+			bw = COLS / 2;
+		room = COLS - bw - 1;
+	}
+	for (int i = 0; i < nf; i++)
+		if (f[i].value)
+			total += text_cols(f[i].label) + text_cols(f[i].value);
+	while (total > room) {
+		int worst = -1;
+		for (int i = 0; i < nf; i++)
+			if (f[i].value && f[i].drop && (worst < 0 || f[i].drop > f[worst].drop))
+				worst = i;
+		if (worst < 0)
+			break;
+		total -= text_cols(f[worst].label) + text_cols(f[worst].value);
+		f[worst].value = NULL;
+	}
 	view_bar(v, 0, THEME_HEADER);
-	add(v, 0, &x, " pfmtop ", THEME_HEADER);
-	add(v, 0, &x, PFMTOP_VERSION, THEME_HEADER_VALUE);
-	if (m) {
-		add(v, 0, &x, "  host ", THEME_HEADER);
-		add(v, 0, &x, m->host, THEME_HEADER_VALUE);
-		add(v, 0, &x, "  kernel ", THEME_HEADER);
-		add(v, 0, &x, m->kernel, THEME_HEADER_VALUE);
-		add(v, 0, &x, "  ", THEME_HEADER);
-		snprintf(buf, sizeof(buf), "%s (%s)", mode_text(m->mode), m->target);
-		add(v, 0, &x, buf, THEME_HEADER_VALUE);
+	for (int i = 0; i < nf; i++) {
+		if (!f[i].value || x >= room)
+			continue;
+		add(v, 0, &x, f[i].label, THEME_HEADER);
+		add(v, 0, &x, f[i].value, THEME_HEADER_VALUE);
 	}
-	add(v, 0, &x, "  every ", THEME_HEADER);
-	snprintf(buf, sizeof(buf), "%.2gs", (double)v->set.interval_ns / 1e9);
-	add(v, 0, &x, buf, THEME_HEADER_VALUE);
-	add(v, 0, &x, "  preset ", THEME_HEADER);
-	add(v, 0, &x, m ? m->preset : v->set.preset, THEME_HEADER_VALUE);
-	if (v->timeline[0]) {
-		int w = (int)strlen(v->timeline) + 2;
-
-		snprintf(buf, sizeof(buf), " %s ", v->timeline);
-		if (w > COLS / 2)
-			w = COLS / 2;
-		put(v, 0, COLS - w, w, buf, THEME_BADGE_THROTTLE, true);
-	} else if (v->paused) {
-		const char *p = " PAUSED ";
-		put(v, 0, COLS - 8, 8, p, THEME_BADGE_THROTTLE, true);
-	}
+	if (badge[0])
+		put(v, 0, COLS - bw, bw, badge, THEME_BADGE_THROTTLE, true);
 }
 
 static void badge(struct view *v, int y, int *x, const char *text, enum theme_slot slot)

@@ -69,7 +69,14 @@ struct view_config {
 	bool paused;               /* start paused (a replay: not playing) */
 	bool can_reopen;           /* false: p and H cannot reopen (command, -e) */
 	const char *cannot_reopen; /* why not, for the status line */
+	bool no_history;           /* --history 0: g and the arrows have nothing to go to */
+	const char *rc_path;       /* where q saves the settings (the help says), or why not */
 };
+
+/* Can the view use this terminal (TERM known, the cursor can move)? 0, or
+ * -1 with one line in err; the screen is not touched. A usage error: the
+ * user sets TERM or uses -b. */
+int view_term_check(char *err, size_t errlen);
 
 /* Take over the terminal; NULL with a sentence in err when it cannot (no
  * terminal, unknown TERM). */

@@ -23,9 +23,19 @@ void view_draw_help(struct view *v)
 		view_use(v, THEME_ROW);
 		move(y, 0);
 		clrtoeol();
-		if (v->help_top + i < n)
-			view_put(v, y, 1, COLS - 1, view_help_lines[v->help_top + i],
-			         v->help_top + i == 0 ? THEME_COLUMN_TITLE : THEME_ROW, true);
+		if (v->help_top + i >= n)
+			continue;
+		const char *line = view_help_lines[v->help_top + i];
+		char rc[PATH_MAX + 32];
+		if (!strcmp(line, VIEW_HELP_RC)) { /* the file in use, not the usual place */
+			snprintf(rc, sizeof(rc), "%18s%s", "",
+			         v->cfg.replay    ? "nowhere (a replay saves none)"
+			         : v->cfg.rc_path ? v->cfg.rc_path
+			                          : "nowhere");
+			line = rc;
+		}
+		view_put(v, y, 1, COLS - 1, line,
+		         v->help_top + i == 0 ? THEME_COLUMN_TITLE : THEME_ROW, true);
 	}
 }
 

@@ -35,9 +35,21 @@ static const struct item annot_bar[] = {{"Enter", "Jump", '\r', 1},
                                         {"Esc", "Back", KEY_ESC, 0},
                                         {"F10", "Quit", KEY_F(10), 0}};
 
-static int item_width(const struct item *it)
+/* The label shown: F5 and Enter say what they do in this view. */
+static const char *label_of(const struct view *v, const struct item *it, bool main)
 {
-	return (int)(strlen(it->key) + strlen(it->label)) + 1;
+	if (main && it->code == KEY_F(5) && v->set.tree)
+		return "List";
+	if (main && it->code == '\r') /* as act_enter() */
+		return v->kind == VIEW_HOTSPOTS           ? "Annotate"
+		       : view_table_kind(v) == VIEW_TASKS ? "Detail"
+		                                          : "Hot";
+	return it->label;
+}
+
+static int item_width(const struct view *v, const struct item *it, bool main)
+{
+	return (int)(strlen(it->key) + strlen(label_of(v, it, main))) + 1;
 }
 
 void view_draw_keybar(struct view *v)
@@ -66,7 +78,7 @@ void view_draw_keybar(struct view *v)
 		USE(annot_bar);
 #undef USE
 	for (size_t i = 0; i < n; i++)
-		total += item_width(&bar[i]);
+		total += item_width(v, &bar[i], bar == main_bar);
 	while (total > COLS) { /* the least needed first, the rightmost of equals */
 		int worst = -1;
 		for (size_t i = 0; i < n; i++)
@@ -76,16 +88,14 @@ void view_draw_keybar(struct view *v)
 		if (worst < 0)
 			break;
 		drop[worst] = true;
-		total -= item_width(&bar[worst]);
+		total -= item_width(v, &bar[worst], bar == main_bar);
 	}
 	view_bar(v, y, THEME_KEY_LABEL);
 	v->nr_keybar = 0;
 	for (size_t i = 0; i < n && x < COLS; i++) {
-		const char *label = bar[i].label;
+		const char *label = label_of(v, &bar[i], bar == main_bar);
 		if (drop[i])
 			continue;
-		if (bar == main_bar && bar[i].code == KEY_F(5) && v->set.tree)
-			label = "List";
 		int x0 = x, kw = (int)strlen(bar[i].key), lw = (int)strlen(label);
 		view_put(v, y, x, kw, bar[i].key, THEME_KEY, true);
 		view_put(v, y, x + kw, lw + 1, label, THEME_KEY_LABEL, true);

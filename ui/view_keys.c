@@ -279,6 +279,10 @@ static unsigned act_step(struct view *v, int ch)
 
 static unsigned act_goto(struct view *v, int ch)
 {
+	if (v->cfg.no_history && !v->cfg.replay) { /* no prompt for nothing */
+		snprintf(v->status, sizeof(v->status), "g: no history kept (--history 0)");
+		return VIEW_REDRAW;
+	}
 	v->prompt = PROMPT_TIME;
 	v->input[0] = '\0';
 	return VIEW_REDRAW;
@@ -709,8 +713,9 @@ const char *const view_help_lines[] = {
     "  s               save a text snapshot to pfmtop-DATE-TIME.txt here",
     "  Ctrl-L          draw the whole screen again",
     "  h, ?, F1        this help (Esc, q or any other key closes it; F10 quits)",
-    "  q, F10          quit (the settings go to ~/.config/pfmtop/pfmtoprc unless",
-    "                  --no-config; options given override them)",
+    "  q, F10          quit; the view's settings are saved (options given",
+    "                  override them) to:",
+    VIEW_HELP_RC,
     "",
     "With a command (-- CMD): its output goes to a file (--command-output), named",
     "on the status line; at its exit its totals stay, q prints them as perf stat",

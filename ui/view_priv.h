@@ -288,6 +288,8 @@ unsigned view_mouse(struct view *v);
 unsigned view_key(struct view *v, int ch);
 
 /* view_keys.c: the lines of the help screen. */
+/* The help's line that view_draw_help() replaces with cfg.rc_path. */
+#define VIEW_HELP_RC "@rc"
 extern const char *const view_help_lines[];
 extern const int view_help_nr;
 

@@ -151,6 +151,13 @@ if command -v script >/dev/null 2>&1; then
 fi
 exec {wfd}>&-
 
+# an option without its value names the value, as --help does
+usage_error "option --annotate needs a FUNCTION argument" -b --annotate
+usage_error "option --preset needs a NAME|FILE argument" --preset
+usage_error "option --listen needs an ADDR:PORT argument" --listen
+# an unknown theme, before any screen: the themes there are
+usage_error "--theme nosuch: no such theme; there are default, high-contrast, light, mono" --theme nosuch
+
 # a glob with a '[' that nothing closes
 usage_error "an invalid pattern" --list-events '[[[['
 usage_error "'[]x'" --list-events '[]x'

@@ -80,3 +80,51 @@ grep -q "unknown preset 'no-such-preset'" "$err" || fail "no message for an unkn
 run "$out" "$err" "$PFMTOP" -b -n 1 --preset memory -e task-clock
 expect_rc 2 "--preset with -e" "$out" "$err"
 pass "a typo gives file:line:col with a caret and exit 2"
+
+# --- an event this machine lacks is a gap (n/s); a name nothing has is a
+# typo, refused as -e refuses it (exit 2) ---
+# libpfm4's events of a PMU of 2007 (AMD family 10h) are gaps, a name it
+# lacks is a typo
+barcelona=amd64_fam10h_barcelona
+pfm_gap= pfm_typo=
+if [ "$(uname -m)" = x86_64 ] && ! "$PFMTOP" --version | grep -q 'libpfm4 not installed'; then
+	pfm_gap=", $barcelona::RETIRED_INSTRUCTIONS"
+	pfm_typo=$barcelona::NO_SUCH_EVENT
+fi
+printf '[preset gap]\nevents = task-clock, nosuchpmu/foo/%s\n' "$pfm_gap" >"$TMP/gap.ini"
+run "$out" "$err" "$PFMTOP" --check-preset "$TMP/gap.ini"
+expect_rc 1 "--check-preset on a preset with an absent PMU's event" "$out" "$err"
+grep -q 'usable, with gaps' "$out" || fail "the absent PMU's event is not a gap" "$out"
+run "$out" "$err" "$PFMTOP" -b -n 1 -d 0.2 --no-hotspots --preset "$TMP/gap.ini"
+expect_rc 0 "a run of a preset with an absent PMU's event" "$out" "$err"
+grep -qE '^ *all .* n/s' "$out" || fail "the absent PMU's event is not a column of n/s" "$out"
+grep -q "nosuchpmu/foo/ *not supported .*no PMU 'nosuchpmu'" "$out" || fail "EVENTS does not say why" "$out"
+printf '[preset typo]\nevents = task-clock, pgae-faults\n' >"$TMP/typo.ini"
+run "$out" "$err" "$PFMTOP" --check-preset "$TMP/typo.ini"
+expect_rc 2 "--check-preset on a preset with a misspelt event" "$out" "$err"
+grep -q ': invalid$' "$out" || fail "the misspelt event does not make the preset invalid" "$out"
+run "$out" "$err" "$PFMTOP" -b -n 1 -d 0.2 --preset "$TMP/typo.ini"
+expect_rc 2 "a run of a preset with a misspelt event" "$out" "$err"
+grep -qx "pfmtop: preset typo: unknown event 'pgae-faults': see 'pfmtop --list-events'" "$err" ||
+	fail "the run does not name the misspelt event in one line" "$err"
+[ ! -s "$out" ] || fail "a snapshot was written despite the misspelt event" "$out"
+run "$out" "$err" "$PFMTOP" -b -n 1 -e pgae-faults
+expect_rc 2 "-e with the same misspelt event" "$out" "$err"
+if [ -n "$pfm_typo" ]; then
+	printf '[preset typo2]\nevents = task-clock, %s\n' "$pfm_typo" >"$TMP/typo2.ini"
+	run "$out" "$err" "$PFMTOP" --check-preset "$TMP/typo2.ini"
+	expect_rc 2 "--check-preset on an absent PMU's misspelt event" "$out" "$err"
+	grep -q "not present on this machine and has no such event" "$out" ||
+		fail "the misspelt event of an absent PMU is not called so" "$out"
+else
+	info "no libpfm4 names here (not x86-64, or no libpfm4): libpfm4's gaps not tried"
+fi
+# --list-presets says so too
+mkdir -p -m 755 "$TMP/xdg/pfmtop/presets.d"
+cp "$TMP/typo.ini" "$TMP/gap.ini" "$TMP/xdg/pfmtop/presets.d/"
+chmod 644 "$TMP/xdg/pfmtop/presets.d/"*.ini
+run "$out" "$err" env XDG_CONFIG_HOME="$TMP/xdg" "$PFMTOP" --list-presets
+expect_rc 0 "--list-presets with a misspelt preset" "$out" "$err"
+grep -qE '^typo +user +invalid \(see --check-preset\)' "$out" || fail "--list-presets does not call typo invalid" "$out"
+grep -qE '^gap +user +[0-9]+ fall back, [1-9][0-9]* not available' "$out" || fail "--list-presets does not show gap's gap" "$out"
+pass "an absent PMU's event is a column of n/s, a misspelt one exit 2 like -e"

@@ -300,7 +300,7 @@ pass "TERM=xterm-256color, screen-256color, linux, vt100 start and quit"
 
 # a terminal that cannot move the cursor: one line that says what to do, no frames
 keys clear Enter "TERM=dumb '$PFMTOP'; echo rc-dumb=\$?" Enter
-wait_for 5 pane_has 'rc-dumb=1' || fail "TERM=dumb: pfmtop did not exit 1" "$TMP/pane"
+wait_for 5 pane_has 'rc-dumb=2' || fail "TERM=dumb: pfmtop did not exit 2 (a usage error, as EXIT STATUS says)" "$TMP/pane"
 pane_has "terminal type 'dumb' cannot move the cursor" || fail "TERM=dumb: no message saying why" "$TMP/pane"
 pane_lacks 'preset default' || fail "TERM=dumb: a frame was printed" "$TMP/pane"
-pass "TERM=dumb: one line and exit 1, no frame"
+pass "TERM=dumb: one line and exit 2, no frame"

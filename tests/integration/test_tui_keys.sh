@@ -64,7 +64,7 @@ tm resize-window -t t -x 50 -y 20
 wait_for 3 line_has 20 'F10Quit' || fail "the bar at 50 columns lost F10Quit" "$TMP/line"
 grep -qF 'F1Help' "$TMP/line" || fail "the bar at 50 columns lost F1Help" "$TMP/line"
 # nothing cut mid-word: every item whole
-awk 'BEGIN { split("F1Help F2Setup F3Search F4Filter F5Tree F6SortBy F9Kill F10Quit TabView SpcPause EnterHot pPreset dDelay sSave", a); for (i in a) ok[a[i]] = 1 }
+awk 'BEGIN { split("F1Help F2Setup F3Search F4Filter F5Tree F6SortBy F9Kill F10Quit TabView SpcPause EnterHot EnterDetail EnterAnnotate pPreset dDelay sSave", a); for (i in a) ok[a[i]] = 1 }
 	{ for (i = 1; i <= NF; i++) if (!($i in ok)) bad = 1; n += NF } END { exit bad || !n }' "$TMP/line" ||
 	fail "the bar at 50 columns cuts an item" "$TMP/line"
 tm resize-window -t t -x 80 -y 24

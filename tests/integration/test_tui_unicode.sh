@@ -61,7 +61,7 @@ pass "LANG=C: non-ASCII bytes shown as \\xNN, nothing else"
 
 # ---- TERM=dumb: one line, suggesting -b ----
 keys "clear; TERM=dumb '$PFMTOP'; echo rc=\$?" Enter
-wait_for 10 pane_has 'rc=1' || fail "TERM=dumb: pfmtop did not exit 1" "$TMP/pane"
+wait_for 10 pane_has 'rc=2' || fail "TERM=dumb: pfmtop did not exit 2 (a usage error)" "$TMP/pane"
 grep -c 'pfmtop:' "$TMP/pane" >"$TMP/n"
 [ "$(cat "$TMP/n")" = 1 ] && grep -q 'cannot move the cursor' "$TMP/pane" && grep -q -- '-b' "$TMP/pane" ||
 	fail "TERM=dumb: not one line saying why and suggesting -b" "$TMP/pane"

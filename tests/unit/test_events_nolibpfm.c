@@ -41,9 +41,10 @@ static void test_resolve(void **state)
 	assert_int_equal(events_resolve(&roots, "r1a8", &d, err, sizeof(err)), 0);
 	assert_int_equal(events_resolve(&roots, "sched:sched_switch", &d, err, sizeof(err)), 0);
 
-	assert_int_equal(events_resolve(&roots, "INST_RETIRED:ANY_P", &d, err, sizeof(err)), -ENOENT);
+	/* without libpfm4 a PMU's name may exist elsewhere: a gap, not a typo */
+	assert_int_equal(events_resolve(&roots, "INST_RETIRED:ANY_P", &d, err, sizeof(err)), -ENODEV);
 	assert_string_equal(err, "unknown event 'INST_RETIRED:ANY_P': " MISSING);
-	assert_int_equal(events_resolve(&roots, "DTLB-LOAD-MISSES:u", &d, err, sizeof(err)), -ENOENT);
+	assert_int_equal(events_resolve(&roots, "DTLB-LOAD-MISSES:u", &d, err, sizeof(err)), -ENODEV);
 	assert_string_equal(err, "unknown event 'DTLB-LOAD-MISSES:u': " MISSING);
 	assert_int_equal(events_resolve(&roots, "dTLB-load-misses:u", &d, err, sizeof(err)), 0);
 	assert_int_equal(d.attr.type, PERF_TYPE_HW_CACHE);

@@ -487,7 +487,7 @@ static void test_variants(void **state)
 	p = preset_find(&set, "v", (const char *const[]){"amd64_fam19h_zen4"}, 1);
 	assert_event(p, 3, "cpu-clock", 1);
 	assert_int_equal(p->ev[2].nr_fallbacks, 1);
-	assert_string_equal(p->ev[2].fallback[0], "ops");
+	assert_string_equal(p->ev[2].fallback[0], "page-faults");
 	assert_int_equal(p->ev[3].nr_fallbacks, 0);
 	assert_string_equal(p->sort, "OPC");
 
@@ -979,7 +979,8 @@ static void assert_resolves(const struct preset *p, const char *name)
 
 	if (!ret && (!p->pmu[0] || d.source != EVENTS_SRC_LIBPFM || !strcmp(d.pmu, "perf")))
 		return;
-	if ((ret && ret != -ENOENT) || !p->pmu[0] || strstr(name, "::")) {
+	/* -ENODEV: an event of a PMU not present here */
+	if ((ret && ret != -ENOENT && ret != -ENODEV) || !p->pmu[0] || strstr(name, "::")) {
 		print_error("%s:%s: %s: %d %s\n", p->name, p->pmu, name, ret, buf);
 		fail();
 	}
