@@ -242,7 +242,9 @@ static int scan_task(struct session *s, const struct scan *sc, pid_t pid, pid_t 
 	r->user[0] = '\0'; /* looked up for the rows shown only */
 	r->nr_threads = pt.num_threads;
 	r->cpu_pct = cur.cpu_pct;
-	if (s->cfg->cpu_min >= 0)
+	if (pid == s->self) /* never counted: its counters would count their own reading */
+		util_strlcpy(r->note, "pfmtop itself, not counted", sizeof(r->note));
+	else if (s->cfg->cpu_min >= 0)
 		util_strlcpy(r->note, "idle: /proc only", sizeof(r->note));
 	return 0;
 }

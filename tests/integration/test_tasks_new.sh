@@ -21,6 +21,7 @@ disown "$spid"
 cleanup_add "kill -KILL $spid"
 
 monitor_start "$out" "$err" -b --format json -N 0 -d 0.5 -e task-clock,page-faults --no-hotspots
+me=$MON
 # --- a process born while pfmtop runs ---
 # pfmtop opens the counters of a new process when it reads the FORK record
 # from its side-band ring, a moment after the fork. The shell waits on a
@@ -40,6 +41,10 @@ set -e
 monitor_stop "$out" "$err"
 json_check "$out" "len(lines) >= 3" "pfmtop -d 0.5 should have given 3 snapshots or more"
 json_check "$out" "all(x['mode'] == 'system-wide' for x in lines)" "mode should be system-wide"
+# pfmtop's own row says what it is, not "idle" (it uses the CPU it shows)
+json_check "$out" "all(t['note'] == 'pfmtop itself, not counted' and not t['counted'] for x in lines for t in x['tasks'] if t['pid'] == $me)" \
+	"pfmtop's own row is not labelled as itself"
+json_check "$out" "any(t['pid'] == $me for x in lines for t in x['tasks'])" "pfmtop has no row of its own"
 
 # The new process: its row, in whichever snapshots show it.
 json_check "$out" "any(t['pid'] == $npid for x in lines for t in x['tasks'])" \
