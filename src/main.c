@@ -445,12 +445,13 @@ static void on_process_exit(struct loop *l, int fd, uint32_t events, void *arg)
 	unwatch(a, fd);
 	session_process_exited(a->s, fd);
 	if (session_done(a->s)) {
-		/* The last process is gone: show its last interval now, then stop. */
+		/* The last process is gone: show its last interval now, then stop
+		 * (batch: with the totals since the start, as perf stat -p gives). */
 		if (a->view) {
 			session_tick(a->s, false);
 			emit(a);
 		} else {
-			last_snapshots(a, false);
+			last_snapshots(a, true);
 		}
 		finish(a, 0);
 	}

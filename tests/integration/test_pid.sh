@@ -50,4 +50,10 @@ json_check "$out" "any(t['pid'] == $pid and t['counted'] and type(ctr(t, 'task-c
 	"no snapshot shows PID $pid counted with a non-zero task-clock"
 json_check "$out" "any(t['pid'] == $pid and t['exited'] for t in last['tasks'])" \
 	"the last snapshot does not show PID $pid as exited"
-pass "-p follows the process, counts it, and stops $lag s after it exits"
+# ... and ends with the totals since the start, as perf stat -p does: the
+# final snapshot's task-clock is the sum of the intervals'
+json_check "$out" "final is not None and any(t['pid'] == $pid for t in final['tasks'])" \
+	"no final snapshot with PID $pid's totals after it exited"
+json_check "$out" "abs(sum(ctr(t, 'task-clock') for x in lines if not x['final'] for t in x['tasks'] if t['pid'] == $pid and t['counted']) - ctr([t for t in final['tasks'] if t['pid'] == $pid][0], 'task-clock')) < 1" \
+	"the final task-clock of PID $pid is not the sum of its intervals'"
+pass "-p follows the process, counts it, stops $lag s after it exits, with its totals"
