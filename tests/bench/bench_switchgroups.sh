@@ -5,8 +5,10 @@
 # Workloads (as in bench_observer.sh): pingpong 300,000 round trips, and
 # 4,000 /bin/true from a shell loop. Observers: alone, perf top -F 4000
 # (in tmux), pfmtop -b -d 1 -o /dev/null, switchgroups (read mode
-# with switch records, -s), switchgroups -m switch. RUNS rounds (default 5),
-# observers rotated each round; medians, slowdowns against alone and perf top,
+# with switch records, -s), sg-plain (read mode alone), switchgroups -m
+# switch. RUNS rounds (default 5),
+# observers rotated each round; medians of wall time and of the workload's
+# CPU time, slowdowns against alone and perf top,
 # and each switchgroups run's records/s and lost records.
 #
 # Environment: PFMTOP, SWITCHGROUPS, PINGPONG (binaries), RUNS, OBSERVERS.
@@ -18,8 +20,9 @@ set -euo pipefail
 : "${PINGPONG:?PINGPONG must point at the pingpong binary}"
 RUNS=${RUNS:-5}
 WORKLOADS=${WORKLOADS:-pingpong true}
-OBSERVERS=${OBSERVERS:-alone perf-top batch sg sg-switch}
+OBSERVERS=${OBSERVERS:-alone perf-top batch sg sg-plain sg-switch}
 [ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root"; exit 77; }
+[ -x /usr/bin/time ] || { echo "SKIP: needs /usr/bin/time"; exit 77; }
 command -v perf >/dev/null || { echo "SKIP: needs perf"; exit 77; }
 
 TMP=$(mktemp -d)
@@ -59,6 +62,7 @@ start_observer() {
 		;;
 	batch) "$PFMTOP" -b -d 1 -o /dev/null </dev/null >/dev/null 2>&1 & ;;
 	sg) "$SWITCHGROUPS" -q -s </dev/null >/dev/null 2>>"$TMP/sg.log" & ;;
+	sg-plain) "$SWITCHGROUPS" -q </dev/null >/dev/null 2>>"$TMP/sgp.log" & ;;
 	sg-switch) "$SWITCHGROUPS" -q -m switch </dev/null >/dev/null 2>>"$TMP/sgs.log" & ;;
 	esac
 	OBS_PID=$!
@@ -73,11 +77,14 @@ for round in $(seq "$RUNS"); do
 		k=$(((round - 1) % ${#obs[@]}))
 		for o in ${obs[*]:k} ${obs[*]:0:k}; do
 			start_observer "$o"
-			t0=$(date +%s.%N)
-			workload "$w" >/dev/null
-			t1=$(date +%s.%N)
+			# Wall time, and the workload's own CPU time (user + system):
+			# the cost an observer adds at each switch is charged to the
+			# switching tasks, and CPU time varies less than wall time
+			# on a machine others are using.
+			/usr/bin/time -f "%e %U %S" -o "$TMP/t" bash -c "$(declare -f workload); workload $w" >/dev/null
 			stop_observer
-			echo "$w $o $(python3 -c "print($t1 - $t0)")" >>"$TMP/times"
+			read -r e u sy <"$TMP/t"
+			echo "$w $o $e $(python3 -c "print($u + $sy)")" >>"$TMP/times"
 			sleep 0.5
 		done
 	done
@@ -86,24 +93,26 @@ done
 
 python3 - "$TMP/times" "$WORKLOADS" "$OBSERVERS" "$RUNS" <<'PY'
 import statistics, sys
-times = {}
+wall, cpu = {}, {}
 for line in open(sys.argv[1]):
-    w, o, t = line.split()
-    times.setdefault((w, o), []).append(float(t))
+    w, o, e, c = line.split()
+    wall.setdefault((w, o), []).append(float(e))
+    cpu.setdefault((w, o), []).append(float(c))
 ws, obs = sys.argv[2].split(), sys.argv[3].split()
-print(f"median wall time in s (min), {sys.argv[4]} runs each")
-print("%-10s" % "workload" + "".join("%15s" % o for o in obs))
-med = {k: statistics.median(v) for k, v in times.items()}
-for w in ws:
-    print("%-10s" % w + "".join("%15s" % ("%.2f (%.2f)" % (med[w, o], min(times[w, o]))) for o in obs))
-for base in ("alone", "perf-top"):
-    if base in obs:
-        print(f"\nslowdown against {base} (ratio of medians)")
-        print("%-10s" % "workload" + "".join("%11s" % o for o in obs if o != base))
-        for w in ws:
-            print("%-10s" % w + "".join("%11.2f" % (med[w, o] / med[w, base]) for o in obs if o != base))
+for name, times in (("wall", wall), ("CPU (user + system)", cpu)):
+    print(f"\nmedian {name} time in s (min), {sys.argv[4]} runs each")
+    print("%-10s" % "workload" + "".join("%15s" % o for o in obs))
+    med = {k: statistics.median(v) for k, v in times.items()}
+    for w in ws:
+        print("%-10s" % w + "".join("%15s" % ("%.2f (%.2f)" % (med[w, o], min(times[w, o]))) for o in obs))
+    for base in ("alone", "perf-top"):
+        if base in obs:
+            print(f"{name}: slowdown against {base} (ratio of medians)")
+            print("%-10s" % "workload" + "".join("%11s" % o for o in obs if o != base))
+            for w in ws:
+                print("%-10s" % w + "".join("%11.2f" % (med[w, o] / med[w, base]) for o in obs if o != base))
 PY
-for f in sg sgs; do
+for f in sg sgp sgs; do
 	[ -s "$TMP/$f.log" ] || continue
 	echo "$f runs (records/s, lost, own CPU):"
 	grep '^switchgroups: [0-9]' "$TMP/$f.log" | sed -E 's/.*\(([0-9]+)\/s\).*lost ([0-9]+) in.*own CPU ([0-9.]+ s \([0-9.]+%\)).*/  \1 records\/s, lost \2, CPU \3/'
