@@ -6,7 +6,9 @@
 # 4,000 /bin/true from a shell loop. Observers: alone, perf top -F 4000
 # (in tmux), pfmtop -b -d 1 -o /dev/null, switchgroups (read mode
 # with switch records, -s), sg-plain (read mode alone), switchgroups -m
-# switch. RUNS rounds (default 5),
+# switch. Also, as cost probes: sg-noread (the same samples without
+# PERF_SAMPLE_READ) and perf-stat (perf stat -a -I 1000 of the four events,
+# counting only). RUNS rounds (default 5),
 # observers rotated each round; medians of wall time and of the workload's
 # CPU time, slowdowns against alone and perf top,
 # and each switchgroups run's records/s and lost records.
@@ -63,6 +65,9 @@ start_observer() {
 	batch) "$PFMTOP" -b -d 1 -o /dev/null </dev/null >/dev/null 2>&1 & ;;
 	sg) "$SWITCHGROUPS" -q -s </dev/null >/dev/null 2>>"$TMP/sg.log" & ;;
 	sg-plain) "$SWITCHGROUPS" -q </dev/null >/dev/null 2>>"$TMP/sgp.log" & ;;
+	sg-noread) "$SWITCHGROUPS" -q -x </dev/null >/dev/null 2>>"$TMP/sgx.log" & ;;
+	perf-stat) perf stat -a -e context-switches,task-clock,page-faults,cpu-migrations \
+		-I 1000 -o /dev/null </dev/null & ;;
 	sg-switch) "$SWITCHGROUPS" -q -m switch </dev/null >/dev/null 2>>"$TMP/sgs.log" & ;;
 	esac
 	OBS_PID=$!
@@ -112,7 +117,7 @@ for name, times in (("wall", wall), ("CPU (user + system)", cpu)):
             for w in ws:
                 print("%-10s" % w + "".join("%11.2f" % (med[w, o] / med[w, base]) for o in obs if o != base))
 PY
-for f in sg sgp sgs; do
+for f in sg sgp sgx sgs; do
 	[ -s "$TMP/$f.log" ] || continue
 	echo "$f runs (records/s, lost, own CPU):"
 	grep '^switchgroups: [0-9]' "$TMP/$f.log" | sed -E 's/.*\(([0-9]+)\/s\).*lost ([0-9]+) in.*own CPU ([0-9.]+ s \([0-9.]+%\)).*/  \1 records\/s, lost \2, CPU \3/'

@@ -15,10 +15,11 @@
  * but no counts: page faults can only be had per CPU.
  *
  * Usage: switchgroups [-m read|switch] [-s] [-p PID] [-n COMM] [-t SECS]
- *                     [-r RING_KB] [-w WAKEUP_KB] [-q] [-D]
+ *                     [-r RING_KB] [-w WAKEUP_KB] [-q] [-D] [-x]
  * -s adds switch records to read mode, to charge the idle task's time (its
  * switch out is counted but leaves no sample) to it. -D prints samples
- * whose context-switches delta is not 1.
+ * whose context-switches delta is not 1. -x drops PERF_SAMPLE_READ (a cost
+ * probe: the samples are only counted).
  * Every second, on stderr: records/s, lost records, own CPU time. At exit
  * (SIGINT, SIGTERM, or after SECS): the per-TID totals of process PID, or of
  * tasks whose last name is COMM ("*": tasks with 1,000 switches or more), totals from their last
@@ -86,7 +87,8 @@ struct cpu {
 };
 
 struct state {
-	int mode_switch, ncpu, nv, quiet, debug, with_switch;
+	int mode_switch, ncpu, nv, quiet, debug, with_switch, no_read;
+	uint64_t gaps, idle_gaps; /* -s: switches out that left no sample */
 	const char *name[MAXV];
 	struct cpu *cpu;
 	struct task *t;
@@ -240,6 +242,8 @@ static void on_switch(struct state *s, struct cpu *c, const struct perf_event_he
 			c->gap_tid = p[1];
 			c->gap_pid = p[0];
 			c->gap_ns = time - c->last_time;
+			s->gaps++;
+			s->idle_gaps += p[1] == 0;
 		}
 		return;
 	}
@@ -267,7 +271,9 @@ static void on_record(struct state *s, struct cpu *c, const struct perf_event_he
 	s->records++;
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
-		if (!s->mode_switch)
+		if (s->no_read)
+			s->samples++;
+		else if (!s->mode_switch)
 			on_read_sample(s, c, (const uint64_t *)body);
 		break;
 	case PERF_RECORD_SWITCH_CPU_WIDE:
@@ -397,7 +403,9 @@ static int open_cpu(struct state *s, struct cpu *c, int cpu, size_t ring, size_t
 	} else {
 		a.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
 		a.sample_period = 1;
-		a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_READ;
+		a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+		if (!s->no_read)
+			a.sample_type |= PERF_SAMPLE_READ;
 		a.context_switch = (uint64_t)s->with_switch;
 	}
 	c->fd[0] = perf_open(&a, cpu, -1);
@@ -514,7 +522,7 @@ int main(int argc, char **argv)
 
 	if (!s)
 		return 1;
-	while ((opt = getopt(argc, argv, "m:p:n:t:r:w:qDs")) != -1) {
+	while ((opt = getopt(argc, argv, "m:p:n:t:r:w:qDsx")) != -1) {
 		switch (opt) {
 		case 'm':
 			s->mode_switch = !strcmp(optarg, "switch");
@@ -539,6 +547,9 @@ int main(int argc, char **argv)
 			break;
 		case 's':
 			s->with_switch = 1;
+			break;
+		case 'x':
+			s->no_read = 1;
 			break;
 		case 'D':
 			s->debug = 1;
@@ -647,6 +658,11 @@ int main(int argc, char **argv)
 		        (unsigned long long)s->mux, (unsigned long long)s->nonmono, s->len, cpu,
 		        100 * cpu / el);
 	}
+	if (s->with_switch)
+		fprintf(stderr,
+		        "switchgroups: %llu switches out left no sample, %llu of them the idle "
+		        "task's\n",
+		        (unsigned long long)s->gaps, (unsigned long long)s->idle_gaps);
 	report(s, want_pid, want_comm);
 	return 0;
 }
