@@ -267,7 +267,7 @@ int profile_open(struct profile *p, const struct profile_config *cfg, const stru
 		profile_close(p);
 		return ret;
 	}
-	p->scan_all = w->nr_pids < 0;
+	p->scan_all = w->nr_pids == 0; /* the whole machine (or cgroups) */
 	for (int i = 0; i < w->nr_pids; i++)
 		symbols_process_scan(p->sym, w->pids[i]);
 	p->open = true;

@@ -31,7 +31,10 @@ faults() {
 	RC=0
 	wait "$mon" || RC=$?
 	expect_rc 0 "pfmtop -b -p PID $*" "$out" "$err"
-	GOT=$(json "$out" "sum(ctr(x['total'], 'page-faults') for x in lines)")
+	GOT=$(json "$out" "sum(ctr(x['total'], 'page-faults') for x in lines if not x['final'])")
+	# the final snapshot holds the same, as totals since the start
+	json_check "$out" "final is not None and ctr(final['total'], 'page-faults') == $GOT" \
+		"-p's final totals are not the sum of its intervals ($GOT)"
 }
 
 # perf stat -p on the same workload
