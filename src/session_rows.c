@@ -279,6 +279,14 @@ void session_static_notes(struct session *s)
 		for (int i = 0; i < s->nr_cpus && n < (int)sizeof(m->target) - 8; i++)
 			n += snprintf(m->target + n, sizeof(m->target) - (size_t)n, "%s%d",
 			              i ? "," : "", s->cpus[i]);
+		/* A task's counters follow it to every CPU (perf's per-task
+		 * events cannot be limited to some): say so beside CPU rows that
+		 * are. */
+		if (s->cfg->nr_cpus && s->cfg->cpu_min >= 0)
+			model_note(m,
+			           "-C: the CPU rows count %s only; a task row counts the task on "
+			           "every CPU it ran on",
+			           m->target);
 		break;
 	}
 	case MODEL_TASKS:

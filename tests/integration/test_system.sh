@@ -25,6 +25,9 @@ monitor_stop "$out" "$err"
 json_check "$out" "len(lines) >= 2" "pfmtop -b -C 0 -d 0.3 should give 2 JSON lines or more"
 json_check "$out" "all([c['cpu'] for c in x['cpus']] == [0] for x in lines)" \
 	"with -C 0 the cpus array should hold CPU 0 only"
+# task rows are not limited to CPU 0 (a task's counters follow it): said once
+json_check "$out" "any(n.startswith('-C: the CPU rows count CPUs 0 only; a task row counts the task on every CPU') for n in lines[0]['notes'])" \
+	"with -C 0 no note says that task rows count on every CPU"
 sum=$(json "$out" "sum(ctr(c, 'page-faults') for x in lines for c in x['cpus'] if c['cpu'] == 0)")
 tot=$(json "$out" "sum(ctr(x['total'], 'page-faults') for x in lines)")
 info "page-faults on CPU 0 over $(nlines "$out") snapshots: $sum (total row: $tot)"
