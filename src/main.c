@@ -67,6 +67,7 @@ struct app {
 	int nr_preset_names;
 	struct cmdout cmd_out;    /* the command's output: a file while the viewer runs */
 	bool command_done;        /* the viewer shows a command's totals: q quits */
+	bool quit_asked;          /* q while the command ran: it was told to stop */
 	int watched[MAX_WATCHED]; /* fds the loop watches for the session */
 	int nr_watched;
 	enum first_tick first_tick; /* the viewer's short first interval */
@@ -404,7 +405,8 @@ static void last_snapshots(struct app *a, bool totals)
 static void final_for_command(struct app *a)
 {
 	last_snapshots(a, true);
-	if (!a->view) {
+	if (!a->view || a->quit_asked) {
+		a->command_done = a->view != NULL; /* the summary after the view */
 		finish(a, session_exit_status(a->s));
 		return;
 	}
@@ -757,7 +759,15 @@ static void on_key(struct loop *l, int fd, uint32_t events, void *arg)
 
 	if (act & VIEW_QUIT) {
 		settings_save(a);
-		session_signal_command(a->s, SIGTERM);
+		if (session_command_running(a->s) && !a->command_done) {
+			/* As perf stat on Ctrl-C: the command stops, and its totals
+			 * and status follow when it has gone (a second q kills it). */
+			session_signal_command(a->s, a->quit_asked ? SIGKILL : SIGTERM);
+			a->quit_asked = true;
+			view_status(a->view, "q: the command is told to stop; its totals follow "
+			                     "(q again: SIGKILL)");
+			return;
+		}
 		finish(a, a->command_done ? session_exit_status(a->s) : 0);
 		return;
 	}

@@ -4,7 +4,8 @@
 # the screen; the status line names the file and its last line; Ctrl-L
 # draws everything again; at its exit the viewer stays on its totals under
 # the banner "command exited with status N" until q, then prints a
-# perf-stat-like summary and exits with the command's status. The file is
+# perf-stat-like summary and exits with the command's status (q while it
+# runs stops it first, as perf stat's Ctrl-C does). The file is
 # made safely (mode 0600, never over an existing file or through a link);
 # with -b the output stays on the terminal.
 . "$(dirname "$0")/lib.sh"
@@ -72,6 +73,17 @@ for s in 'Performance counter stats for' 'msec task-clock' 'CPUs utilized' 'cont
 	grep -qF -- "$s" "$TMP/stderr" || fail "the summary after q lacks '$s'" "$TMP/stderr"
 done
 pass "after q: a perf-stat-like summary, the file named, exit status 3"
+
+# ---- q while the command runs: it is stopped, its totals and status follow ----
+keys "clear; TERM=xterm-256color '$PFMTOP' --view tasks -d 0.5 --command-output '$TMP/q.log' -- sleep 60 2>'$TMP/stderr3'; echo rc=\$?" Enter
+wait_for 10 pane_has "output in $TMP/q.log" || fail "the view with sleep 60 did not start" "$TMP/pane"
+keys q
+wait_for 10 pane_has 'rc=143' || fail "q while the command ran: not its status (SIGTERM: 143)" "$TMP/pane" "$TMP/stderr3"
+for s in 'Performance counter stats for' 'msec task-clock' 'seconds time elapsed'; do
+	grep -qF -- "$s" "$TMP/stderr3" || fail "q while the command ran: the summary lacks '$s'" "$TMP/stderr3"
+done
+! pgrep -f 'sleep 60$' >/dev/null || fail "q while the command ran: sleep 60 still runs"
+pass "q while the command runs: it is stopped, then its summary and status 143"
 
 # ---- the default file, and a clean screen at 80x24 ----
 mkdir -m 700 "$TMP/run"
