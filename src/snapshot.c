@@ -927,7 +927,7 @@ static void csv_lead(FILE *out, const char *head, const struct csv_row *w, const
 	fprintf(out, "%s%s,", head, w->scope);
 	csv_text(out, w->id);
 	fputc(',', out);
-	if (w->comm)
+	if (w->comm && w->pid >= 0) /* a hotspot row of several processes has none */
 		fprintf(out, "%d", (int)w->pid);
 	fputc(',', out);
 	csv_text(out, w->comm ? w->comm : "");
@@ -935,9 +935,32 @@ static void csv_lead(FILE *out, const char *head, const struct csv_row *w, const
 	csv_text(out, name);
 }
 
+/* A "stat" line: a figure of the row itself (CPU%, its split, threads). */
+static void csv_stat(FILE *out, const char *head, const struct csv_row *w, const char *name,
+                     double v, const char *unit)
+{
+	csv_lead(out, head, w, "stat", name);
+	fputc(',', out);
+	csv_number(out, v);
+	fprintf(out, ",%s,,%s\n", unit, isnan(v) ? "not available" : "ok");
+}
+
+/* The row's own figures, then each event's and metric's. */
 static void csv_row(FILE *out, const char *head, const struct model *m, const struct model_row *r,
                     const struct csv_row *w)
 {
+	csv_stat(out, head, w, "cpu_pct", r->cpu_pct, "%");
+	if (!strcmp(w->scope, "cpu")) {
+		csv_stat(out, head, w, "user_pct", r->user_pct, "%");
+		csv_stat(out, head, w, "sys_pct", r->sys_pct, "%");
+	}
+	if (w->comm) { /* a task: its threads, and its state as the table says it */
+		csv_stat(out, head, w, "threads", r->nr_threads, "");
+		csv_lead(out, head, w, "stat", "state");
+		fputs(",,,,", out);
+		csv_text(out, r->note[0] ? r->note : r->counted ? "counted" : "not counted");
+		fputc('\n', out);
+	}
 	for (int i = 0; i < m->nr_events; i++) {
 		const struct model_event *e = &m->events[i];
 		const struct counter_value *v = &r->cells[i];
@@ -996,6 +1019,19 @@ static void write_csv(FILE *out, const struct model *m)
 	}
 	w = (struct csv_row){.scope = "total"};
 	csv_row(out, head, m, &m->total, &w);
+	/* the hotspot rows shown: share (of the rows ranked) and samples */
+	for (int i = 0; i < m->nr_hot; i++) {
+		const struct model_hotspot *h = &m->hot[i];
+
+		w = (struct csv_row){.scope = "hotspot", .comm = h->comm, .pid = h->pid};
+		util_strlcpy(w.id, h->module, sizeof(w.id));
+		csv_lead(out, head, &w, "hotspot", h->symbol);
+		fputc(',', out);
+		csv_number(out, h->share);
+		fputs(",%,,ok\n", out);
+		csv_lead(out, head, &w, "hotspot_samples", h->symbol);
+		fprintf(out, ",%" PRIu64 ",,,ok\n", h->samples);
+	}
 }
 
 const char *snapshot_csv_header(void)

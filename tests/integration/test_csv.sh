@@ -1,5 +1,6 @@
 #!/bin/bash
-# --format csv: one header, then a line per (snapshot, row, event or metric),
+# --format csv: one header, then a line per (snapshot, row, event, metric or
+# figure of the row; hotspot rows too),
 # loaded by sqlite3's .import as a table whose numbers add up: the interval
 # snapshots of a command's page faults sum to its final total, which is at
 # least the faults the workload is known to take.
@@ -36,6 +37,21 @@ check "$tasks <= $total" "task rows hold no more than the total ($tasks vs $tota
 [ "$(q "select count(*) from s where kind = 'event' and state = 'ok' and (value = '' or coverage = '')")" -eq 0 ] ||
 	fail "a counted value without its number or coverage" "$out"
 pass "CSV: $snaps snapshots loaded by sqlite3; page-faults $sum over the intervals = $total in total (>= 20000)"
+
+# the rows' own figures (kind stat) and the hotspot rows
+[ "$(q "select count(*) from s where kind = 'stat' and name = 'cpu_pct' and scope = 'task' and cast(value as real) > 0")" -gt 0 ] ||
+	fail "no task line with its CPU%" "$out"
+[ "$(q "select count(*) from s where kind = 'stat' and name = 'threads' and scope = 'task' and cast(value as real) >= 1")" -gt 0 ] ||
+	fail "no task line with its threads" "$out"
+[ "$(q "select count(*) from s where kind = 'stat' and name = 'state' and scope = 'task' and state in ('counted', 'exited')")" -gt 0 ] ||
+	fail "no task line with its state" "$out"
+[ "$(q "select count(*) from s where scope = 'total' and kind = 'stat' and name = 'cpu_pct'")" -eq "$snaps" ] ||
+	fail "not every snapshot's total has its CPU%" "$out"
+hot=$(q "select count(*) from s where scope = 'hotspot' and kind = 'hotspot' and cast(value as real) > 0 and cast(value as real) <= 100 and unit = '%'")
+[ "$hot" -gt 0 ] || fail "no hotspot line with its share" "$out"
+[ "$(q "select count(*) from s where scope = 'hotspot' and kind = 'hotspot_samples'")" -eq "$hot" ] ||
+	fail "hotspot lines without their samples" "$out"
+pass "CSV: CPU%, threads and state of each row, and $hot hotspot lines with their shares and samples"
 
 # standard output, and a name with a comma and a quote stays one field
 ln -s "$bursts" "$TMP/a,\"b"

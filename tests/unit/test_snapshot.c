@@ -261,7 +261,8 @@ static void test_csv(void **state)
 	char *s = render(&m, SNAPSHOT_CSV);
 	for (const char *p = snapshot_csv_header(); *p; p++)
 		fields_head += *p == ',';
-	/* task rows, then the total: 4 events and 1 metric each */
+	/* task rows (CPU%, threads, state), then the total (CPU%): 4 events
+	 * and 1 metric each; then 2 lines a hotspot row */
 	for (char *line = s, *nl; (nl = strchr(line, '\n')); line = nl + 1) {
 		int fields = 1;
 		bool quoted = false;
@@ -275,7 +276,9 @@ static void test_csv(void **state)
 		assert_int_equal(fields, fields_head);
 		lines++;
 	}
-	assert_int_equal(lines, 2 * (4 + 1));
+	assert_int_equal(lines, 2 * (4 + 1) + 3 + 1 + 2 * m.nr_hot);
+	assert_non_null(strstr(s, "^Jc\",stat,\"threads\","));
+	assert_non_null(strstr(s, ",total,\"\",,\"\",stat,\"cpu_pct\","));
 	assert_non_null(strstr(s, ",task,\"42\",42,\"a,\"\"b\"\"^Jc\",event,\"task-clock\",995,ms,1,ok\n"));
 	assert_non_null(strstr(s, ",total,\"\",,\"\",event,\"cycles\",6000000,,0.5,multiplexed\n"));
 	assert_non_null(strstr(s, "^Jc\",event,\"cycles\",,,,error\n"));
