@@ -46,21 +46,7 @@ done
 
 TMP=$(mktemp -d)
 SOCK=$TMP/tmux.sock
-OBS_PID=
-stop_observer() {
-	if [ -n "$OBS_PID" ]; then
-		kill -INT "$OBS_PID" 2>/dev/null || true
-		for _ in $(seq 100); do
-			kill -0 "$OBS_PID" 2>/dev/null || break
-			sleep 0.05
-		done
-		kill -KILL "$OBS_PID" 2>/dev/null || true
-		wait "$OBS_PID" 2>/dev/null || true
-	fi
-	OBS_PID=
-	tmux -S "$SOCK" kill-server 2>/dev/null || true
-}
-trap 'stop_observer; rm -rf "$TMP"' EXIT
+. "$(dirname "$0")/observer_lib.sh"
 
 cc -O2 -o "$TMP/pingpong" "$SRC/pingpong.c"
 cc -O2 -o "$TMP/spin" "$SRC/spin.c"

@@ -28,21 +28,7 @@ OBSERVERS=${OBSERVERS:-alone perf-top batch sg sg-plain sg-switch}
 command -v perf >/dev/null || { echo "SKIP: needs perf"; exit 77; }
 
 TMP=$(mktemp -d)
-OBS_PID=
-stop_observer() {
-	if [ -n "$OBS_PID" ]; then
-		kill -INT "$OBS_PID" 2>/dev/null || true
-		for _ in $(seq 100); do
-			kill -0 "$OBS_PID" 2>/dev/null || break
-			sleep 0.05
-		done
-		kill -KILL "$OBS_PID" 2>/dev/null || true
-		wait "$OBS_PID" 2>/dev/null || true
-	fi
-	OBS_PID=
-	tmux -S "$TMP/tmux.sock" kill-server 2>/dev/null || true
-}
-trap 'stop_observer; rm -rf "$TMP"' EXIT
+. "$(dirname "$0")/observer_lib.sh"
 
 workload() {
 	case $1 in
