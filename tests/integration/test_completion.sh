@@ -116,14 +116,23 @@ has cycles,page-faults
 what="pfmtop -e {cycles,instr"
 complete_words "$PFMTOP" -e '{cycles,instr'
 has '{cycles,instructions'
-for opt in --sample-event --sort --list-events; do
+for opt in --sample-event --list-events; do
 	what="pfmtop $opt cpu-cl"
 	complete_words "$PFMTOP" $opt cpu-cl
 	has cpu-clock
 done
+# --sort: the columns of the preset or the -e list on the line, not every event
 what="pfmtop --sort ''"
 complete_words "$PFMTOP" --sort ""
-has cpu pid command
+has cpu pid command task-clock page-faults IPC
+[ "$(wc -l <"$out")" -lt 30 ] || fail "pfmtop --sort '' offers $(wc -l <"$out") words, not the preset's columns" "$out"
+what="pfmtop -e task-clock,page-faults --sort ''"
+complete_words "$PFMTOP" -e task-clock,page-faults --sort ""
+has cpu pid command task-clock page-faults
+! grep -qx IPC "$out" || fail "--sort after -e offers the default preset's columns" "$out"
+what="pfmtop --preset memory --sort ma"
+complete_words "$PFMTOP" --preset memory --sort ma
+has major-faults
 # A name with a colon: bash completes only the part after the last colon.
 ev=$(grep -m1 ':' "$TMP/event-names" || true)
 if [ -n "$ev" ]; then
