@@ -62,16 +62,28 @@ scrapes_ok() {
 	info "$2: $n scrapes, all 200, the slowest in $SLOWEST s"
 }
 
+# attack MODE ARGS...: nobody's http_attack.py MODE PORT ARGS... in the
+# background (ATT), its figures in $TMP/MODE.json; attack_end MODE waits
+# for it and prints them.
+attack() {
+	local mode=$1
+	shift
+	as_nobody "$pyn" http_attack.py "$mode" "$PORT" "$@" >"$TMP/$mode.json" 2>"$TMP/$mode.err" &
+	ATT=$!
+	cleanup_add "kill -KILL $ATT"
+}
+attack_end() {
+	wait "$ATT" || fail "the attacker failed" "$TMP/$1.err"
+	info "the attacker: $(cat "$TMP/$1.json")"
+}
+
 # --- (a) wrong passwords: no stall, alice (checked before) answered at once ---
 start
 [ "$(scrape | cut -d' ' -f1)" = 200 ] || fail "alice's first scrape is not a 200" "$TMP/victim.err"
-as_nobody "$pyn" http_attack.py wrong "$PORT" 8 8 >"$TMP/wrong.json" 2>"$TMP/wrong.err" &
-ATT=$!
-cleanup_add "kill -KILL $ATT"
+attack wrong 8 8
 sleep 0.5
 scrapes_ok 7 "8 clients with wrong passwords"
-wait "$ATT" || fail "the attacker failed" "$TMP/wrong.err"
-info "the attacker: $(cat "$TMP/wrong.json")"
+attack_end wrong
 victim_stop "8 clients with wrong passwords"
 pass "8 clients with wrong passwords: no stall of root's pfmtop, alice's scrapes answered within 1 s"
 
@@ -133,12 +145,10 @@ check "4 <= $(json "$TMP/slow.json" 'last["shortest_closed"]') and \
 # 70 (40 from 127.0.0.1, 30 from addresses of their own), past the limits
 # of an address (32) and of all (64): the waiting ones make room for alice
 scrape >/dev/null
-as_nobody "$pyn" http_attack.py slow "$PORT" 14 70 40 >"$TMP/slow.json" 2>"$TMP/slow.err" &
-ATT=$!
-cleanup_add "kill -KILL $ATT"
+attack slow 14 70 40
 sleep 1
 scrapes_ok 11 "70 half-open requests"
-wait "$ATT" || fail "the attacker failed" "$TMP/slow.err"
+wait "$ATT" || fail "the attacker failed" "$TMP/slow.err" # its figures: checked below
 info "70 half-open requests: $(cat "$TMP/slow.json")"
 check "$(json "$TMP/slow.json" 'last["longest_closed"]') <= 6.5 and \
 	$(json "$TMP/slow.json" 'last["oldest_open"]') <= 6.5" \
@@ -149,13 +159,10 @@ pass "half-open requests closed at the 5 s header deadline; 70 of them from 127.
 # --- (d) a flood without a login: alice's scrapes still 200 ---
 start
 scrape >/dev/null
-as_nobody "$pyn" http_attack.py flood "$PORT" 9 4 >"$TMP/flood.json" 2>"$TMP/flood.err" &
-ATT=$!
-cleanup_add "kill -KILL $ATT"
+attack flood 9 4
 sleep 1
 scrapes_ok 7 "a flood without a login"
-wait "$ATT" || fail "the attacker failed" "$TMP/flood.err"
-info "the attacker: $(cat "$TMP/flood.json")"
+attack_end flood
 n429=$(json "$TMP/flood.json" 'last["codes"].get("429", 0)')
 check "$n429 > 0" "the flood was never limited: too slow to test anything" "$TMP/flood.json"
 victim_stop "a flood without a login"
