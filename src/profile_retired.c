@@ -236,8 +236,12 @@ int profile_retired_rows(struct profile *p, const struct hotspots_filter *f,
 		const struct retired_entry *e = &r->e[i];
 		const bool kernel = hotspots_kernel_mode((enum records_cpumode)e->cpumode);
 
-		if ((f->cpu >= 0 && e->cpu != f->cpu) || (f->pid >= 0 && e->pid != f->pid) ||
-		    (f->tid >= 0 && e->tid != f->tid))
+		/* an entry that lost its process (level 1, 2: pid 0) is of none */
+		const bool of_task = e->level == 0;
+
+		if ((f->cpu >= 0 && e->cpu != f->cpu) ||
+		    (f->pid >= 0 && (!of_task || e->pid != f->pid)) ||
+		    (f->tid >= 0 && (!of_task || e->tid != f->tid)))
 			continue;
 		out[n++] = (struct hotspots_row){
 		    .pid = e->pid,

@@ -165,6 +165,18 @@ static void test_retired_bounded(void **state)
 	}
 	assert_int_equal(got_w, weight);
 	assert_int_equal(got_s, samples);
+	/* Entries that lost their process belong to no pid: a drill-down into
+	 * pid 0 (the idle task) or any other pid finds none of them. */
+	for (int pid = 0; pid < 2; pid++) {
+		struct hotspots_filter one = HOTSPOTS_FILTER_ALL;
+
+		one.pid = pid ? 1000 : 0;
+		n = profile_retired_rows(&f.p, &one, f.p.rows, f.p.cap_rows);
+		for (int i = 0; i < n; i++)
+			assert_int_equal(f.p.rows[i].pid, one.pid);
+		if (!pid)
+			assert_int_equal(n, 0);
+	}
 	fixture_close(&f);
 }
 
