@@ -4,6 +4,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,7 +32,10 @@ static uint32_t slot_index(const struct hotspots *h, const struct hotspots_slot 
 
 /* One folded row of a query: the sums of its slots (the first one named). */
 struct hotspots_acc {
-	uint32_t slot;
+	uint32_t slot; /* the first slot folded: the row's identity */
+	int16_t cpu;   /* the row's CPU, -1 when folded over CPUs */
+	bool by_sym;   /* key is a symbol's start, else an address */
+	uint64_t key;
 	uint64_t weight, samples;
 };
 
@@ -322,25 +326,33 @@ static bool passes(const struct hotspots_slot *s, const struct hotspots_filter *
 
 /* The sums of slot i's key (without its CPU) in the fold index; a new one
  * (*fresh, contents undefined) is appended at scratch[*nr]. */
-static struct hotspots_acc *fold_acc(struct hotspots *h, uint32_t slot, size_t *nr, bool *fresh)
+/* The accumulator of slot's (pid, tid, cpumode) with key and cpu: the
+ * slot's address (folding its per-CPU slots), or its symbol's start. */
+static struct hotspots_acc *fold_acc(struct hotspots *h, uint32_t slot, int cpu, uint64_t key,
+                                     bool by_sym, size_t *nr, bool *fresh)
 {
 	const struct hotspots_slot *s = &h->slots[slot];
 	const size_t mask = h->fold_cap - 1;
-	size_t i = hotspots_hash(s->ip, s->pid, s->tid, -1, s->cpumode) & mask;
+	size_t i = hotspots_hash(key ^ by_sym, s->pid, s->tid, cpu, s->cpumode) & mask;
 
 	for (;; i = (i + 1) & mask) {
 		const struct hotspots_slot *o;
+		struct hotspots_acc *a;
 
 		if (h->fold[i] == UINT32_MAX) {
 			h->fold[i] = (uint32_t)*nr;
 			*fresh = true;
-			return &h->scratch[(*nr)++];
+			a = &h->scratch[(*nr)++];
+			*a = (struct hotspots_acc){
+			    .slot = slot, .cpu = (int16_t)cpu, .by_sym = by_sym, .key = key};
+			return a;
 		}
-		o = &h->slots[h->scratch[h->fold[i]].slot];
-		if (o->ip == s->ip && o->pid == s->pid && o->tid == s->tid &&
-		    o->cpumode == s->cpumode) {
+		a = &h->scratch[h->fold[i]];
+		o = &h->slots[a->slot];
+		if (a->key == key && a->by_sym == by_sym && a->cpu == cpu && o->pid == s->pid &&
+		    o->tid == s->tid && o->cpumode == s->cpumode) {
 			*fresh = false;
-			return &h->scratch[h->fold[i]];
+			return a;
 		}
 	}
 }
@@ -473,15 +485,9 @@ int hotspots_top(struct hotspots *h, enum hotspots_mode mode, const struct hotsp
 			heap_offer(out, &k, (size_t)n, &row, keep_all);
 			continue;
 		}
-		a = fold_acc(h, i, &nr, &fresh);
-		if (fresh) {
-			a->slot = i;
-			a->weight = w;
-			a->samples = c;
-		} else { /* a key seen on another CPU */
-			a->weight += w;
-			a->samples += c;
-		}
+		a = fold_acc(h, i, -1, s->ip, false, &nr, &fresh);
+		a->weight += w; /* fresh ones start at 0; else a key seen on another CPU */
+		a->samples += c;
 	}
 	if (fold) {
 		for (size_t i = 0; i < nr; i++) {
@@ -497,6 +503,77 @@ int hotspots_top(struct hotspots *h, enum hotspots_mode mode, const struct hotsp
 	if (tot)
 		*tot = t;
 	return (int)k;
+}
+
+int hotspots_top_all(struct hotspots *h, enum hotspots_mode mode, const struct hotspots_filter *f,
+                     hotspots_sym_fn sym, void *arg, struct hotspots_row **rows, int *cap,
+                     int reserve, struct hotspots_totals *tot)
+{
+	const bool interval = mode == HOTSPOTS_INTERVAL;
+	const bool fold_cpus = f->cpu < 0 && !f->by_cpu;
+	struct hotspots_totals t = {.all = interval ? h->interval : h->total};
+	size_t nr = 0;
+
+	if (tot)
+		*tot = t;
+	if (reserve < 0 || scratch_reserve(h, h->used ? h->used : 1, true))
+		return -ENOMEM;
+	memset(h->fold, 0xff, h->fold_cap * sizeof(*h->fold));
+	for (uint32_t i = 0; i < h->cap; i++) {
+		const struct hotspots_slot *s = &h->slots[i];
+		const int cpu = fold_cpus ? -1 : s->cpu;
+		uint64_t w, c, key = s->ip, start;
+		bool by_sym = false, fresh;
+		struct hotspots_row r;
+		struct hotspots_acc *a;
+
+		if (!s->used || !passes(s, f) || (interval && s->igen != h->gen))
+			continue;
+		w = interval ? s->iweight : s->weight;
+		c = interval ? s->isamples : s->samples;
+		if (!c)
+			continue;
+		t.weight += w;
+		t.samples += c;
+		if (sym) { /* the symbol, cached in the slot: resolved once */
+			slot_row(h, i, cpu, w, c, &r);
+			if (hotspots_symbol(h, &r, sym, arg, &start) == HOTSPOTS_SYM_FOUND) {
+				key = start;
+				by_sym = true;
+			}
+		}
+		a = fold_acc(h, i, cpu, key, by_sym, &nr, &fresh);
+		a->weight += w;
+		a->samples += c;
+	}
+	/* Room for every row and the caller's reserve: grown by a quarter,
+	 * given back when far more than needed. */
+	const size_t need = nr + (size_t)reserve, want = need + need / 4 + 1024;
+	if (want > INT_MAX)
+		return -ENOMEM;
+	if (need > (size_t)*cap || (size_t)*cap > 2 * want) {
+		struct hotspots_row *m = realloc(*rows, want * sizeof(*m));
+
+		if (!m && need > (size_t)*cap)
+			return -ENOMEM;
+		if (m) {
+			*rows = m;
+			*cap = (int)want;
+		}
+	}
+	for (size_t i = 0; i < nr; i++) {
+		const struct hotspots_acc *a = &h->scratch[i];
+
+		slot_row(h, a->slot, a->cpu, a->weight, a->samples, &(*rows)[i]);
+	}
+	qsort(*rows, nr, sizeof(**rows), row_cmp_weight);
+	for (size_t i = 0; i < nr; i++)
+		(*rows)[i].share =
+		    t.weight ? 100.0 * (double)(*rows)[i].weight / (double)t.weight : 0.0;
+	t.rows = nr;
+	if (tot)
+		*tot = t;
+	return (int)nr;
 }
 
 /* Group order: key, then (with MERGE_PID) pid and tid, heaviest first within. */

@@ -319,6 +319,18 @@ typedef enum hotspots_sym (*hotspots_sym_fn)(const struct hotspots_row *row, uin
 enum hotspots_sym hotspots_symbol(struct hotspots *h, const struct hotspots_row *row,
                                   hotspots_sym_fn sym, void *arg, uint64_t *start);
 
+/*
+ * Every row of mode that passes f, heaviest first, into *rows (grown, or
+ * given back when far too big, to hold them and reserve more; *cap is its
+ * size): as hotspots_top() with room for all, but with sym (may be NULL)
+ * the slots of one (pid, tid, cpumode, CPU) in one symbol are folded into
+ * one row, so that the rows are as many as the functions, not the
+ * addresses. Returns the number of rows, or -ENOMEM.
+ */
+int hotspots_top_all(struct hotspots *h, enum hotspots_mode mode, const struct hotspots_filter *f,
+                     hotspots_sym_fn sym, void *arg, struct hotspots_row **rows, int *cap,
+                     int reserve, struct hotspots_totals *tot);
+
 /* pid's symbols changed (exec, a new mapping, a new process with a
  * recycled pid): its cached symbols are not used again. O(1). */
 void hotspots_symbols_changed(struct hotspots *h, uint32_t pid);

@@ -453,41 +453,18 @@ static bool still_named(pid_t pid, void *arg)
 	return k->nr && bsearch(&key, k->pids, k->nr, sizeof(key), util_u32_cmp);
 }
 
-/* Room in p->rows for every row: a group's weight must be whole, and rows
- * below any cut may belong to a group above it. */
-static void rows_room(struct profile *p, bool retired)
-{
-	const int64_t need = (int64_t)p->hot.used + (retired ? profile_retired_count(p) : 0);
-	/* A quarter more: a table growing by a few keys a tick is not copied
-	 * whole every tick; given back when a burst is over. */
-	const int64_t want = need + need / 4 + 1024;
-
-	if (want > INT_MAX)
-		return;
-	if (need >= p->cap_rows || (p->cap_rows > 2 * want && p->cap_rows > QUERY_ROWS)) {
-		struct hotspots_row *r = realloc(p->rows, (size_t)want * sizeof(*r));
-		if (r) {
-			p->rows = r;
-			p->cap_rows = (int)want;
-		}
-	}
-}
-
 void profile_warm(struct profile *p)
 {
 	struct hotspots_filter f = HOTSPOTS_FILTER_ALL;
 	struct hotspots_totals tot;
-	uint64_t start;
-	int n;
 
 	profile_prepare(p);
 	if (!p->open)
 		return;
 	sampler_drain(&p->samp, -1);
-	rows_room(p, false);
-	n = hotspots_top(&p->hot, HOTSPOTS_INTERVAL, &f, p->rows, p->cap_rows, &tot);
-	for (int i = 0; i < n; i++)
-		hotspots_symbol(&p->hot, &p->rows[i], symbol_of, p, &start);
+	/* resolves every key's symbol (to fold them) */
+	(void)hotspots_top_all(&p->hot, HOTSPOTS_INTERVAL, &f, symbol_of, p, &p->rows, &p->cap_rows,
+	                       0, &tot);
 }
 
 /* Retire the keys of the processes that exited since the last tick; when
@@ -615,8 +592,11 @@ void profile_tick(struct profile *p, struct model *m, bool totals)
 		f.cpu = p->cfg->filter_cpu;
 	}
 	f.by_cpu = hotkeys_has(&p->keys, HOTKEYS_CPU);
-	rows_room(p, accumulated);
-	n = hotspots_top(&p->hot, mode, &f, p->rows, p->cap_rows, &tot);
+	/* Every row (a group's weight must be whole, and rows below any cut
+	 * may belong to a group above it), folded by symbol as they are read,
+	 * with room for the retired ones. */
+	n = hotspots_top_all(&p->hot, mode, &f, symbol_of, p, &p->rows, &p->cap_rows,
+	                     accumulated ? (int)profile_retired_count(p) : 0, &tot);
 	if (n >= 0 && accumulated) /* the keys that left the table, named */
 		n += profile_retired_rows(p, &f, p->rows + n, p->cap_rows - n);
 	for (int i = 0; i < n; i++)

@@ -597,6 +597,61 @@ static void assert_same_rows(const struct hotspots_row *a, int na, const struct 
 
 /* Idle keys fold into their symbol's: the table stays at the cap, the
  * interval and the since-start figures per symbol do not change. */
+/* hotspots_top_all(): the addresses of one function fold into one row per
+ * (pid, tid, cpumode) and CPU choice; what has no symbol stays per address;
+ * nothing is lost; the rows array grows to hold them and the reserve. */
+static void test_top_all(void **state)
+{
+	struct hotspots h;
+	struct hotspots_row *rows = NULL;
+	struct hotspots_totals t;
+	struct hotspots_filter f = HOTSPOTS_FILTER_ALL;
+	struct toy toy = {0};
+	uint64_t sum = 0;
+	int cap = 0, n;
+
+	(void)state;
+	assert_int_equal(hotspots_init(&h, 0, 0, 0), 0);
+	for (uint32_t pid = 1; pid <= 2; pid++)
+		for (uint64_t ip = 0x20000; ip < 0x20100; ip += 8)
+			for (int cpu = 0; cpu < 2; cpu++)
+				assert_int_equal(hotspots_add(&h, pid, pid, ip, U, cpu, 10), 0);
+	assert_int_equal(hotspots_add(&h, 1, 1, 0x5000, U, 0, 7), 0);   /* no symbol */
+	assert_int_equal(hotspots_add(&h, 1, 1, 0x5008, U, 0, 7), 0);   /* no symbol */
+	assert_int_equal(hotspots_add(&h, 1, 1, 0x200000, U, 0, 5), 0); /* unknown */
+	n = hotspots_top_all(&h, HOTSPOTS_TOTAL, &f, toy_sym, &toy, &rows, &cap, 10, &t);
+	assert_int_equal(n, 5);
+	assert_true(cap >= n + 10);
+	assert_int_equal(t.rows, 5);
+	for (int i = 0; i < n; i++)
+		sum += rows[i].weight;
+	assert_int_equal(sum, t.weight);
+	assert_int_equal(t.weight, 2 * 32 * 2 * 10 + 7 + 7 + 5);
+	assert_int_equal(rows[0].weight, 640); /* a function of 32 addresses on 2 CPUs */
+	assert_int_equal(rows[0].cpu, -1);
+	assert_int_equal(rows[0].pid, 1); /* ties: by pid */
+	assert_int_equal(rows[1].pid, 2);
+	assert_share(rows[0].share, 100.0 * 640 / (double)t.weight);
+	/* a row per CPU when asked */
+	f.by_cpu = true;
+	n = hotspots_top_all(&h, HOTSPOTS_TOTAL, &f, toy_sym, &toy, &rows, &cap, 0, &t);
+	assert_int_equal(n, 7);
+	assert_int_equal(rows[0].weight, 320);
+	assert_true(rows[0].cpu == 0 || rows[0].cpu == 1);
+	/* without symbols: a row per address (its CPUs folded) */
+	f.by_cpu = false;
+	n = hotspots_top_all(&h, HOTSPOTS_TOTAL, &f, NULL, NULL, &rows, &cap, 0, &t);
+	assert_int_equal(n, 2 * 32 + 3);
+	assert_int_equal(rows[0].weight, 20);
+	/* one pid */
+	f.pid = 2;
+	n = hotspots_top_all(&h, HOTSPOTS_TOTAL, &f, toy_sym, &toy, &rows, &cap, 0, &t);
+	assert_int_equal(n, 1);
+	assert_int_equal(rows[0].weight, 640);
+	free(rows);
+	hotspots_fini(&h);
+}
+
 static void test_trim_folds_idle(void **state)
 {
 	enum { CAP = 96, ROWS = 4096 };
@@ -1296,6 +1351,7 @@ int main(void)
 	    cmocka_unit_test(test_overflow),
 	    cmocka_unit_test(test_stable_order),
 	    cmocka_unit_test(test_merge),
+	    cmocka_unit_test(test_top_all),
 	    cmocka_unit_test(test_trim_folds_idle),
 	    cmocka_unit_test(test_trim_spares_busy_keys),
 	    cmocka_unit_test(test_trim_overflow),
