@@ -926,6 +926,9 @@ static int run(struct app *a)
 		a->opt.session.top_n = a->opt.export_tasks;
 	a->opt.session.profile.filter_pid = -1;
 	a->opt.session.profile.filter_cpu = -1;
+	/* /metrics has no hotspots: a service that only serves it samples nothing. */
+	if (a->headless && !a->opt.record)
+		a->opt.session.profile.enabled = false;
 	/* The viewer owns the terminal: a command writes into a file instead;
 	 * with -b its output is kept apart from snapshots on standard output. */
 	cmdout_init(&a->cmd_out);

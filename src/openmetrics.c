@@ -231,6 +231,17 @@ static bool counted(const struct counter_value *v)
 	       v->value >= 0;
 }
 
+static int add_cells(struct om_sums *s, const struct model *m, const int *idx,
+                     const struct model_row *r)
+{
+	int err = 0;
+
+	for (int i = 0; i < m->nr_events && !err; i++)
+		if (idx[i] >= 0 && counted(&r->cells[i]))
+			err = sums_add(s, idx[i], r->cells[i].value);
+	return err;
+}
+
 static int add_row(struct om_state *st, const struct model *m, const int *idx,
                    const struct model_row *r, double start_s)
 {
@@ -250,10 +261,13 @@ static int add_row(struct om_state *st, const struct model *m, const int *idx,
 		util_strlcpy(s->name, r->comm, sizeof(s->name)); /* exec renames */
 		s->exited = r->exited;
 	}
-	for (int i = 0; i < m->nr_events && !err; i++)
-		if (idx[i] >= 0 && counted(&r->cells[i]))
-			err = sums_add(s, idx[i], r->cells[i].value);
-	return err;
+	if (r->kind == MODEL_ROW_TOTAL && m->mode == MODEL_SYSTEM) {
+		/* the machine: what the CPU series add, so that they sum to it */
+		for (int c = 0; c < m->nr_cpus; c++)
+			err = err ? err : add_cells(s, m, idx, &m->cpus[c]);
+		return err;
+	}
+	return add_cells(s, m, idx, r);
 }
 
 /* Forget the tasks that exited (once an update has gone by without them)
@@ -362,13 +376,18 @@ static bool is_clock(const struct model_event *e)
 	return !strcmp(e->unit, "ms");
 }
 
-const char *om_event_family(const struct model_event *e, char *buf, size_t len)
+static const char *const scope_words[OM_NR_SCOPES] = {"", "cpu_", "cgroup_", "task_"};
+
+/* "pfmtop_" SCOPE EVENT [_UNIT] into buf: "_event" after one of our own. */
+static const char *base_family(const struct model_event *e, const char *scope, char *buf,
+                               size_t len)
 {
 	char ev[128], unit[24];
 
 	name_part(ev, sizeof(ev), e->name);
 	name_part(unit, sizeof(unit), is_clock(e) ? "seconds" : e->unit);
-	snprintf(buf, len, "pfmtop_%s%s%s", ev[0] ? ev : "event", unit[0] ? "_" : "", unit);
+	snprintf(buf, len, "pfmtop_%s%s%s%s", scope, ev[0] ? ev : "event", unit[0] ? "_" : "",
+	         unit);
 	for (size_t i = 0; i < ARRAY_SIZE(own_families); i++)
 		if (!strcmp(buf + strlen("pfmtop_"), own_families[i])) {
 			size_t n = strlen(buf);
@@ -376,6 +395,39 @@ const char *om_event_family(const struct model_event *e, char *buf, size_t len)
 			break;
 		}
 	return buf;
+}
+
+const char *om_event_family(const struct model_event *e, char *buf, size_t len)
+{
+	return base_family(e, "", buf, len);
+}
+
+typedef char om_names[OM_NR_SCOPES][160];
+
+/* The family names of each event in each scope (malloc'd; NULL when out of
+ * memory). The whole-run family of an event named like a scope
+ * ("cpu/cycles/": pfmtop_cpu_cycles) that another event's scoped family
+ * takes (cycles per CPU) gets "_event": a family never mixes scopes. */
+static om_names *families(const struct model *m)
+{
+	om_names *n = calloc((size_t)(m->nr_events ? m->nr_events : 1), sizeof(*n));
+
+	if (!n)
+		return NULL;
+	for (int i = 0; i < m->nr_events; i++)
+		for (int sc = 0; sc < OM_NR_SCOPES; sc++)
+			base_family(&m->events[i], scope_words[sc], n[i][sc], sizeof(n[i][sc]));
+	for (int i = 0; i < m->nr_events; i++) {
+		char *all = n[i][OM_SCOPE_ALL];
+		bool clash = false;
+
+		for (int k = 0; k < m->nr_events && !clash; k++)
+			for (int sc = OM_SCOPE_CPU; sc < OM_NR_SCOPES && !clash; sc++)
+				clash = m->events[k].opened && !strcmp(n[k][sc], all);
+		if (clash)
+			snprintf(all + strlen(all), sizeof(n[i][0]) - strlen(all), "_event");
+	}
+	return n;
 }
 
 /* A label value: untrusted text made printable UTF-8, then '\', '"' and
@@ -535,52 +587,98 @@ static int task_cut(const struct model *m, int limit)
 	return i;
 }
 
-/* The counter family of event i (and of later events with the same family
- * name): a series per CPU (system-wide) or the targets' total (-p, a
- * command: what they counted on any CPU), per cgroup, and per exported
- * task. */
-static void event_family(FILE *f, const struct om_state *st, const struct model *m,
-                         const struct om_config *cfg, enum om_dialect d, int i, const char *fam)
+/* The series of one scope of an event's family. */
+static void scope_series(FILE *f, const struct om_state *st, const struct model *m,
+                         const struct om_config *cfg, enum om_dialect d, enum om_scope sc,
+                         const char *fam, const char *event, int ix, double scale)
 {
-	char help[256], other[160];
+	const struct model_row *rows = sc == OM_SCOPE_CPU ? m->cpus : m->cgroups;
+	int nr = sc == OM_SCOPE_CPU ? m->nr_cpus : sc == OM_SCOPE_CGROUP ? m->nr_cgroups : 0;
 
-	snprintf(help, sizeof(help), "%s counted by pfmtop since it started counting the series%s",
-	         m->events[i].name, is_clock(&m->events[i]) ? ", in seconds" : "");
+	if (sc == OM_SCOPE_ALL && st->total)
+		counter_sample(f, cfg, d, fam, st->total, &m->total, event,
+		               sums_get(st->total, ix) * scale);
+	if (sc == OM_SCOPE_TASK)
+		rows = m->tasks, nr = task_cut(m, cfg->tasks);
+	for (int r = 0; r < nr; r++) {
+		const struct om_sums *s;
+
+		if ((sc == OM_SCOPE_TASK && !rows[r].counted) || !(s = find_series(st, &rows[r])))
+			continue;
+		counter_sample(f, cfg, d, fam, s, &rows[r], event, sums_get(s, ix) * scale);
+	}
+}
+
+/* Whether scope sc has series in this model. */
+static bool scope_shown(const struct om_state *st, const struct model *m,
+                        const struct om_config *cfg, enum om_scope sc)
+{
+	switch (sc) {
+	case OM_SCOPE_ALL:
+		return st->total != NULL;
+	case OM_SCOPE_CPU:
+		return m->mode == MODEL_SYSTEM && m->nr_cpus > 0;
+	case OM_SCOPE_CGROUP:
+		return m->nr_cgroups > 0;
+	case OM_SCOPE_TASK:
+		return cfg->tasks > 0 && st->keep_tasks;
+	default:
+		break;
+	}
+	return false;
+}
+
+static void scope_help(char *help, size_t len, const struct model *m, const struct model_event *e,
+                       enum om_scope sc, const char *all)
+{
+	const char *what = "";
+	char buf[200];
+
+	switch (sc) {
+	case OM_SCOPE_ALL:
+		what = m->mode == MODEL_SYSTEM ? "on the whole machine (the sum of the CPU series)"
+		                               : "by the targets (-p or the command), on any CPU";
+		break;
+	case OM_SCOPE_CPU:
+		snprintf(buf, sizeof(buf), "on each CPU (they sum to %s_total)", all);
+		what = buf;
+		break;
+	case OM_SCOPE_CGROUP:
+		what = "in each --cgroup (cgroups given may nest)";
+		break;
+	case OM_SCOPE_TASK:
+		what = "by each of the --export-tasks busiest tasks (not all of them)";
+		break;
+	default:
+		break;
+	}
+	snprintf(help, len, "%s counted %s since pfmtop started counting the series%s", e->name,
+	         what, is_clock(e) ? ", in seconds" : "");
+}
+
+/* The counter family fam of scope sc, at event i: the series of event i
+ * and of the later events with the same family name in that scope. */
+static void event_family(FILE *f, const struct om_state *st, const struct model *m,
+                         const struct om_config *cfg, enum om_dialect d, int i,
+                         const om_names *fams, enum om_scope sc)
+{
+	const char *fam = fams[i][sc];
+	char help[400];
+
+	scope_help(help, sizeof(help), m, &m->events[i], sc, fams[i][OM_SCOPE_ALL]);
 	family(f, d, fam, true, help);
 	for (int k = i; k < m->nr_events; k++) {
 		const struct model_event *e = &m->events[k];
 		int ix;
 
-		if (strcmp(om_event_family(e, other, sizeof(other)), fam) || !e->opened)
+		if (!e->opened || strcmp(fams[k][sc], fam))
 			continue;
 		ix = name_of(st, e->name);
 		if (ix < 0)
 			continue;
 		const double scale = is_clock(e) ? (e->scale > 0 ? e->scale : 1.0) / 1e3
 		                                 : (e->scale > 0 ? e->scale : 1.0);
-		for (int r = 0; m->mode == MODEL_SYSTEM && r < m->nr_cpus; r++) {
-			const struct om_sums *s = find_series(st, &m->cpus[r]);
-			if (s)
-				counter_sample(f, cfg, d, fam, s, &m->cpus[r], e->name,
-				               sums_get(s, ix) * scale);
-		}
-		if (m->mode != MODEL_SYSTEM && st->total)
-			counter_sample(f, cfg, d, fam, st->total, &m->total, e->name,
-			               sums_get(st->total, ix) * scale);
-		for (int r = 0; r < m->nr_cgroups; r++) {
-			const struct om_sums *s = find_series(st, &m->cgroups[r]);
-			if (s)
-				counter_sample(f, cfg, d, fam, s, &m->cgroups[r], e->name,
-				               sums_get(s, ix) * scale);
-		}
-		for (int r = 0, cut = task_cut(m, cfg->tasks); r < cut; r++) {
-			const struct om_sums *s;
-
-			if (!m->tasks[r].counted || !(s = find_series(st, &m->tasks[r])))
-				continue;
-			counter_sample(f, cfg, d, fam, s, &m->tasks[r], e->name,
-			               sums_get(s, ix) * scale);
-		}
+		scope_series(f, st, m, cfg, d, sc, fam, e->name, ix, scale);
 	}
 }
 
@@ -692,24 +790,30 @@ static void sampling(FILE *f, const struct om_state *st, const struct model *m, 
 int om_write(FILE *f, const struct om_state *st, const struct model *m, const struct om_config *cfg,
              enum om_dialect d)
 {
-	char fam[160], other[160];
+	om_names *fams = families(m);
 
+	if (!fams)
+		return -ENOMEM;
 	family(f, d, "pfmtop_build_info", false, "pfmtop's version; always 1");
 	fprintf(f, "pfmtop_build_info{version=\"%s\"} 1\n", PFMTOP_VERSION);
-	/* A family per name, at its first counted event (an event that counts
-	 * nowhere here has only its state). */
+	/* A family per scope and name, at its first counted event (an event
+	 * that counts nowhere here has only its state). */
 	for (int i = 0; i < m->nr_events; i++) {
-		bool seen = false;
-
 		if (!m->events[i].opened || name_of(st, m->events[i].name) < 0)
 			continue;
-		om_event_family(&m->events[i], fam, sizeof(fam));
-		for (int k = 0; k < i && !seen; k++)
-			seen = m->events[k].opened && name_of(st, m->events[k].name) >= 0 &&
-			       !strcmp(om_event_family(&m->events[k], other, sizeof(other)), fam);
-		if (!seen)
-			event_family(f, st, m, cfg, d, i, fam);
+		for (int sc = 0; sc < OM_NR_SCOPES; sc++) {
+			bool seen = false;
+
+			if (!scope_shown(st, m, cfg, (enum om_scope)sc))
+				continue;
+			for (int k = 0; k < i && !seen; k++)
+				seen = m->events[k].opened && name_of(st, m->events[k].name) >= 0 &&
+				       !strcmp(fams[k][sc], fams[i][sc]);
+			if (!seen)
+				event_family(f, st, m, cfg, d, i, fams, (enum om_scope)sc);
+		}
 	}
+	free(fams);
 	event_gauges(f, m, d);
 	task_gauges(f, m, cfg, d);
 	sampling(f, st, m, d);

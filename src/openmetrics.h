@@ -14,6 +14,18 @@ enum om_dialect {
 	OM_PROMETHEUS,  /* text/plain; version=0.0.4 (node_exporter's textfile collector) */
 };
 
+/* What a counter family's series count: all that pfmtop counts (the
+ * machine system-wide, the targets with -p or a command), or one CPU, one
+ * cgroup or one task each. Each scope is a family of its own, so that
+ * sum() over a family counts nothing twice. */
+enum om_scope {
+	OM_SCOPE_ALL,    /* pfmtop_EVENT_total{event} */
+	OM_SCOPE_CPU,    /* pfmtop_cpu_EVENT_total{event,cpu} (system-wide) */
+	OM_SCOPE_CGROUP, /* pfmtop_cgroup_EVENT_total{event,cgroup} */
+	OM_SCOPE_TASK,   /* pfmtop_task_EVENT_total{event,pid,[tid,]comm} */
+	OM_NR_SCOPES,
+};
+
 /* The Content-Type of a dialect. */
 const char *om_content_type(enum om_dialect d);
 
@@ -73,8 +85,9 @@ int om_write(FILE *f, const struct om_state *st, const struct model *m, const st
 char *om_render(const struct om_state *st, const struct model *m, const struct om_config *cfg,
                 enum om_dialect d, size_t *len);
 
-/* The metric family name of an event ("page-faults" -> "pfmtop_page_faults",
- * a clock in ms -> "..._seconds"), into buf. */
+/* The whole-run metric family name of an event ("page-faults" ->
+ * "pfmtop_page_faults", a clock in ms -> "..._seconds"), into buf; the
+ * scoped ones put cpu_, cgroup_ or task_ after "pfmtop_". */
 const char *om_event_family(const struct model_event *e, char *buf, size_t len);
 
 #endif

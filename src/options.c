@@ -128,12 +128,13 @@ static const char usage_text[] =
     "                           alone without a terminal or with --daemon\n"
     "      --allow-remote       let --listen take an address other machines reach\n"
     "      --web-config FILE    TLS and basic auth, as Prometheus exporters read them\n"
-    "      --export-tasks N     series for the top N tasks too (default 0: per CPU,\n"
-    "                           cgroup and run totals only)\n"
+    "      --export-tasks N     pfmtop_task_* series for the top N tasks too (default 0:\n"
+    "                           the run's totals, per CPU and per cgroup only)\n"
     "      --export-cmdline     label those task series with their command line too\n"
     "                           (only comm by default: arguments may hold secrets)\n"
     "      --daemon             no view and no snapshots: only serve --listen (stops on\n"
-    "                           SIGTERM, SIGINT or SIGQUIT; SIGHUP is logged)\n"
+    "                           SIGTERM, SIGINT or SIGQUIT; SIGHUP is logged); counters\n"
+    "                           only: /metrics has no hotspots, so nothing is sampled\n"
     "\n"
     "Interactive view (press h in it for the keys):\n"
     "      --view NAME          start in overview (the default: CPU meters, tasks and\n"
@@ -1123,6 +1124,9 @@ static int check_conflicts(const struct options *o, const bool *given, char *err
 	if (o->export_cmdline && !o->export_tasks)
 		return refuse(err, errlen,
 		              "--export-cmdline labels task series: add --export-tasks N");
+	if (o->daemon && c->profile.callchain)
+		return refuse(err, errlen,
+		              "--daemon samples nothing (/metrics has no hotspots): drop -g");
 	if (o->daemon && o->batch)
 		return refuse(
 		    err, errlen,

@@ -32,8 +32,8 @@ static double now_s(void)
 }
 
 static const char *const names[NR_EVENTS] = {
-    "cycles",      "instructions",     "cache-misses",   "branch-misses",
-    "task-clock",  "context-switches", "cpu-migrations", "page-faults",
+    "cycles",     "instructions",     "cache-misses",   "branch-misses",
+    "task-clock", "context-switches", "cpu-migrations", "page-faults",
 };
 
 static void fill(struct model *m, int cpus, int tasks, uint64_t seq)
@@ -147,6 +147,7 @@ int main(int argc, char **argv)
 		m.events[e].coverage = 1;
 	}
 	om_init(&st);
+	st.keep_tasks = true; /* as --export-tasks makes it */
 	printf("simulated machine: %d CPUs, %d counted tasks, %d events\n", cpus, tasks, NR_EVENTS);
 	fill(&m, cpus, tasks, 1);
 	t0 = now_s();
@@ -168,7 +169,7 @@ int main(int argc, char **argv)
 			printf("render %-11s %-16s %7.2f ms  %8zu bytes  %6.0f series\n",
 			       d == OM_OPENMETRICS ? "openmetrics" : "0.0.4",
 			       k ? "(+top 100 tasks)" : "(per CPU)", dt * 1e3, len,
-			       (double)(cpus + cfg.tasks) * NR_EVENTS + NR_EVENTS * 6 + 12);
+			       (double)(cpus + cfg.tasks + 1) * NR_EVENTS + NR_EVENTS * 6 + 12);
 		}
 	}
 

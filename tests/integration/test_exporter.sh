@@ -42,19 +42,54 @@ grep -qi '^content-type: text/plain; version=0.0.4' "$TMP/a.prom.h" ||
 	fail "a plain scrape is not the 0.0.4 text format" "$TMP/a.prom.h"
 promtool check metrics <"$TMP/a.prom" >"$TMP/promtool" 2>&1 ||
 	fail "promtool check metrics refuses the scrape" "$TMP/promtool" "$TMP/a.prom"
-grep -q '^pfmtop_page_faults_total{event="page-faults",cpu="0"} [0-9]' "$TMP/a.prom" ||
+grep -q '^pfmtop_cpu_page_faults_total{event="page-faults",cpu="0"} [0-9]' "$TMP/a.prom" ||
 	fail "no per-CPU page fault counter" "$TMP/a.prom"
-grep -q '^pfmtop_task_clock_seconds_total{event="task-clock",cpu="0"} [0-9.]' "$TMP/a.prom" ||
+grep -q '^pfmtop_cpu_task_clock_seconds_total{event="task-clock",cpu="0"} [0-9.]' "$TMP/a.prom" ||
 	fail "no task-clock in seconds" "$TMP/a.prom"
-grep -q 'pfmtop_page_faults_total{event="page-faults",pid="[0-9]*",comm="' "$TMP/a.prom" ||
+grep -q '^pfmtop_task_page_faults_total{event="page-faults",pid="[0-9]*",comm="' "$TMP/a.prom" ||
 	fail "--export-tasks 5 exports no task" "$TMP/a.prom"
 [ ! -s "$out" ] || fail "a service printed snapshots on standard output" "$out"
 if no_hw_pmu; then
 	grep -q '^pfmtop_event_state{event="cycles",state="unsupported"} 1$' "$TMP/a.prom" ||
 		fail "cycles, not supported here, has no state saying so" "$TMP/a.prom"
-	! grep -q '^pfmtop_cycles_total' "$TMP/a.prom" || fail "an unsupported event has a counter" "$TMP/a.prom"
+	! grep -q '^pfmtop_\(cpu_\|task_\)\?cycles_total' "$TMP/a.prom" || fail "an unsupported event has a counter" "$TMP/a.prom"
 fi
 pass "a plain scrape is the 0.0.4 text format and promtool check metrics accepts it"
+
+# One scope a family: every series of a family has the same label names (a
+# CPU, a task, the machine are never summed together), and sum() over the
+# CPU family is the machine's family, in the same scrape.
+"$pyd" - "$TMP/a.prom" >"$TMP/scopes" 2>&1 <<'EOF' || fail "a family mixes scopes, or the CPUs do not sum to the machine" "$TMP/scopes" "$TMP/a.prom"
+import re, sys
+label = re.compile(r'([A-Za-z_][A-Za-z0-9_]*)="((?:[^"\\]|\\.)*)"')
+keys, value, bad = {}, {}, []
+for line in open(sys.argv[1]):
+    if line.startswith("#") or not line.strip():
+        continue
+    m = re.match(r"([A-Za-z_:][A-Za-z0-9_:]*)(\{.*\})?\s+(\S+)$", line.rstrip("\n"))
+    name, lab = m.group(1), dict(label.findall(m.group(2) or ""))
+    k = tuple(sorted(lab))
+    if keys.setdefault(name, k) != k:
+        bad.append("%s: series labelled %s and %s" % (name, keys[name], k))
+    value.setdefault(name, []).append((lab, float(m.group(3))))
+for ev, fam in (("page-faults", "page_faults"), ("task-clock", "task_clock_seconds"),
+                ("context-switches", "context_switches")):
+    cpu = [v for lab, v in value.get("pfmtop_cpu_%s_total" % fam, []) if lab["event"] == ev]
+    allv = [v for lab, v in value.get("pfmtop_%s_total" % fam, []) if lab["event"] == ev]
+    if len(cpu) < 1 or len(allv) != 1:
+        bad.append("%s: %d CPU series, %d machine series" % (ev, len(cpu), len(allv)))
+    elif abs(sum(cpu) - allv[0]) > 1e-9 * max(allv[0], 1):
+        bad.append("%s: the CPUs sum to %r, the machine has %r" % (ev, sum(cpu), allv[0]))
+    else:
+        print("%s: %d CPUs sum to %g" % (ev, len(cpu), allv[0]))
+tasks = value.get("pfmtop_task_page_faults_total", [])
+if not tasks or any("pid" not in lab or "cpu" in lab for lab, _ in tasks):
+    bad.append("pfmtop_task_page_faults_total: %r" % tasks)
+if bad:
+    print("\n".join(bad))
+    sys.exit(1)
+EOF
+pass "no family mixes scopes; $(paste -sd';' "$TMP/scopes")"
 
 scrape "$url" "$TMP/om.txt" -H 'Accept: application/openmetrics-text; version=1.0.0; charset=utf-8'
 grep -qi '^content-type: application/openmetrics-text; version=1.0.0' "$TMP/om.txt.h" ||
@@ -68,6 +103,8 @@ assert pf.type == "counter", pf.type
 names = {s.name for s in pf.samples}
 assert names == {"pfmtop_page_faults_total", "pfmtop_page_faults_created"}, names
 assert fams["pfmtop_task_clock_seconds"].unit == "seconds"
+assert fams["pfmtop_cpu_page_faults"].type == "counter"
+assert fams["pfmtop_cpu_task_clock_seconds"].unit == "seconds"
 assert fams["pfmtop_build_info"].type == "gauge"
 print(len(fams), "families")
 EOF
@@ -199,11 +236,19 @@ pass "loopback unless --allow-remote, [::1] served, a port in use and bad addres
 
 # --- a real Prometheus scrapes a command's counters ---
 # Command mode counts the command and its children only: the faults it
-# stores must be perf stat's for the same command, within 5%.
+# stores must be perf stat's for the same command, within 5%. Beside it, a
+# system-wide pfmtop (-b --listen: it samples too) for the dashboard's
+# queries.
 workload="sleep 4; $bursts 2000 40 60; sleep 4"
 want=$(perf_stat page-faults sh -c "$workload")
 port=$(free_port)
 pport=$(free_port)
+sport=$(free_port)
+dash_events=cycles,instructions,cache-misses,branch-misses,task-clock,context-switches,cpu-migrations,page-faults
+"$PFMTOP" -b --listen "127.0.0.1:$sport" -d 0.5 -e "$dash_events" --export-tasks 5 \
+	</dev/null >/dev/null 2>"$TMP/sys.err" &
+SYS=$!
+cleanup_add "kill -KILL $SYS"
 cat >"$TMP/prometheus.yml" <<EOF
 global:
   scrape_interval: 1s
@@ -212,6 +257,9 @@ scrape_configs:
   - job_name: pfmtop
     static_configs:
       - targets: ['127.0.0.1:$port']
+  - job_name: pfmtop_sys
+    static_configs:
+      - targets: ['127.0.0.1:$sport']
 EOF
 prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/tsdb" \
 	--web.listen-address="127.0.0.1:$pport" --log.level=warn >"$TMP/prom.log" 2>&1 &
@@ -234,7 +282,7 @@ wait_for 30 scraped_twice || fail "prometheus did not scrape pfmtop twice" "$TMP
 # The burst comes at 4 s and lasts about 3 s: its rate, while it lasts.
 peak=0
 for _ in $(seq 1 40); do
-	r=$(query 'rate(pfmtop_page_faults_total[3s])')
+	r=$(query 'rate(pfmtop_page_faults_total{job="pfmtop"}[3s])')
 	[ -n "$r" ] && peak=$(py "max(float(a[0]), float(a[1]))" "$peak" "$r")
 	kill -0 $CMD 2>/dev/null || break
 	sleep 0.25
@@ -245,11 +293,67 @@ rc=$?
 set -e
 [ "$rc" -eq 0 ] || fail "pfmtop -- CMD exited $rc" "$err"
 sleep 1.5 # the last scrape is in
-got=$(query 'max_over_time(pfmtop_page_faults_total[2m])')
+got=$(query 'max_over_time(pfmtop_page_faults_total{job="pfmtop"}[2m])')
 [ -n "$got" ] || fail "prometheus has no pfmtop_page_faults_total" "$TMP/prom.log"
 check "$peak > 1000" "rate(pfmtop_page_faults_total[3s]) peaked at $peak/s during 120000 faults"
 within "$got" "$want" 5 || fail "prometheus stored $got page faults for the command, perf stat counts $want"
 pass "prometheus scraped $got page faults for the command (perf stat: $want), rate peaking at $peak/s"
+
+# The system-wide pfmtop as Prometheus has it: sum() over the CPU family is
+# the machine's family, and every query of the shipped dashboard, for that
+# instance, gives data (but those of events this machine cannot count, as
+# pfmtop_event_state says).
+sys_scraped() { [ "$(query 'count_over_time(up{job="pfmtop_sys"}[1m])')" -ge 10 ] 2>/dev/null; }
+wait_for 60 sys_scraped || fail "prometheus did not scrape the system-wide pfmtop 10 times" "$TMP/prom.log" "$TMP/sys.err"
+"$pyd" - "$api" "127.0.0.1:$sport" "$PFMTOP_SRCDIR/packaging/grafana/pfmtop-dashboard.json" \
+	>"$TMP/dash" 2>&1 <<'EOF' || fail "the dashboard's queries against prometheus" "$TMP/dash" "$TMP/sys.err"
+import json, re, sys, urllib.parse, urllib.request
+api, inst, path = sys.argv[1:4]
+def query(q):
+    url = api + "/api/v1/query?" + urllib.parse.urlencode({"query": q})
+    r = json.load(urllib.request.urlopen(url, timeout=10))
+    assert r["status"] == "success", (q, r)
+    return r["data"]["result"]
+bad = []
+sel = '{job="pfmtop_sys"}'
+for fam, ev in (("page_faults", "page-faults"), ("task_clock_seconds", "task-clock")):
+    # one instant, so one scrape of each family
+    diff = query('sum by (event) (pfmtop_cpu_%s_total%s) - sum by (event) (pfmtop_%s_total%s)'
+                 % (fam, sel, fam, sel))
+    tot = query('sum by (event) (pfmtop_%s_total%s)' % (fam, sel))
+    if not diff or not tot or abs(float(diff[0]["value"][1])) > 1e-9 * max(float(tot[0]["value"][1]), 1):
+        bad.append("sum(pfmtop_cpu_%s_total) - pfmtop_%s_total: %s (total %s)" % (fam, fam, diff, tot))
+    else:
+        print("sum(pfmtop_cpu_%s_total) = pfmtop_%s_total = %s" % (fam, fam, tot[0]["value"][1]))
+unsupported = {r["metric"]["event"] for r in query(
+    'pfmtop_event_state{job="pfmtop_sys",state=~"unsupported|not_counted|error"} == 1')}
+fam_of = lambda e: re.sub(r"[^a-z0-9]+", "_", e.lower()).strip("_")
+excused = {"pfmtop_%s_total" % fam_of(e) for e in unsupported}
+dash = json.load(open(path))
+panels = []
+for p in dash["panels"]:
+    panels.append(p)
+    panels.extend(p.get("panels", []))
+n = 0
+for p in panels:
+    for t in p.get("targets", []):
+        q = t["expr"].replace("$__rate_interval", "10s").replace("$instance", inst)
+        names = set(re.findall(r"\bpfmtop_[A-Za-z0-9_]*", q))
+        res = query(q)
+        n += 1
+        if res:
+            continue
+        if names & excused:
+            print("no data, as expected here: %s (%s)" % (p["title"], ", ".join(sorted(names & excused))))
+            continue
+        bad.append("panel %s (%s) %s: no data for %s" % (p["id"], p["title"], t["refId"], q))
+if bad:
+    print("\n".join(bad))
+    sys.exit(1)
+print("%d dashboard queries answered" % n)
+EOF
+kill -TERM $SYS 2>/dev/null || true
+pass "prometheus: $(grep -c '^sum' "$TMP/dash") CPU families sum to the machine's; $(tail -n1 "$TMP/dash") ($(grep -c '^no data' "$TMP/dash") without data: no hardware PMU)"
 
 # --- the textfile: replaced whole, never seen half written ---
 mkdir "$TMP/tf"

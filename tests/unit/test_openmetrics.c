@@ -124,14 +124,19 @@ static void test_counters_only_grow(void **state)
 
 	t = render(&st, &m, 0, OM_PROMETHEUS);
 	assert_has(t, "# TYPE pfmtop_page_faults_total counter\n");
-	assert_has(t, "pfmtop_page_faults_total{event=\"page-faults\",cpu=\"0\"} 150\n");
-	assert_has(t, "pfmtop_page_faults_total{event=\"page-faults\",cpu=\"1\"} 7\n");
+	assert_has(t, "# TYPE pfmtop_cpu_page_faults_total counter\n");
+	assert_has(t, "pfmtop_cpu_page_faults_total{event=\"page-faults\",cpu=\"0\"} 150\n");
+	assert_has(t, "pfmtop_cpu_page_faults_total{event=\"page-faults\",cpu=\"1\"} 7\n");
+	/* the machine: what the CPUs add */
+	assert_has(t, "pfmtop_page_faults_total{event=\"page-faults\"} 157\n");
 	/* a cgroup's series: 4 in each of the two intervals added */
-	assert_has(t, "pfmtop_page_faults_total{event=\"page-faults\","
+	assert_has(t, "# TYPE pfmtop_cgroup_page_faults_total counter\n");
+	assert_has(t, "pfmtop_cgroup_page_faults_total{event=\"page-faults\","
 	              "cgroup=\"/system.slice/a \\\"b\\\".service\"} 8\n");
 	/* ns as seconds, in a family named for its unit */
 	assert_has(t, "# TYPE pfmtop_task_clock_seconds_total counter\n");
-	assert_has(t, "pfmtop_task_clock_seconds_total{event=\"task-clock\",cpu=\"0\"} 1.25\n");
+	assert_has(t, "pfmtop_cpu_task_clock_seconds_total{event=\"task-clock\",cpu=\"0\"} 1.25\n");
+	assert_has(t, "pfmtop_task_clock_seconds_total{event=\"task-clock\"} 1.25\n");
 	/* an event that does not count here has a state, no counter */
 	assert_lacks(t, "pfmtop_cycles_total");
 	assert_has(t, "pfmtop_event_state{event=\"cycles\",state=\"unsupported\"} 1\n");
@@ -145,10 +150,12 @@ static void test_counters_only_grow(void **state)
 
 	t = render(&st, &m, 0, OM_OPENMETRICS);
 	assert_has(t, "# TYPE pfmtop_page_faults counter\n");
-	assert_has(t, "pfmtop_page_faults_total{event=\"page-faults\",cpu=\"0\"} 150\n");
+	assert_has(t, "# TYPE pfmtop_cpu_page_faults counter\n");
+	assert_has(t, "pfmtop_cpu_page_faults_total{event=\"page-faults\",cpu=\"0\"} 150\n");
 	/* the series began with the first interval, a second before its end */
-	assert_has(t,
-	           "pfmtop_page_faults_created{event=\"page-faults\",cpu=\"0\"} 1700000000.000\n");
+	assert_has(t, "pfmtop_cpu_page_faults_created{event=\"page-faults\",cpu=\"0\"} "
+	              "1700000000.000\n");
+	assert_has(t, "pfmtop_page_faults_created{event=\"page-faults\"} 1700000000.000\n");
 	assert_has(t, "# UNIT pfmtop_task_clock_seconds seconds\n");
 	assert_int_equal(strcmp(t + strlen(t) - 6, "# EOF\n"), 0);
 	free(t);
@@ -186,10 +193,10 @@ static void test_tasks(void **state)
 
 	/* The first two counted rows (the /proc-only one is skipped). */
 	t = render(&st, &m, 2, OM_PROMETHEUS);
-	assert_has(
-	    t, "pfmtop_page_faults_total{event=\"page-faults\",pid=\"10\",comm=\"busy\"} 100\n");
+	assert_has(t, "pfmtop_task_page_faults_total{event=\"page-faults\",pid=\"10\","
+	              "comm=\"busy\"} 100\n");
 	/* hostile names: escaped, valid UTF-8, one line */
-	assert_has(t, "pfmtop_page_faults_total{event=\"page-faults\",pid=\"12\","
+	assert_has(t, "pfmtop_task_page_faults_total{event=\"page-faults\",pid=\"12\","
 	              "comm=\"a\\\"b\\\\c^Jd\\\\xff\"} 2\n");
 	assert_lacks(t, "pid=\"11\"");
 	assert_lacks(t, "pid=\"13\"");
@@ -289,11 +296,135 @@ static void test_shared_family(void **state)
 	set_cell(&m.cpus[0], 1, 9);
 	om_update(&st, &m);
 	t = render(&st, &m, 0, OM_PROMETHEUS);
-	assert_has(t, "pfmtop_page_faults_total{event=\"page-faults\",cpu=\"0\"} 3\n");
-	assert_has(t, "pfmtop_page_faults_total{event=\"page_faults\",cpu=\"0\"} 9\n");
+	assert_has(t, "pfmtop_cpu_page_faults_total{event=\"page-faults\",cpu=\"0\"} 3\n");
+	assert_has(t, "pfmtop_cpu_page_faults_total{event=\"page_faults\",cpu=\"0\"} 9\n");
 	assert_int_equal(strstr(strstr(t, "# TYPE pfmtop_page_faults_total") + 1,
 	                        "# TYPE pfmtop_page_faults_total"),
 	                 NULL);
+	assert_int_equal(strstr(strstr(t, "# TYPE pfmtop_cpu_page_faults_total") + 1,
+	                        "# TYPE pfmtop_cpu_page_faults_total"),
+	                 NULL);
+	free(t);
+	om_free(&st);
+	model_fini(&m);
+}
+
+/* The label names of a sample line ("event,cpu"), into keys; its name into
+ * name; its value returned. */
+static double parse_sample(const char *line, char *name, size_t nlen, char *keys, size_t klen)
+{
+	size_t n = strcspn(line, "{ ");
+	const char *p = line + n;
+
+	snprintf(name, nlen, "%.*s", (int)n, line);
+	keys[0] = '\0';
+	if (*p == '{') {
+		for (p++; *p && *p != '}';) {
+			size_t k = strcspn(p, "=");
+			size_t used = strlen(keys);
+
+			snprintf(keys + used, klen - used, "%s%.*s", used ? "," : "", (int)k, p);
+			p += k + 2; /* =" */
+			while (*p && *p != '"')
+				p += *p == '\\' ? 2 : 1;
+			p += *p == '"';
+			p += *p == ',';
+		}
+		p += *p == '}';
+	}
+	return strtod(p, NULL);
+}
+
+/* Each scope is a family of its own: every series of a family has the same
+ * label names, and sum() over the CPU family is the machine's family. An
+ * event named like a scope ("cpu/page-faults/") does not take the CPU
+ * family of another (page-faults). */
+static void test_scopes_apart(void **state)
+{
+	struct {
+		char name[160], keys[160];
+	} fam[64];
+	double cpu_sum = 0, all = -1;
+	struct om_state st;
+	struct model m;
+	int nr = 0;
+
+	setup_model(&m);
+	snprintf(m.events[2].name, sizeof(m.events[2].name), "cpu/page-faults/");
+	m.events[2].opened = true;
+	m.events[2].scale = 1.0;
+	om_init(&st);
+	st.keep_tasks = true;
+	struct model_row *cg = model_add_cgroup(&m);
+	assert_non_null(cg);
+	cg->kind = MODEL_ROW_CGROUP;
+	cg->counted = true;
+	snprintf(cg->cgroup, sizeof(cg->cgroup), "/a");
+	set_cell(cg, 0, 4);
+	add_task(&m, 10, 1, "busy", 40);
+	for (uint64_t seq = 1; seq <= 3; seq++) {
+		interval(&m, seq, 100.5 * (double)seq, 7, 250);
+		set_cell(&m.cpus[1], 2, 5);
+		om_update(&st, &m);
+	}
+	char *t = render(&st, &m, 5, OM_PROMETHEUS);
+	char *save = NULL;
+	for (char *line = strtok_r(t, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char name[160], keys[160];
+		int i;
+
+		if (line[0] == '#')
+			continue;
+		double v = parse_sample(line, name, sizeof(name), keys, sizeof(keys));
+		for (i = 0; i < nr && strcmp(fam[i].name, name); i++)
+			;
+		if (i == nr) {
+			assert_true(nr < 64);
+			snprintf(fam[nr].name, sizeof(fam[nr].name), "%s", name);
+			snprintf(fam[nr++].keys, sizeof(fam[0].keys), "%s", keys);
+		} else if (strcmp(fam[i].keys, keys)) {
+			fail_msg("%s mixes series labelled {%s} and {%s}", name, fam[i].keys, keys);
+		}
+		if (!strcmp(name, "pfmtop_cpu_page_faults_total") &&
+		    strstr(line, "event=\"page-faults\""))
+			cpu_sum += v;
+		if (!strcmp(name, "pfmtop_page_faults_total"))
+			all = v;
+	}
+	free(t);
+	assert_true(cpu_sum > 0);
+	assert_true(fabs(cpu_sum - all) < 1e-9 * all);
+	t = render(&st, &m, 5, OM_PROMETHEUS);
+	assert_has(t, "pfmtop_cpu_page_faults_event_total{event=\"cpu/page-faults/\"} 15\n");
+	assert_has(t,
+	           "pfmtop_cpu_cpu_page_faults_total{event=\"cpu/page-faults/\",cpu=\"1\"} 15\n");
+	assert_has(t,
+	           "pfmtop_task_page_faults_total{event=\"page-faults\",pid=\"10\",comm=\"busy\"} "
+	           "120\n");
+	assert_has(t, "pfmtop_cgroup_page_faults_total{event=\"page-faults\",cgroup=\"/a\"} 12\n");
+	free(t);
+	om_free(&st);
+	model_fini(&m);
+}
+
+/* With -p or a command the family of everything holds the targets' total;
+ * there is no CPU family. */
+static void test_targets_total(void **state)
+{
+	struct om_state st;
+	struct model m;
+
+	setup_model(&m);
+	m.mode = MODEL_TASKS;
+	om_init(&st);
+	interval(&m, 1, 100, 7, 250);
+	set_cell(&m.total, 0, 30);
+	m.total.counted = true;
+	om_update(&st, &m);
+	char *t = render(&st, &m, 0, OM_PROMETHEUS);
+	assert_has(t, "pfmtop_page_faults_total{event=\"page-faults\"} 30\n");
+	assert_lacks(t, "pfmtop_cpu_page_faults");
+	assert_lacks(t, "cpu=\"0\"} 100");
 	free(t);
 	om_free(&st);
 	model_fini(&m);
@@ -302,11 +433,10 @@ static void test_shared_family(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_counters_only_grow),
-	    cmocka_unit_test(test_tasks),
-	    cmocka_unit_test(test_tasks_forgotten),
-	    cmocka_unit_test(test_family_names),
-	    cmocka_unit_test(test_shared_family),
+	    cmocka_unit_test(test_counters_only_grow), cmocka_unit_test(test_tasks),
+	    cmocka_unit_test(test_tasks_forgotten),    cmocka_unit_test(test_family_names),
+	    cmocka_unit_test(test_shared_family),      cmocka_unit_test(test_scopes_apart),
+	    cmocka_unit_test(test_targets_total),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -212,6 +212,7 @@ static void test_errors(void **state)
 	EXPECT_ERROR("add --listen ADDR:PORT", "--allow-remote");
 	EXPECT_ERROR("add --listen ADDR:PORT", "--web-config", "w.yml");
 	EXPECT_ERROR("use one", "--daemon", "-b", "--listen", ":9464");
+	EXPECT_ERROR("samples nothing", "--daemon", "--listen", ":9464", "-g");
 	EXPECT_ERROR("replaces -o FILE whole", "-b", "--format", "prometheus", "-o", "f",
 		     "--append");
 	EXPECT_ERROR("converts to text, json or csv", "--convert", "r.json", "--format",
