@@ -474,6 +474,7 @@ static int opt_top(struct options *o, const char *arg, char *err, size_t errlen)
 	if (util_parse_long(arg, 0, INT_MAX, &v))
 		return refuse(err, errlen, "-N: %s is not a row count (0 = all)", quoted(q, arg));
 	o->session.top_n = (int)v;
+	o->top_given = true;
 	return 0;
 }
 
