@@ -114,13 +114,12 @@ static ssize_t read_line(FILE *f, char **buf, size_t *cap)
 static int write_model(const struct model *m, enum snapshot_format fmt,
                        const struct convert_cut *cut, struct output *out)
 {
-	struct model shown = *m;
+	struct model shown = model_cut_hot(m, cut->hot_rows);
 	size_t n = 0;
 	char *buf;
 	int ret;
 
 	shown.top_n = cut->top_n;
-	model_cut_hot(&shown, cut->hot_rows);
 	buf = snapshot_render(&shown, fmt, out->size == 0, &n);
 	ret = buf ? output_write(out, buf, n) : -errno;
 

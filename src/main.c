@@ -268,10 +268,8 @@ static void emit(struct app *a)
 		else
 			ret = buf ? output_write(&a->out, buf, len) : -errno;
 	} else {
-		/* the hotspot rows kept for the recording, cut back to --hot's */
-		struct model shown = *session_model(a->s);
-
-		model_cut_hot(&shown, a->hot_rows_saved);
+		/* the hotspot rows kept for a recording, cut back to --hot's */
+		struct model shown = model_cut_hot(session_model(a->s), a->hot_rows_saved);
 		buf = snapshot_render(&shown, a->opt.format, a->out.size == 0, &len);
 		ret = buf ? output_write(&a->out, buf, len) : -errno;
 	}
@@ -299,9 +297,7 @@ static void save_snapshot(struct app *a)
 
 	/* The batch renderer over the same model; only the hotspot rows kept
 	 * for scrolling are cut back to what batch mode shows. */
-	struct model shown = *session_model(a->s);
-
-	model_cut_hot(&shown, a->hot_rows_saved);
+	struct model shown = model_cut_hot(session_model(a->s), a->hot_rows_saved);
 	localtime_r(&now, &tm);
 	strftime(path, sizeof(path), "pfmtop-%Y%m%d-%H%M%S.txt", &tm);
 	buf = snapshot_render(&shown, SNAPSHOT_TEXT, false, &len);

@@ -50,13 +50,14 @@ void model_round(struct model *m)
 	m->sampling.hot_other.share = round_pct(m->sampling.hot_other.share);
 }
 
-void model_cut_hot(struct model *m, int n)
+struct model model_cut_hot(const struct model *from, int n)
 {
+	struct model c = *from, *m = &c;
 	struct model_sampling *s = &m->sampling;
 	uint64_t weight = 0, samples = 0;
 
 	if (n < 0 || n >= m->nr_hot)
-		return;
+		return c;
 	m->nr_hot = n;
 	for (int i = 0; i < n; i++) {
 		weight += m->hot[i].weight;
@@ -68,6 +69,7 @@ void model_cut_hot(struct model *m, int n)
 	s->hot_other.rows = m->hot_total > n ? m->hot_total - n : 0;
 	s->hot_other.share = round_pct(
 	    s->total_weight ? 100.0 * (double)s->hot_other.weight / (double)s->total_weight : 0.0);
+	return c;
 }
 
 void model_row_reset(const struct model *m, struct model_row *r)
