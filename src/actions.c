@@ -359,8 +359,14 @@ int actions_convert(const struct options *o)
 		untrusted_complain("%s\n", err);
 		return 2;
 	}
+	/* every row recorded, unless -N or --hot cut them */
+	const struct convert_cut cut = {
+	    .top_n = o->top_given ? o->session.top_n : 0,
+	    .hot_rows = o->hot_given ? o->session.profile.top : -1,
+	};
+
 	ret = convert_run(o->action == OPTIONS_CONVERT ? "--convert" : "--replay", o->convert,
-	                  o->format, &out);
+	                  o->format, &cut, &out);
 	int closed = output_close(&out);
 
 	if (closed && !ret) {

@@ -111,11 +111,17 @@ static ssize_t read_line(FILE *f, char **buf, size_t *cap)
 
 /* A snapshot written to out. 0, 1 (stop: said why), or -EPIPE (no one
  * reads any more: stop quietly). */
-static int write_model(const struct model *m, enum snapshot_format fmt, struct output *out)
+static int write_model(const struct model *m, enum snapshot_format fmt,
+                       const struct convert_cut *cut, struct output *out)
 {
+	struct model shown = model_cut_hot(m, cut->hot_rows);
 	size_t n = 0;
-	char *buf = snapshot_render(m, fmt, out->size == 0, &n);
-	int ret = buf ? output_write(out, buf, n) : -errno;
+	char *buf;
+	int ret;
+
+	shown.top_n = cut->top_n;
+	buf = snapshot_render(&shown, fmt, out->size == 0, &n);
+	ret = buf ? output_write(out, buf, n) : -errno;
 
 	free(buf);
 	if (ret == -EPIPE)
@@ -129,7 +135,7 @@ static int write_model(const struct model *m, enum snapshot_format fmt, struct o
 
 /* One line: a snapshot written to out (see write_model()). */
 static int convert_line(const char *path, long lineno, const char *line, size_t len,
-                        enum snapshot_format fmt, struct output *out)
+                        enum snapshot_format fmt, const struct convert_cut *cut, struct output *out)
 {
 	struct model m;
 	char err[256];
@@ -139,7 +145,7 @@ static int convert_line(const char *path, long lineno, const char *line, size_t 
 		untrusted_complain("%s:%ld: %s\n", path, lineno, err);
 		return 1;
 	}
-	ret = write_model(&m, fmt, out);
+	ret = write_model(&m, fmt, cut, out);
 	model_fini(&m);
 	return ret;
 }
@@ -157,7 +163,8 @@ void convert_losses(const char *path, const struct pfr_reader *r)
 }
 
 /* A recording (--record): every frame written to out. */
-static int convert_frames(const char *path, int fd, enum snapshot_format fmt, struct output *out)
+static int convert_frames(const char *path, int fd, enum snapshot_format fmt,
+                          const struct convert_cut *cut, struct output *out)
 {
 	struct timeline t;
 	char err[320];
@@ -176,7 +183,7 @@ static int convert_frames(const char *path, int fd, enum snapshot_format fmt, st
 			untrusted_complain("%s: frame %ld: %s; left out\n", path, i + 1, err);
 			continue;
 		}
-		status = write_model(m, fmt, out);
+		status = write_model(m, fmt, cut, out);
 		written += !status;
 	}
 	if (!status && !timeline_len(&t)) {
@@ -236,7 +243,8 @@ int convert_load(const char *path, int fd, struct timeline *t)
 	return status;
 }
 
-int convert_run(const char *flag, const char *path, enum snapshot_format fmt, struct output *out)
+int convert_run(const char *flag, const char *path, enum snapshot_format fmt,
+                const struct convert_cut *cut, struct output *out)
 {
 	FILE *f = open_recording(flag, path);
 	char *line = NULL;
@@ -249,7 +257,7 @@ int convert_run(const char *flag, const char *path, enum snapshot_format fmt, st
 	if (!f)
 		return 2;
 	if (pfr_is_recording(fileno(f)) == 1) {
-		status = convert_frames(path, fileno(f), fmt, out);
+		status = convert_frames(path, fileno(f), fmt, cut, out);
 		if (f != stdin)
 			fclose(f);
 		return status;
@@ -270,7 +278,7 @@ int convert_run(const char *flag, const char *path, enum snapshot_format fmt, st
 			                   "recording stopped while writing it); left out\n",
 			                   path, lineno, n);
 		} else if (n > 1) {
-			int ret = convert_line(path, lineno, line, (size_t)n, fmt, out);
+			int ret = convert_line(path, lineno, line, (size_t)n, fmt, cut, out);
 
 			gone = ret == -EPIPE;
 			status = gone ? 0 : ret;

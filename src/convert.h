@@ -7,14 +7,22 @@
 
 /*
  * Read the snapshots of the recording at path ("-": standard input) and
- * write each to out in fmt, as the live run would have. A last line cut
+ * write each to out in fmt, as the live run would have, with every row the
+ * recording holds but as cut says. A last line cut
  * short (the recording stopped mid-write) is left out with a warning.
  * Returns the exit status: 0; 1 when a line is not a snapshot, the
  * recording holds none, or out cannot be written; 2 when path cannot be
  * read or is not a regular file. Says why on standard error, after flag
  * ("--convert" or "--replay").
  */
-int convert_run(const char *flag, const char *path, enum snapshot_format fmt, struct output *out);
+/* What of each snapshot is written: task rows (top_n, 0 all) and hotspot
+ * rows (hot_rows, -1 all; the rest go to "other"), as -N and --hot say. */
+struct convert_cut {
+	int top_n, hot_rows;
+};
+
+int convert_run(const char *flag, const char *path, enum snapshot_format fmt,
+                const struct convert_cut *cut, struct output *out);
 
 struct pfr_reader;
 struct timeline;

@@ -268,7 +268,9 @@ static void emit(struct app *a)
 		else
 			ret = buf ? output_write(&a->out, buf, len) : -errno;
 	} else {
-		buf = snapshot_render(session_model(a->s), a->opt.format, a->out.size == 0, &len);
+		/* the hotspot rows kept for a recording, cut back to --hot's */
+		struct model shown = model_cut_hot(session_model(a->s), a->hot_rows_saved);
+		buf = snapshot_render(&shown, a->opt.format, a->out.size == 0, &len);
 		ret = buf ? output_write(&a->out, buf, len) : -errno;
 	}
 	free(buf);
@@ -295,10 +297,7 @@ static void save_snapshot(struct app *a)
 
 	/* The batch renderer over the same model; only the hotspot rows kept
 	 * for scrolling are cut back to what batch mode shows. */
-	struct model shown = *session_model(a->s);
-
-	if (shown.nr_hot > a->hot_rows_saved)
-		shown.nr_hot = a->hot_rows_saved;
+	struct model shown = model_cut_hot(session_model(a->s), a->hot_rows_saved);
 	localtime_r(&now, &tm);
 	strftime(path, sizeof(path), "pfmtop-%Y%m%d-%H%M%S.txt", &tm);
 	buf = snapshot_render(&shown, SNAPSHOT_TEXT, false, &len);
@@ -706,7 +705,8 @@ static void history_move(struct app *a, const struct view_settings *vs, unsigned
 	}
 	a->hist_pos = a->hist.pos;
 	timeline_clock(m->wall_ns, when, sizeof(when));
-	snprintf(err, sizeof(err), "history %s  %ld back", when + 11, n - 1 - a->hist_pos);
+	snprintf(err, sizeof(err), "history %s  %ld back%s", when + 11, n - 1 - a->hist_pos,
+	         m->final ? " totals" : "");
 	view_timeline(a->view, err);
 	if (msg[0])
 		view_status(a->view, msg);
@@ -913,10 +913,13 @@ static int run(struct app *a)
 	if (a->rc.have_sort && !a->opt.sort_given)
 		util_strlcpy(a->opt.session.sort, a->rc.sort, sizeof(a->opt.session.sort));
 	a->opt.session.sort_fallback = !a->opt.sort_given;
-	a->opt.session.users_all = !a->opt.batch && !a->headless; /* the view shows every row */
+	/* the view shows every row, and a recording keeps every row */
+	a->opt.session.users_all = (!a->opt.batch && !a->headless) || a->opt.record;
 	a->hot_rows_saved = a->opt.session.profile.top;
 	if (!a->opt.batch && !a->headless && !a->opt.hot_given)
 		a->opt.session.profile.top = HOT_ROWS_INTERACTIVE;
+	else if (a->opt.record && a->opt.session.profile.top < PFR_HOT_ROWS)
+		a->opt.session.profile.top = PFR_HOT_ROWS; /* printed: --hot's rows */
 	/* Exported tasks are the model's first; a service keeps every counted
 	 * task's sums going, so that one entering the top N has its whole count. */
 	if (a->headless && a->opt.listen)

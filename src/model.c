@@ -50,6 +50,28 @@ void model_round(struct model *m)
 	m->sampling.hot_other.share = round_pct(m->sampling.hot_other.share);
 }
 
+struct model model_cut_hot(const struct model *from, int n)
+{
+	struct model c = *from, *m = &c;
+	struct model_sampling *s = &m->sampling;
+	uint64_t weight = 0, samples = 0;
+
+	if (n < 0 || n >= m->nr_hot)
+		return c;
+	m->nr_hot = n;
+	for (int i = 0; i < n; i++) {
+		weight += m->hot[i].weight;
+		samples += m->hot[i].samples;
+	}
+	/* as the profile makes "other": what the rows kept leave of the total */
+	s->hot_other.weight = s->total_weight > weight ? s->total_weight - weight : 0;
+	s->hot_other.samples = s->total_samples > samples ? s->total_samples - samples : 0;
+	s->hot_other.rows = m->hot_total > n ? m->hot_total - n : 0;
+	s->hot_other.share = round_pct(
+	    s->total_weight ? 100.0 * (double)s->hot_other.weight / (double)s->total_weight : 0.0);
+	return c;
+}
+
 void model_row_reset(const struct model *m, struct model_row *r)
 {
 	struct counter_value *cells = r->cells;

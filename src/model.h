@@ -296,6 +296,11 @@ struct model_ring *model_add_ring(struct model *m);
  */
 void model_round(struct model *m);
 
+/* A shallow copy of m (its tables shared) with its first n hotspot rows,
+ * to print fewer than it holds: the rows cut go to "other", so that the
+ * shares still add up to 100. n < 0 or n >= nr_hot: all of them. */
+struct model model_cut_hot(const struct model *m, int n);
+
 /* Append a call path of nr frames (zeroed) to m; NULL on ENOMEM. The
  * first path after nr_frames went back to 0 empties the frames' names. */
 struct model_callpath *model_add_path(struct model *m, int nr);

@@ -78,7 +78,7 @@ static const char usage_text[] =
     "  -c, --count PERIOD       sample every PERIOD events instead of -F\n"
     "      --sample-event EVENT what to sample (default cycles, else cpu-clock)\n"
     "      --mmap-pages N       ring size in pages per CPU, a power of two (default 128)\n"
-    "      --hot N              hotspot rows per snapshot (default 10)\n"
+    "      --hot N              hotspot rows printed per snapshot (default 10)\n"
     "      --hot-total          hotspots since the start instead of per interval\n"
     "      --hot-sort KEYS      group hotspot rows by these keys, a comma list of sym,\n"
     "                           dso, comm, pid, tid, cpu (perf top's --sort keys;\n"
@@ -108,7 +108,8 @@ static const char usage_text[] =
     "                           or prometheus (text format 0.0.4, for node_exporter's\n"
     "                           textfile collector): -o FILE is then replaced whole\n"
     "                           (atomically) at every refresh\n"
-    "  -N, --top N              task rows per snapshot (default 10, 0 = all)\n"
+    "  -N, --top N              task rows printed per snapshot (default 10, 0 = all;\n"
+    "                           a recording keeps every row)\n"
     "      --sort COLUMN        order tasks by cpu (default), pid, command, or an event\n"
     "                           or metric name (largest first)\n"
     "\n"
@@ -475,6 +476,7 @@ static int opt_top(struct options *o, const char *arg, char *err, size_t errlen)
 	if (util_parse_long(arg, 0, INT_MAX, &v))
 		return refuse(err, errlen, "-N: %s is not a row count (0 = all)", quoted(q, arg));
 	o->session.top_n = (int)v;
+	o->top_given = true;
 	return 0;
 }
 

@@ -54,6 +54,7 @@ struct options {
 	const char *theme;      /* --theme NAME|FILE, NULL = default (or mono) */
 	int view;               /* --view: OPTIONS_VIEW_*, -1 = by mode */
 	bool hot_given;         /* --hot given (else the viewer shows a screenful) */
+	bool top_given;         /* -N given (--convert prints every row recorded else) */
 	bool sort_given;        /* --sort given (else the preset's sort, if any) */
 	const char *listen;     /* --listen ADDR:PORT, NULL = no exporter */
 	bool allow_remote;      /* --allow-remote */

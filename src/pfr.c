@@ -92,7 +92,10 @@ unsigned char *pfr_encode(struct pfr_writer *w, const struct model *m, bool file
                           size_t *len)
 {
 	size_t jlen = 0, n, head = file_header ? PFR_MAGIC_LEN : 0;
-	char *json = snapshot_render(m, SNAPSHOT_JSON, false, &jlen);
+	/* every task row, not only the top N printed: -N cuts what is shown */
+	struct model all = *m;
+	all.top_n = 0;
+	char *json = snapshot_render(&all, SNAPSHOT_JSON, false, &jlen);
 	const bool key = !w->prev_len || w->since_key >= w->key_every;
 	unsigned char *out, *h;
 

@@ -14,7 +14,9 @@
  * payload's length, a CRC-32 of the header's other 24 bytes and the payload,
  * the snapshot's wall time in ns, the CRC of the frame before it, for a
  * delta) and a payload: one zstd frame (decodable alone but for its prefix)
- * holding the snapshot as --format json writes it (the model, whole). A key
+ * holding the snapshot as --format json writes it (the model, whole: every
+ * task row and cgroup, whatever -N prints, and up to PFR_HOT_ROWS hotspot
+ * rows with "other" holding the rest). A key
  * frame ('K') is compressed alone; a delta frame ('D') is compressed against
  * the JSON of the frame before it (a zstd prefix), so that what did not
  * change since costs next to nothing. A frame is written with one write()
@@ -28,6 +30,9 @@
 #define PFR_KEY_EVERY    100         /* frames from one key frame to the next */
 #define PFR_LEVEL        12          /* zstd's level (tests/bench/bench_record.c) */
 #define PFR_MAX_SNAPSHOT (64u << 20) /* a longer snapshot is not pfmtop's */
+/* Hotspot rows a recording keeps a frame at least (more with --hot); the
+ * rest is in the "other" row (README, "Recordings"). */
+#define PFR_HOT_ROWS 100
 
 struct pfr_writer {
 	void *cctx;        /* ZSTD_CCtx */

@@ -414,12 +414,13 @@ int session_tick(struct session *s, bool final)
 		bool shown = i < m->top_n || m->top_n == 0;
 		uid_t uid;
 
-		/* the viewer shows every row (a uid is read once in a task's life) */
+		/* the viewer shows every row, a recording keeps every row (a uid
+		 * is read once in a task's life) */
 		if (!shown && !s->cfg->users_all)
 			break;
 		if (!r->user[0] && session_row_uid(s, r, &uid) == 0)
 			util_strlcpy(r->user, procfs_user(&s->proc, uid), sizeof(r->user));
-		if (shown && m->show_cgroups &&
+		if (m->show_cgroups &&
 		    procfs_task_cgroup(&s->proc, r->pid, r->cgroup, sizeof(r->cgroup)))
 			r->cgroup[0] = '\0';
 	}

@@ -48,7 +48,8 @@ struct session_config {
 	char sort[128];   /* --sort: "cpu", "pid", "command", an event or metric */
 
 	bool sort_fallback; /* a sort that is not a column: by CPU% (session_sort_note) */
-	bool users_all;     /* USER for every task row, not only the top N (the viewer) */
+	bool users_all;     /* USER and cgroup for every task row, not only the top N (the viewer,
+	                     * --record) */
 	const struct preset_resolved *resolved; /* the preset's choices and metrics, or NULL (-e) */
 	const struct events_table *known; /* events resolved already (by the chooser), or NULL */
 	const struct probe *probe;        /* the machine as probed, or NULL: session_init probes */

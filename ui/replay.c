@@ -125,8 +125,10 @@ static void show(struct replay *r)
 	}
 	timeline_clock(m->wall_ns, when, sizeof(when));
 	when[19] = '\0'; /* MM-DD HH:MM:SS: it fits beside the host at 80 columns */
-	snprintf(text, sizeof(text), "replay %s %ld/%ld %s", when + 5, r->pos + 1,
-	         timeline_len(&r->t), view_paused(r->view) ? "paused" : "playing");
+	/* the last frame of a command's run: its totals since the start */
+	snprintf(text, sizeof(text), "replay %s %ld/%ld%s %s", when + 5, r->pos + 1,
+	         timeline_len(&r->t), m->final ? " totals" : "",
+	         view_paused(r->view) ? "paused" : "playing");
 	if (vs->speed > 1)
 		snprintf(text + strlen(text), sizeof(text) - strlen(text), " x%u", vs->speed);
 	view_timeline(r->view, text);
@@ -161,8 +163,11 @@ static void on_tick(struct loop *l, uint64_t expirations, void *arg)
 		r->pos++;
 	show(r);
 	if (r->pos + 1 >= timeline_len(&r->t))
-		view_status(r->view, "the end of the recording (space plays on when more is "
-		                     "written to it)");
+		view_status(r->view, r->t.have_m && r->t.m.final
+		                         ? "the end of the recording: this frame holds the run's "
+		                           "totals, since its start"
+		                         : "the end of the recording (space plays on when more "
+		                           "is written to it)");
 	schedule(r);
 }
 
@@ -210,6 +215,9 @@ static void on_key(struct loop *l, int fd, uint32_t events, void *arg)
 		                     "json, csv)");
 	if (act & (VIEW_REDRAW | VIEW_STEP | VIEW_GOTO | VIEW_PROFILE))
 		show(r);
+	if ((act & (VIEW_STEP | VIEW_GOTO)) && r->t.have_m && r->t.pos == r->pos && r->t.m.final)
+		view_status(r->view, "this frame holds the run's totals, since its start (not one "
+		                     "interval)");
 }
 
 static void on_signal(struct loop *l, int sig, pid_t sender, void *arg)

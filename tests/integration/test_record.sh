@@ -12,17 +12,18 @@ mkdir "$d"
 faulter=$(helper faulter)
 
 # --- live batch run and its recording print the same, in every format ---
+# (the recording holds every row: cut to the live run's -N and --hot, 10)
 run "$out" "$err" "$PFMTOP" -b -d 0.3 -n 4 --format json -o "$d/live.json" --record "$d/run.pfr"
 expect_rc 0 "pfmtop -b -n 4 --format json -o FILE --record FILE.pfr" "$out" "$err"
 head -c 16 "$d/run.pfr" | grep -q '^pfmtop record 1$' || fail "the recording does not start with its magic" "$d/run.pfr"
-run "$out" "$err" "$PFMTOP" --convert "$d/run.pfr" --format json
-expect_rc 0 "--convert FILE.pfr --format json" "$out" "$err"
+run "$out" "$err" "$PFMTOP" --convert "$d/run.pfr" --format json -N 10 --hot 10
+expect_rc 0 "--convert FILE.pfr --format json -N 10 --hot 10" "$out" "$err"
 cmp -s "$out" "$d/live.json" || fail "--convert of the recording is not what the live run wrote" "$out" "$d/live.json"
 [ ! -s "$err" ] || fail "--convert of a whole recording complained" "$err"
 for fmt in text csv; do
 	run "$TMP/conv" "$err" "$PFMTOP" --convert "$d/live.json" --format $fmt
-	run "$out" "$err" "$PFMTOP" --replay "$d/run.pfr" -b --format $fmt
-	expect_rc 0 "--replay FILE -b --format $fmt" "$out" "$err"
+	run "$out" "$err" "$PFMTOP" --replay "$d/run.pfr" -b --format $fmt -N 10 --hot 10
+	expect_rc 0 "--replay FILE -b --format $fmt -N 10 --hot 10" "$out" "$err"
 	cmp -s "$out" "$TMP/conv" || fail "--replay -b --format $fmt differs from the JSON run converted" "$out" "$TMP/conv"
 done
 pass "--record beside -b: --convert gives the live JSON byte for byte; --replay -b text and csv agree"
@@ -30,7 +31,7 @@ pass "--record beside -b: --convert gives the live JSON byte for byte; --replay 
 # A command: its interval snapshots, the last one cut short and the totals.
 run "$d/cmd.txt" "$err" "$PFMTOP" -b -d 0.2 -e page-faults --record "$d/cmd.pfr" -- "$faulter" 0.7
 expect_rc 0 "pfmtop -b --record -- faulter" "$d/cmd.txt" "$err"
-run "$out" "$err" "$PFMTOP" --replay "$d/cmd.pfr" -b
+run "$out" "$err" "$PFMTOP" --replay "$d/cmd.pfr" -b -N 10 --hot 10
 cmp -s "$out" "$d/cmd.txt" || fail "--replay -b of a command's run is not what it printed" "$out" "$d/cmd.txt"
 grep -q "totals" "$out" || grep -qi "final" "$out" || fail "the replayed command run has no totals" "$out"
 pass "a command's run: --replay -b prints exactly what the live run printed ($(grep -c '^pfmtop' "$out") snapshots)"

@@ -40,8 +40,8 @@ static void load(const char *name)
 	f = fopen(path, "r");
 	assert_non_null(f);
 	while ((n = getline(&line, &cap, f)) > 0 && nr_snaps < MAX_SNAPS) {
-		assert_int_equal(model_from_json(&models[nr_snaps], line, (size_t)n, err, sizeof(err)),
-		                 0);
+		assert_int_equal(
+		    model_from_json(&models[nr_snaps], line, (size_t)n, err, sizeof(err)), 0);
 		lines[nr_snaps] = strdup(line);
 		line_len[nr_snaps] = (size_t)n;
 		nr_snaps++;
@@ -59,9 +59,8 @@ static int setup(void **state)
 	for (int i = 0, n = nr_snaps; i < n && nr_snaps < MAX_SNAPS; i++) {
 		char err[256];
 
-		assert_int_equal(model_from_json(&models[nr_snaps], lines[i], line_len[i], err,
-		                                 sizeof(err)),
-		                 0);
+		assert_int_equal(
+		    model_from_json(&models[nr_snaps], lines[i], line_len[i], err, sizeof(err)), 0);
 		lines[nr_snaps] = NULL;
 		nr_snaps++;
 	}
@@ -209,9 +208,9 @@ static void test_follow(void **state)
 	assert_int_equal(ftruncate(fd, starts[3] + 10), 0);
 	assert_int_equal(pfr_open(&r, fd, err, sizeof(err)), 0);
 	assert_int_equal(r.nr, 3);
-	assert_int_equal(pwrite(fd, all + starts[3] + 10, (size_t)(end - starts[3] - 10),
-	                        starts[3] + 10),
-	                 end - starts[3] - 10);
+	assert_int_equal(
+	    pwrite(fd, all + starts[3] + 10, (size_t)(end - starts[3] - 10), starts[3] + 10),
+	    end - starts[3] - 10);
 	assert_int_equal(pfr_update(&r), nr_snaps - 3);
 	for (int i = 0; i < nr_snaps; i++)
 		check_frame(&r, (size_t)i, i);
@@ -480,14 +479,68 @@ static void test_memory(void **state)
 	pfr_writer_fini(&w);
 }
 
+/* A frame holds every task row, whatever -N (top_n) prints. */
+static void test_every_row(void **state)
+{
+	struct pfr_writer w;
+	struct pfr_reader r;
+	struct model m = models[0], back;
+	char err[256];
+	size_t len;
+
+	assert_true(m.nr_tasks > 2);
+	m.top_n = 2;
+	assert_int_equal(pfr_writer_init(&w, 0), 0);
+	assert_int_equal(pfr_open_memory(&r), 0);
+	unsigned char *buf = pfr_encode(&w, &m, false, &len);
+	assert_non_null(buf);
+	assert_int_equal(pfr_append(&r, buf, len), 0);
+	assert_int_equal(pfr_read(&r, 0, &back, err, sizeof(err)), 0);
+	assert_int_equal(back.nr_tasks, m.nr_tasks);
+	for (int i = 0; i < m.nr_tasks; i++)
+		assert_int_equal(back.tasks[i].pid, m.tasks[i].pid);
+	model_fini(&back);
+	pfr_close(&r);
+	pfr_writer_fini(&w);
+}
+
+/* Hotspot rows cut for printing go to "other": the rows still add up. */
+static void test_cut_hot(void **state)
+{
+	struct model m = models[0];
+	struct model_sampling *s = &m.sampling;
+	uint64_t weight = 0, samples = 0;
+
+	assert_true(m.nr_hot > 3);
+	for (int i = 0; i < m.nr_hot; i++) {
+		m.hot[i].weight = m.hot[i].samples * 250000;
+		weight += m.hot[i].weight;
+		samples += m.hot[i].samples;
+	}
+	s->total_samples = samples + 7; /* 7 below the rows kept */
+	s->total_weight = weight + 7 * 250000;
+	const struct model c = model_cut_hot(&m, 3);
+	uint64_t kept = 0;
+	for (int i = 0; i < c.nr_hot; i++)
+		kept += c.hot[i].samples;
+	assert_int_equal(c.nr_hot, 3);
+	assert_int_equal(kept + c.sampling.hot_other.samples, s->total_samples);
+	assert_int_equal(c.sampling.hot_other.rows, m.hot_total - 3);
+	assert_true(c.sampling.hot_other.share > 0);
+	assert_int_equal(m.nr_hot, models[0].nr_hot); /* the model itself is left alone */
+	assert_int_equal(model_cut_hot(&m, -1).nr_hot, m.nr_hot);
+	assert_int_equal(model_cut_hot(&m, m.nr_hot + 5).nr_hot, m.nr_hot);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_round_trip), cmocka_unit_test(test_torn_tail),
-	    cmocka_unit_test(test_follow),     cmocka_unit_test(test_damage),
+	    cmocka_unit_test(test_round_trip),      cmocka_unit_test(test_torn_tail),
+	    cmocka_unit_test(test_follow),          cmocka_unit_test(test_damage),
 	    cmocka_unit_test(test_not_a_recording), cmocka_unit_test(test_garbage),
-	    cmocka_unit_test(test_memory),     cmocka_unit_test(test_rewritten),
-	    cmocka_unit_test(test_crc_on_read), cmocka_unit_test(test_frame_limit),
+	    cmocka_unit_test(test_memory),          cmocka_unit_test(test_rewritten),
+	    cmocka_unit_test(test_crc_on_read),     cmocka_unit_test(test_frame_limit),
+	    cmocka_unit_test(test_every_row),       cmocka_unit_test(test_cut_hot),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
