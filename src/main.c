@@ -295,8 +295,7 @@ static void save_snapshot(struct app *a)
 	size_t len = 0;
 	int ret;
 
-	/* The batch renderer over the same model; only the hotspot rows kept
-	 * for scrolling are cut back to what batch mode shows. */
+	/* The batch renderer over the same model, with batch mode's hotspot rows. */
 	struct model shown = model_cut_hot(session_model(a->s), a->hot_rows_saved);
 	localtime_r(&now, &tm);
 	strftime(path, sizeof(path), "pfmtop-%Y%m%d-%H%M%S.txt", &tm);
@@ -920,8 +919,7 @@ static int run(struct app *a)
 		a->opt.session.profile.top = HOT_ROWS_INTERACTIVE;
 	else if (a->opt.record && a->opt.session.profile.top < PFR_HOT_ROWS)
 		a->opt.session.profile.top = PFR_HOT_ROWS; /* printed: --hot's rows */
-	/* Exported tasks are the model's first; a service keeps every counted
-	 * task's sums going, so that one entering the top N has its whole count. */
+	/* Exported tasks are the model's first; a service keeps every task's sums. */
 	if (a->headless && a->opt.listen)
 		a->opt.session.top_n = 0;
 	else if (a->opt.export_tasks && a->opt.session.top_n &&
@@ -932,8 +930,7 @@ static int run(struct app *a)
 	/* /metrics has no hotspots: a service that only serves it samples nothing. */
 	if (a->headless && !a->opt.record)
 		a->opt.session.profile.enabled = false;
-	/* The viewer owns the terminal: a command writes into a file instead;
-	 * with -b its output is kept apart from snapshots on standard output. */
+	/* A command's output: to a file under the view, apart from -b's snapshots. */
 	cmdout_init(&a->cmd_out);
 	if (a->opt.session.mode == MODEL_COMMAND && !a->headless) {
 		if (cmdout_choose(&a->cmd_out, a->opt.command_output, a->opt.batch, a->opt.output,
