@@ -83,7 +83,10 @@ for i in $(seq 1 20); do
 	f=$d/kill$i.pfr
 	"$PFMTOP" --record "$f" -d 0.05 -e task-clock </dev/null >/dev/null 2>"$err" &
 	pid=$!
-	sleep "$(py "0.4 + $RANDOM / 32768 * 1.2")"
+	# the first frame is written (a loaded machine may take a while), then
+	# a random moment
+	wait_for 20 test -s "$f" || fail "kill -9 run $i: nothing recorded in 20 s" "$err"
+	sleep "$(py "$RANDOM / 32768 * 1.2")"
 	kill -KILL $pid
 	wait $pid 2>/dev/null || true
 	[ -f "$f" ] || fail "kill -9 run $i: no recording at all"
