@@ -52,7 +52,8 @@ struct app {
 	struct session *s; /* the engine (opaque) */
 	struct loop *loop;
 	struct view *view;
-	struct output out; /* batch snapshots: -o FILE or standard output */
+	struct output out;         /* batch snapshots: -o FILE or standard output */
+	struct snapshot_text text; /* what out's reader was told (text snapshots) */
 	int snapshots;
 	bool stopping;      /* a signal asked us to stop: waiting for the command */
 	bool finished;      /* finish() was called: the loop ends with its status */
@@ -268,7 +269,11 @@ static void emit(struct app *a)
 		else
 			ret = buf ? output_write(&a->out, buf, len) : -errno;
 	} else {
-		buf = snapshot_render(session_model(a->s), a->opt.format, a->out.size == 0, &len);
+		if (a->opt.format == SNAPSHOT_TEXT)
+			buf = snapshot_render_text(session_model(a->s), &a->text, &len);
+		else
+			buf = snapshot_render(session_model(a->s), a->opt.format, a->out.size == 0,
+			                      &len);
 		ret = buf ? output_write(&a->out, buf, len) : -errno;
 	}
 	free(buf);
@@ -950,6 +955,7 @@ static int run(struct app *a)
 		cmdout_close(&a->cmd_out);
 		return usage_class(ret) ? 2 : 1;
 	}
+	a->text.wide = a->opt.wide;
 	/* Before the command is launched or anything counted. */
 	a->replace = snapshot_format_is_metrics(a->opt.format) && a->opt.output &&
 	             strcmp(a->opt.output, "-");
