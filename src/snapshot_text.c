@@ -314,6 +314,11 @@ static void text_events(FILE *out, const struct text *x)
 	fputc('\n', out);
 }
 
+static int shown_tasks(const struct model *m)
+{
+	return m->top_n > 0 && m->top_n < m->nr_tasks ? m->top_n : m->nr_tasks;
+}
+
 /* Whether event i counts on no row (n/s or err everywhere): a narrow
  * snapshot leaves its column out. The column sorted by always stays. */
 static bool counts_nowhere(const struct model *m, int i)
@@ -324,12 +329,14 @@ static bool counts_nowhere(const struct model *m, int i)
 		return false;
 	if (cells_state_counted(m->total.cells[i].state))
 		return false;
-	for (int r = 0; r < m->nr_cpus; r++)
+	for (int r = 0; m->mode == MODEL_SYSTEM && r < m->nr_cpus; r++)
 		if (cells_state_counted(m->cpus[r].cells[i].state))
 			return false;
-	for (int r = 0; m->tasks_counted && r < m->nr_tasks; r++)
+	for (int r = 0; m->tasks_counted && r < shown_tasks(m); r++)
 		if (cells_state_counted(m->tasks[r].cells[i].state))
 			return false;
+	if (m->has_unattributed && cells_state_counted(m->unattributed.cells[i].state))
+		return false;
 	for (int r = 0; r < m->nr_cgroups; r++)
 		if (cells_state_counted(m->cgroups[r].cells[i].state))
 			return false;
@@ -342,11 +349,14 @@ static bool metric_nowhere(const struct model *m, int k)
 {
 	if (m->sort == MODEL_SORT_METRIC + k || !isnan(m->total.metrics[k]))
 		return false;
-	for (int r = 0; r < m->nr_cpus; r++)
+	for (int r = 0; m->mode == MODEL_SYSTEM && r < m->nr_cpus; r++)
 		if (!isnan(m->cpus[r].metrics[k]))
 			return false;
-	for (int r = 0; m->tasks_counted && r < m->nr_tasks; r++)
+	for (int r = 0; m->tasks_counted && r < shown_tasks(m); r++)
 		if (!isnan(m->tasks[r].metrics[k]))
+			return false;
+	for (int r = 0; r < m->nr_cgroups; r++)
+		if (!isnan(m->cgroups[r].metrics[k]))
 			return false;
 	return true;
 }
@@ -397,9 +407,9 @@ static void text_hidden(FILE *out, const struct text *x)
 	}
 	for (int k = 0; k < m->nr_metrics; k++)
 		if (x->hide_metric[k]) {
-			n += (size_t)snprintf(buf + n, sizeof(buf) - n, " %s (a ratio of them);",
-			                      m->metrics[k].title[0] ? m->metrics[k].title
-			                                             : m->metrics[k].name);
+			n += (size_t)snprintf(
+			    buf + n, sizeof(buf) - n, " %s (available on no row);",
+			    m->metrics[k].title[0] ? m->metrics[k].title : m->metrics[k].name);
 			if (n >= sizeof(buf))
 				n = sizeof(buf) - 1;
 		}
@@ -472,11 +482,6 @@ static void text_cpus(FILE *out, const struct text *x)
 	if (counters)
 		counter_cells(&t, rows - 1, 2, x, &m->total);
 	counters_table(out, x, &t, 2, SNAPSHOT_TEXT_CPU_NAMES);
-}
-
-static int shown_tasks(const struct model *m)
-{
-	return m->top_n > 0 && m->top_n < m->nr_tasks ? m->top_n : m->nr_tasks;
 }
 
 /* A narrow STATE column holds this much; a longer state is a note under
