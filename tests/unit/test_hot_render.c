@@ -1,9 +1,9 @@
 /* Hotspot rows grouped by keys, with -g's children, self and call paths,
  * rendered as text and JSON, and the JSON read back to the same bytes. */
-#include <cmocka.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <cmocka.h>
 
 #include "model.h"
 #include "model_json.h"

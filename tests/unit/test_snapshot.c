@@ -1,8 +1,8 @@
 /* Unit tests for snapshot: text and JSON renderings of a fixed model against golden files. */
-#include <cmocka.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <cmocka.h>
 
 #include "metrics.h"
 #include "model.h"
