@@ -18,7 +18,7 @@
 #include <string.h>
 
 static void set_event(struct model_event *e, const char *name, const char *enc, const char *unit,
-                      double scale, enum counter_state st, double cov, const char *why)
+		      double scale, enum counter_state st, double cov, const char *why)
 {
 	util_strlcpy(e->name, name, sizeof(e->name));
 	util_strlcpy(e->encoding, enc, sizeof(e->encoding));
@@ -54,10 +54,10 @@ static void build(struct model *m, enum model_mode mode)
 	model_note(m, "a \"quoted\" note\twith a tab");
 	set_event(&m->events[0], "cycles", "perf::CYCLES", "", 1, COUNTER_MULTIPLEXED, 0.5, "");
 	set_event(&m->events[1], "instructions", "perf::INSTRUCTIONS", "", 1, COUNTER_MULTIPLEXED,
-	          0.5, "");
+		  0.5, "");
 	set_event(&m->events[2], "task-clock", "perf::TASK_CLOCK", "ms", 1e-6, COUNTER_OK, 1, "");
 	set_event(&m->events[3], "major-faults", "", "", 1, COUNTER_UNSUPPORTED, 0,
-	          "no such event here");
+		  "no such event here");
 	m->nr_metrics = 1;
 	util_strlcpy(m->metrics[0].name, "IPC", sizeof(m->metrics[0].name));
 
@@ -95,18 +95,12 @@ static void build(struct model *m, enum model_mode mode)
 	util_strlcpy(sm->event, "cpu-clock", sizeof(sm->event));
 	util_strlcpy(sm->why, "Sampling cpu-clock instead of cycles: no PMU", sizeof(sm->why));
 	sm->freq = 4000;
-	sm->interval = (struct model_health_figures){.samples = 3990,
-	                                             .lost_records = 2,
-	                                             .lost_samples = 150,
-	                                             .throttles = 1,
-	                                             .throttled = true};
-	sm->total = (struct model_health_figures){.samples = 12000,
-	                                          .lost_records = 3,
-	                                          .lost_samples = 200,
-	                                          .lost_samples_hw = 4,
-	                                          .throttles = 1,
-	                                          .corrupt = 1,
-	                                          .throttled = true};
+	sm->interval = (struct model_health_figures){.samples = 3990, .lost_records = 2,
+						     .lost_samples = 150, .throttles = 1,
+						     .throttled = true};
+	sm->total = (struct model_health_figures){.samples = 12000, .lost_records = 3,
+						  .lost_samples = 200, .lost_samples_hw = 4,
+						  .throttles = 1, .corrupt = 1, .throttled = true};
 	sm->throttled_now = 1;
 	sm->max_rate = 50000;
 	sm->max_rate_start = 100000;
@@ -208,10 +202,9 @@ static void check_golden(const char *name, const char *got)
 	}
 	fprintf(stderr, "--- want %s\n%s--- got\n%s", name, want, golden);
 	if (getenv("PFMTOP_UPDATE_GOLDEN"))
-		fprintf(stderr,
-		        "PFMTOP_UPDATE_GOLDEN is set, but %s is only rewritten with "
-		        "PFMTOP_UPDATE_GOLDEN_CONFIRM=1 as well\n",
-		        path);
+		fprintf(stderr, "PFMTOP_UPDATE_GOLDEN is set, but %s is only rewritten with "
+				"PFMTOP_UPDATE_GOLDEN_CONFIRM=1 as well\n",
+			path);
 	free(golden);
 	fail();
 }
@@ -330,8 +323,7 @@ static void test_json(void **state)
 	char *s = render(&m, SNAPSHOT_JSON);
 	/* One line per snapshot. */
 	assert_non_null(strchr(s, '\n'));
-	assert_null(strchr(s, '\n') + 1 == s + strlen(s) ? NULL
-	                                                 : strchr(strchr(s, '\n') + 1, '\n'));
+	assert_null(strchr(s, '\n') + 1 == s + strlen(s) ? NULL : strchr(strchr(s, '\n') + 1, '\n'));
 	/* Not-available numbers are null, never 0, NaN or inf. */
 	assert_null(strstr(s, "nan"));
 	assert_null(strstr(s, "inf"));
@@ -371,8 +363,7 @@ static void test_csv(void **state)
 	assert_int_equal(lines, 2 * (4 + 1) + 3 + 1 + 2 * m.nr_hot);
 	assert_non_null(strstr(s, "^Jc\",stat,\"threads\","));
 	assert_non_null(strstr(s, ",total,\"\",,\"\",stat,\"cpu_pct\","));
-	assert_non_null(
-	    strstr(s, ",task,\"42\",42,\"a,\"\"b\"\"^Jc\",event,\"task-clock\",995,ms,1,ok\n"));
+	assert_non_null(strstr(s, ",task,\"42\",42,\"a,\"\"b\"\"^Jc\",event,\"task-clock\",995,ms,1,ok\n"));
 	assert_non_null(strstr(s, ",total,\"\",,\"\",event,\"cycles\",6000000,,0.5,multiplexed\n"));
 	assert_non_null(strstr(s, "^Jc\",event,\"cycles\",,,,error\n"));
 	assert_non_null(strstr(s, "^Jc\",metric,\"IPC\",,,,not available\n"));
@@ -460,12 +451,11 @@ static void number_reference(double v, char buf[32])
  * 0.001), small, large, negative, and the doubles beside each. */
 static void test_json_number_forms(void **state)
 {
-	static const double special[] = {0,         1e-4,     0.0001,      0.00011,
-	                                 9.9999e-5, 0.001,    0.1,         0.3,
-	                                 1.005,     2.675,    26.965,      99.9995,
-	                                 100,       1e9,      1e9 - 0.001, 123456.789012,
-	                                 1e15,      1e15 - 1, 1e15 + 2,    4503599627370495.5,
-	                                 5e-5,      1.5e-7,   1e300};
+	static const double special[] = {0,       1e-4,    0.0001, 0.00011, 9.9999e-5, 0.001,
+	                                 0.1,     0.3,     1.005,  2.675,   26.965,    99.9995,
+	                                 100,     1e9,     1e9 - 0.001,     123456.789012,
+	                                 1e15,    1e15 - 1,         1e15 + 2, 4503599627370495.5,
+	                                 5e-5,    1.5e-7,  1e300};
 	enum { NR = 4000 };
 	double *want = calloc(NR, sizeof(*want));
 	struct model m;
@@ -483,8 +473,7 @@ static void test_json_number_forms(void **state)
 	}
 	while (n < NR) { /* xorshift: decimals of 0 to 7 places, 1e-8 to 1e12 */
 		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-		const double places = pow(10, (double)(x % 8)),
-		             mag = pow(10, (double)(x >> 8 & 15) - 4);
+		const double places = pow(10, (double)(x % 8)), mag = pow(10, (double)(x >> 8 & 15) - 4);
 		const double r = (double)(x >> 12 & 0xfffff) / 0xfffff;
 		double v = round(r * mag * places) / places;
 		if (x & 1 << 4)
@@ -517,40 +506,36 @@ static void test_cells(void **state)
 	struct model_event counts = {.scale = 1}, ms = {.scale = 1e-6, .unit = "ms"};
 	char buf[64];
 
+	assert_string_equal(snapshot_cell(&counts, &(struct counter_value){1234, 1, COUNTER_OK},
+					  buf, sizeof(buf)),
+			    "1234");
+	assert_string_equal(snapshot_cell(&ms, &(struct counter_value){2500000, 1, COUNTER_OK},
+					  buf, sizeof(buf)),
+			    "2.50");
 	assert_string_equal(
-	    snapshot_cell(&counts, &(struct counter_value){1234, 1, COUNTER_OK}, buf, sizeof(buf)),
-	    "1234");
-	assert_string_equal(
-	    snapshot_cell(&ms, &(struct counter_value){2500000, 1, COUNTER_OK}, buf, sizeof(buf)),
-	    "2.50");
-	assert_string_equal(snapshot_cell(&counts,
-	                                  &(struct counter_value){4000, 0.629, COUNTER_MULTIPLEXED},
-	                                  buf, sizeof(buf)),
-	                    "4000 (62%)");
+		snapshot_cell(&counts, &(struct counter_value){4000, 0.629, COUNTER_MULTIPLEXED}, buf,
+			      sizeof(buf)),
+		"4000 (62%)");
 	/* Not counted is not zero. */
-	assert_string_equal(snapshot_cell(&counts,
-	                                  &(struct counter_value){NAN, 0, COUNTER_NOT_COUNTED}, buf,
-	                                  sizeof(buf)),
-	                    "n/c");
-	assert_string_equal(snapshot_cell(&counts,
-	                                  &(struct counter_value){NAN, 0, COUNTER_UNSUPPORTED}, buf,
-	                                  sizeof(buf)),
-	                    "n/s");
-	assert_string_equal(snapshot_cell(&counts, &(struct counter_value){NAN, 0, COUNTER_ERROR},
-	                                  buf, sizeof(buf)),
-	                    "err");
+	assert_string_equal(snapshot_cell(&counts, &(struct counter_value){NAN, 0, COUNTER_NOT_COUNTED},
+					  buf, sizeof(buf)),
+			    "n/c");
+	assert_string_equal(snapshot_cell(&counts, &(struct counter_value){NAN, 0, COUNTER_UNSUPPORTED},
+					  buf, sizeof(buf)),
+			    "n/s");
+	assert_string_equal(
+		snapshot_cell(&counts, &(struct counter_value){NAN, 0, COUNTER_ERROR}, buf, sizeof(buf)),
+		"err");
 }
 
 static void test_metrics_same_group_only(void **state)
 {
 	struct counters_event ev[] = {
-	    {.attr = {.type = PERF_TYPE_HARDWARE, .config = PERF_COUNT_HW_CPU_CYCLES}, .group = 0},
-	    {.attr = {.type = PERF_TYPE_HARDWARE, .config = PERF_COUNT_HW_INSTRUCTIONS},
-	     .group = 1},
-	    {.attr = {.type = PERF_TYPE_HARDWARE, .config = PERF_COUNT_HW_BRANCH_MISSES},
-	     .group = 2},
-	    {.attr = {.type = PERF_TYPE_HARDWARE, .config = PERF_COUNT_HW_BRANCH_INSTRUCTIONS},
-	     .group = 2},
+		{.attr = {.type = PERF_TYPE_HARDWARE, .config = PERF_COUNT_HW_CPU_CYCLES}, .group = 0},
+		{.attr = {.type = PERF_TYPE_HARDWARE, .config = PERF_COUNT_HW_INSTRUCTIONS}, .group = 1},
+		{.attr = {.type = PERF_TYPE_HARDWARE, .config = PERF_COUNT_HW_BRANCH_MISSES}, .group = 2},
+		{.attr = {.type = PERF_TYPE_HARDWARE, .config = PERF_COUNT_HW_BRANCH_INSTRUCTIONS},
+		 .group = 2},
 	};
 	struct metrics mt;
 	struct model m;
@@ -585,17 +570,17 @@ static void test_metrics_same_group_only(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_text_system),
-	    cmocka_unit_test(test_text_tasks),
-	    cmocka_unit_test(test_text_wide),
-	    cmocka_unit_test(test_text_sequence),
-	    cmocka_unit_test(test_json),
-	    cmocka_unit_test(test_csv),
-	    cmocka_unit_test(test_text_from_json),
-	    cmocka_unit_test(test_json_numbers),
-	    cmocka_unit_test(test_json_number_forms),
-	    cmocka_unit_test(test_cells),
-	    cmocka_unit_test(test_metrics_same_group_only),
+		cmocka_unit_test(test_text_system),
+		cmocka_unit_test(test_text_tasks),
+		cmocka_unit_test(test_text_wide),
+		cmocka_unit_test(test_text_sequence),
+		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_csv),
+		cmocka_unit_test(test_text_from_json),
+		cmocka_unit_test(test_json_numbers),
+		cmocka_unit_test(test_json_number_forms),
+		cmocka_unit_test(test_cells),
+		cmocka_unit_test(test_metrics_same_group_only),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
