@@ -359,6 +359,7 @@ int actions_convert(const struct options *o)
 		untrusted_complain("%s\n", err);
 		return 2;
 	}
+	out.text.wide = o->wide;
 	ret = convert_run(o->action == OPTIONS_CONVERT ? "--convert" : "--replay", o->convert,
 	                  o->format, &out);
 	int closed = output_close(&out);

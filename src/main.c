@@ -52,8 +52,7 @@ struct app {
 	struct session *s; /* the engine (opaque) */
 	struct loop *loop;
 	struct view *view;
-	struct output out;         /* batch snapshots: -o FILE or standard output */
-	struct snapshot_text text; /* what out's reader was told (text snapshots) */
+	struct output out; /* batch snapshots: -o FILE or standard output */
 	int snapshots;
 	bool stopping;      /* a signal asked us to stop: waiting for the command */
 	bool finished;      /* finish() was called: the loop ends with its status */
@@ -270,7 +269,7 @@ static void emit(struct app *a)
 			ret = buf ? output_write(&a->out, buf, len) : -errno;
 	} else {
 		if (a->opt.format == SNAPSHOT_TEXT)
-			buf = snapshot_render_text(session_model(a->s), &a->text, &len);
+			buf = snapshot_render_text(session_model(a->s), &a->out.text, &len);
 		else
 			buf = snapshot_render(session_model(a->s), a->opt.format, a->out.size == 0,
 			                      &len);
@@ -955,7 +954,6 @@ static int run(struct app *a)
 		cmdout_close(&a->cmd_out);
 		return usage_class(ret) ? 2 : 1;
 	}
-	a->text.wide = a->opt.wide;
 	/* Before the command is launched or anything counted. */
 	a->replace = snapshot_format_is_metrics(a->opt.format) && a->opt.output &&
 	             strcmp(a->opt.output, "-");
@@ -966,6 +964,7 @@ static int run(struct app *a)
 		                           sizeof(err));
 	} else {
 		ret = output_open(&a->out, a->opt.output, a->opt.output_mode, err, sizeof(err));
+		a->out.text.wide = a->opt.wide;
 	}
 	if (!ret && a->opt.record) {
 		char path[PATH_MAX];
