@@ -114,8 +114,7 @@ static ssize_t read_line(FILE *f, char **buf, size_t *cap)
 static int write_model(const struct model *m, enum snapshot_format fmt, struct output *out)
 {
 	size_t n = 0;
-	char *buf = fmt == SNAPSHOT_TEXT ? snapshot_render_text(m, &out->text, &n)
-	                                 : snapshot_render(m, fmt, out->size == 0, &n);
+	char *buf = snapshot_render_run(m, fmt, &out->text, out->size == 0, &n);
 	int ret = buf ? output_write(out, buf, n) : -errno;
 
 	free(buf);

@@ -268,11 +268,8 @@ static void emit(struct app *a)
 		else
 			ret = buf ? output_write(&a->out, buf, len) : -errno;
 	} else {
-		if (a->opt.format == SNAPSHOT_TEXT)
-			buf = snapshot_render_text(session_model(a->s), &a->out.text, &len);
-		else
-			buf = snapshot_render(session_model(a->s), a->opt.format, a->out.size == 0,
-			                      &len);
+		buf = snapshot_render_run(session_model(a->s), a->opt.format, &a->out.text,
+		                          a->out.size == 0, &len);
 		ret = buf ? output_write(&a->out, buf, len) : -errno;
 	}
 	free(buf);

@@ -70,6 +70,11 @@ struct snapshot_text {
 	uint64_t seen[SNAPSHOT_TEXT_SECTIONS]; /* a hash of each section last printed */
 };
 
+/* A snapshot of a run in fmt, as snapshot_render() makes it; text for the
+ * reader st (updated), as snapshot_render_text() does. */
+char *snapshot_render_run(const struct model *m, enum snapshot_format fmt, struct snapshot_text *st,
+                          bool first, size_t *len);
+
 /* One text snapshot of m for the reader st (updated), in a malloc'd buffer
  * of *len bytes (the caller frees it). NULL with errno set. */
 char *snapshot_render_text(const struct model *m, struct snapshot_text *st, size_t *len);

@@ -720,6 +720,13 @@ void snapshot_write_text(FILE *out, const struct model *m, struct snapshot_text 
 	free(x.hide);
 }
 
+char *snapshot_render_run(const struct model *m, enum snapshot_format fmt, struct snapshot_text *st,
+                          bool first, size_t *len)
+{
+	return fmt == SNAPSHOT_TEXT ? snapshot_render_text(m, st, len)
+	                            : snapshot_render(m, fmt, first, len);
+}
+
 char *snapshot_render_text(const struct model *m, struct snapshot_text *st, size_t *len)
 {
 	char *buf = NULL;
