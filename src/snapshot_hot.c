@@ -42,9 +42,12 @@ static void name_cell(char *cell, const char *name)
 }
 
 /* -g: the heaviest call paths of each row, callers then callees. */
-static void text_paths(FILE *out, const struct model *m)
+static void text_paths(FILE *out, const struct model *m, int maxw)
 {
 	int last = -1;
+	char *chain = NULL;
+	size_t len = 0;
+	FILE *f;
 
 	for (int i = 0; i < m->nr_paths; i++) {
 		const struct model_callpath *p = &m->paths[i];
@@ -60,17 +63,24 @@ static void text_paths(FILE *out, const struct model *m)
 			        m->hot[p->hot].children, m->hot[p->hot].self);
 			last = p->hot;
 		}
-		fprintf(out, "    %5.1f%% %s ", p->share, p->callee ? "calls " : "from  ");
+		/* a chain too long for a line goes on below, under its first frame */
+		if (!(f = open_memstream(&chain, &len)))
+			return;
+		fprintf(f, "    %5.1f%% %s ", p->share, p->callee ? "calls " : "from  ");
 		for (int k = 1; k < p->nr && k < 8; k++) {
-			const struct model_frame *f = &m->frames[p->first + k];
-			const char *sym = model_frame_symbol(m, f);
-			name_cell(name, sym[0] ? sym : model_frame_module(m, f));
-			fprintf(out, "%s%s", k > 1 ? (p->callee ? " > " : " < ") : "", name);
+			const struct model_frame *fr = &m->frames[p->first + k];
+			const char *sym = model_frame_symbol(m, fr);
+			name_cell(name, sym[0] ? sym : model_frame_module(m, fr));
+			fprintf(f, "%s%s", k > 1 ? (p->callee ? " > " : " < ") : "", name);
 		}
-		fputs(p->nr > 1   ? (p->nr > 8 ? " ...\n" : "\n")
-		      : p->callee ? "(itself: the sampled function)\n"
-		                  : "(the chain ends here)\n",
-		      out);
+		fputs(p->nr > 1   ? (p->nr > 8 ? " ..." : "")
+		      : p->callee ? "(itself: the sampled function)"
+		                  : "(the chain ends here)",
+		      f);
+		if (fclose(f) == 0)
+			snapshot_wrap(out, chain, 17, maxw);
+		free(chain);
+		chain = NULL;
 	}
 }
 
@@ -199,5 +209,5 @@ void snapshot_text_hotspots(FILE *out, const struct model *m, int maxw)
 	}
 	snapshot_table_print(out, &t);
 	if (tree && m->nr_paths)
-		text_paths(out, m);
+		text_paths(out, m, maxw);
 }
