@@ -280,10 +280,16 @@ static void text_header(FILE *out, const struct text *x)
 	fputc('\n', out);
 }
 
+/* The last column of EVENTS: the encoding, or why the event does not count. */
+static const char *event_why(const struct model_event *e)
+{
+	return e->why[0] ? e->why : e->encoding;
+}
+
 static void text_events(FILE *out, const struct text *x)
 {
 	const struct model *m = x->m;
-	int wn = (int)strlen("EVENT"), ws = (int)strlen("not supported");
+	int wn = (int)strlen("EVENT"), ws = (int)strlen("not supported"), same = 0;
 	char name[CELL_MAX];
 
 	for (int i = 0; i < m->nr_events; i++)
@@ -303,13 +309,23 @@ static void text_events(FILE *out, const struct text *x)
 		            snapshot_state_name(e->state), cov);
 		/* The last column holds whole sentences: never cut them; when
 		 * they do not fit beside the rest, they follow it, wrapped. */
-		untrusted_text(why, sizeof(why), e->why[0] ? e->why : e->encoding);
+		untrusted_text(why, sizeof(why), event_why(e));
 		if (!x->maxw || w + 2 + untrusted_width(why) <= x->maxw) {
 			fprintf(out, "  %s\n", why);
-		} else {
-			fprintf(out, "\n    ");
-			snapshot_wrap(out, why, 4, x->maxw);
+			continue;
 		}
+		/* rows in a row with the same sentence: said once, after them */
+		same++;
+		fputc('\n', out);
+		if (i + 1 < m->nr_events && !strcmp(event_why(&m->events[i + 1]), event_why(e)))
+			continue;
+		char line[sizeof(why) + 32];
+		if (same > 1)
+			snprintf(line, sizeof(line), "    the %d above: %s", same, why);
+		else
+			snprintf(line, sizeof(line), "    %s", why);
+		snapshot_wrap(out, line, 4, x->maxw);
+		same = 0;
 	}
 	fputc('\n', out);
 }
