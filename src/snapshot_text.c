@@ -1,5 +1,4 @@
-/* snapshot_text: the text snapshot (for people): tables that fit 80 columns, static sections once.
- */
+/* snapshot_text: text snapshots for people: 80 columns, static sections once. */
 #include "snapshot.h"
 #include "snapshot_priv.h"
 
@@ -100,8 +99,8 @@ void snapshot_table_print(FILE *out, struct table *t)
 		for (int c = 0; c < t->nr_cols; c++) {
 			char cut[CELL_MAX];
 			const char *cell = cell_at(t, r, c);
-			if (untrusted_width(cell) >
-			    t->width[c]) /* the middle goes, as in the view */
+			/* a name too long loses its middle (as hotspot names do) */
+			if (untrusted_width(cell) > t->width[c])
 				cell = cells_elide(cell, t->width[c], cut, sizeof(cut));
 			int pad = t->width[c] - untrusted_width(cell);
 			if (pad < 0)
@@ -213,7 +212,7 @@ static void counter_titles(struct table *t, int col, const struct text *x, bool 
  * snapshot whose line would be wider than its columns names the events by
  * their short names, and says once (section slot) what they stand for.
  */
-static void counters_table(FILE *out, const struct text *x, struct table *t, int col, int slot);
+static void counters_table(FILE *out, struct text *x, struct table *t, int col, int slot);
 
 /* A 64-bit FNV-1a hash of a section's text. */
 static uint64_t hash(const char *s, size_t n)
@@ -455,23 +454,21 @@ static void text_names(FILE *out, const struct text *x)
 		line(out, x, 2, "columns: %s", buf);
 }
 
-static void counters_table(FILE *out, const struct text *x, struct table *t, int col, int slot)
+static void counters_table(FILE *out, struct text *x, struct table *t, int col, int slot)
 {
-	struct text *w = (struct text *)x;
-
-	w->brief = false;
+	x->brief = false;
 	if (x->maxw && snapshot_table_width(t) > x->maxw) {
 		counter_titles(t, col, x, true);
-		w->brief = true;
+		x->brief = true;
 	}
 	t->maxw = x->maxw;
 	snapshot_table_print(out, t);
 	if (x->maxw)
 		section(out, x, slot, text_names);
-	w->brief = false;
+	x->brief = false;
 }
 
-static void text_cpus(FILE *out, const struct text *x)
+static void text_cpus(FILE *out, struct text *x)
 {
 	const struct model *m = x->m;
 	int cols = 2 + counter_cols(x), rows = m->nr_cpus + 2;
@@ -522,7 +519,7 @@ static void state_cell(const struct text *x, const struct model_row *r, char *ce
 	snprintf(cell, CELL_MAX, "[%d]", k + 1);
 }
 
-static void text_tasks(FILE *out, const struct text *x)
+static void text_tasks(FILE *out, struct text *x)
 {
 	const struct model *m = x->m;
 	int n = shown_tasks(m), fixed = 5, nr_notes = 0;
@@ -670,7 +667,7 @@ static void text_health(FILE *out, const struct text *x)
 	section(out, x, SNAPSHOT_TEXT_MAX_RATE, text_max_rate);
 }
 
-static void text_cgroups(FILE *out, const struct text *x)
+static void text_cgroups(FILE *out, struct text *x)
 {
 	const struct model *m = x->m;
 	int cols = 1 + counter_cols(x);
