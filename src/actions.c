@@ -365,6 +365,7 @@ int actions_convert(const struct options *o)
 	    .hot_rows = o->hot_given ? o->session.profile.top : -1,
 	};
 
+	out.text.wide = o->wide;
 	ret = convert_run(o->action == OPTIONS_CONVERT ? "--convert" : "--replay", o->convert,
 	                  o->format, &cut, &out);
 	int closed = output_close(&out);

@@ -146,3 +146,16 @@ char *cells_elide(const char *s, int width, char *buf, size_t len)
 	snprintf(buf, len, "%.*s...%s", (int)chars_bytes(s, head), s, end);
 	return buf;
 }
+
+const char *cells_brief_name(const char *name)
+{
+	static const char *const names[][2] = {
+	    {"context-switches", "ctxsw"}, {"cpu-migrations", "migr"}, {"page-faults", "faults"},
+	    {"instructions", "instr"},     {"cache-misses", "cmiss"},  {"branch-misses", "brmiss"},
+	    {"task-clock", "task"},        {"cpu-clock", "cpuclk"},
+	};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(name, names[i][0]))
+			return names[i][1];
+	return NULL;
+}

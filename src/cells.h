@@ -53,6 +53,10 @@ char *cells_metric(const struct model_metric *mm, double v, char *buf, size_t le
  */
 char *cells_elide(const char *s, int width, char *buf, size_t len);
 
+/* The short name of one of the kernel's generic counters, for narrow
+ * columns ("ctxsw" for context-switches), or NULL when it has none. */
+const char *cells_brief_name(const char *name);
+
 /* The order of names (COMMAND, USER, SYMBOL...): case folded, then by
  * byte, so that every renderer and --sort agree. */
 int cells_cmp_names(const char *a, const char *b);

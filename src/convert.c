@@ -116,12 +116,10 @@ static int write_model(const struct model *m, enum snapshot_format fmt,
 {
 	struct model shown = model_cut_hot(m, cut->hot_rows);
 	size_t n = 0;
-	char *buf;
-	int ret;
 
 	shown.top_n = cut->top_n;
-	buf = snapshot_render(&shown, fmt, out->size == 0, &n);
-	ret = buf ? output_write(out, buf, n) : -errno;
+	char *buf = snapshot_render_run(&shown, fmt, &out->text, out->size == 0, &n);
+	int ret = buf ? output_write(out, buf, n) : -errno;
 
 	free(buf);
 	if (ret == -EPIPE)

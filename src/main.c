@@ -270,7 +270,8 @@ static void emit(struct app *a)
 	} else {
 		/* the hotspot rows kept for a recording, cut back to --hot's */
 		struct model shown = model_cut_hot(session_model(a->s), a->hot_rows_saved);
-		buf = snapshot_render(&shown, a->opt.format, a->out.size == 0, &len);
+		buf = snapshot_render_run(&shown, a->opt.format, &a->out.text, a->out.size == 0,
+		                          &len);
 		ret = buf ? output_write(&a->out, buf, len) : -errno;
 	}
 	free(buf);
@@ -356,8 +357,7 @@ static void on_tick(struct loop *l, uint64_t expirations, void *arg)
 		return;
 	}
 	if (a->first_tick == FIRST_SECOND) {
-		/* The viewer's first frame came after a short interval; from now on
-		 * the chosen one. */
+		/* After the view's short first interval, the chosen one. */
 		a->first_tick = FIRST_OVER;
 		loop_set_tick(l, a->opt.session.interval_ns, on_tick, a);
 	}
@@ -366,8 +366,7 @@ static void on_tick(struct loop *l, uint64_t expirations, void *arg)
 	if (expirations > 1)
 		session_missed_ticks(a->s, expirations - 1);
 	session_tick(a->s, false);
-	/* With a command, -n limits the interval snapshots; its totals still
-	 * come when it exits. */
+	/* With a command, -n limits the intervals; its totals come at its exit. */
 	if (!(enough && session_mode(a->s) == MODEL_COMMAND && !a->view))
 		emit(a);
 	enough = a->opt.iterations && a->snapshots >= a->opt.iterations;
@@ -577,8 +576,7 @@ static void reopen(struct app *a, const char *preset, bool threads)
 	int ret, nr_skipped = 0;
 
 	util_strlcpy(old_preset, a->opt.session.preset, sizeof(old_preset));
-	/* The preset files may have changed since the start: check before
-	 * anything is closed. */
+	/* The preset files may have changed: check before anything is closed. */
 	if (actions_try_load_presets(&set, file, NULL, err, sizeof(err))) {
 		view_status(a->view, err);
 		view_draw(a->view, session_snapshot(a->s));
@@ -963,6 +961,7 @@ static int run(struct app *a)
 		                           sizeof(err));
 	} else {
 		ret = output_open(&a->out, a->opt.output, a->opt.output_mode, err, sizeof(err));
+		a->out.text.wide = a->opt.wide;
 	}
 	if (!ret && a->opt.record) {
 		char path[PATH_MAX];

@@ -108,6 +108,9 @@ static const char usage_text[] =
     "                           or prometheus (text format 0.0.4, for node_exporter's\n"
     "                           textfile collector): -o FILE is then replaced whole\n"
     "                           (atomically) at every refresh\n"
+    "      --wide               text snapshots: every column (those no row counts too)\n"
+    "                           and every section in every snapshot, lines as long as\n"
+    "                           they need (default: 80 columns, static sections once)\n"
     "  -N, --top N              task rows printed per snapshot (default 10, 0 = all;\n"
     "                           a recording keeps every row)\n"
     "      --sort COLUMN        order tasks by cpu (default), pid, command, or an event\n"
@@ -610,6 +613,12 @@ static int opt_call_graph(struct options *o, const char *arg, char *err, size_t 
 	return 0;
 }
 
+static int opt_wide(struct options *o, const char *arg, char *err, size_t errlen)
+{
+	o->wide = true;
+	return 0;
+}
+
 static int opt_no_hotspots(struct options *o, const char *arg, char *err, size_t errlen)
 {
 	o->session.profile.enabled = false;
@@ -858,6 +867,7 @@ const struct options_opt options_table[] = {
     {"hot-total", 0, OPTIONS_NO_ARG, opt_hot_total},
     {"hot-sort", 0, OPTIONS_ARG, opt_hot_sort},
     {"no-hotspots", 0, OPTIONS_NO_ARG, opt_no_hotspots},
+    {"wide", 0, OPTIONS_NO_ARG, opt_wide},
     {"annotate", 0, OPTIONS_ARG, opt_annotate},
     {"call-chains", 'g', OPTIONS_NO_ARG, opt_g},
     {"call-graph", 0, OPTIONS_ARG, opt_call_graph},

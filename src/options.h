@@ -66,6 +66,7 @@ struct options {
 	bool delay_given;           /* -d given (else the settings file's, if any) */
 	const char *command_output; /* --command-output FILE, "-": the terminal */
 	bool no_config;             /* --no-config: no settings file */
+	bool wide;                  /* --wide: text snapshots with every column and section */
 	struct session_config session;
 };
 

@@ -2,6 +2,8 @@
 #ifndef PFMTOP_OUTPUT_H
 #define PFMTOP_OUTPUT_H
 
+#include "snapshot.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -13,6 +15,7 @@ struct output {
 	off_t size;       /* bytes of whole snapshots it holds (appended to: with what it held) */
 	char name[4096];  /* for messages: the path, or "standard output" */
 	const char *flag; /* for messages: the option that named it ("-o", "--record") */
+	struct snapshot_text text; /* what its reader was told (text snapshots) */
 };
 
 /* What becomes of a regular file that already holds something. */

@@ -50,7 +50,7 @@ const char *snapshot_state_name(enum counter_state st)
 	return "?";
 }
 
-static const char *mode_name(enum model_mode m)
+const char *snapshot_mode_name(enum model_mode m)
 {
 	switch (m) {
 	case MODEL_SYSTEM:
@@ -79,7 +79,7 @@ const char *snapshot_cell(const struct model_event *e, const struct counter_valu
 
 /* RFC 3339 in UTC to the millisecond (cut, not rounded: a snapshot is never
  * dated after it was made): "2026-11-26T08:35:12.345Z". */
-static void iso_time(uint64_t wall_ns, char *buf, size_t len)
+void snapshot_iso_time(uint64_t wall_ns, char *buf, size_t len)
 {
 	time_t t = (time_t)(wall_ns / 1000000000ull);
 	unsigned ms = (unsigned)(wall_ns / 1000000ull % 1000);
@@ -93,334 +93,9 @@ static void iso_time(uint64_t wall_ns, char *buf, size_t len)
 	util_strlcpy(buf, when, len);
 }
 
-/* ---- text ---- */
-
-int snapshot_table_init(struct table *t, int cols, int rows)
-{
-	memset(t, 0, sizeof(*t));
-	if (cols > 64)
-		cols = 64;
-	t->nr_cols = cols;
-	t->nr_rows = rows;
-	t->cell = calloc((size_t)cols * (size_t)rows + 1, CELL_MAX);
-	return t->cell ? 0 : -ENOMEM;
-}
-
-void snapshot_table_print(FILE *out, struct table *t)
-{
-	size_t linelen = 1;
-	char *line;
-
-	for (int c = 0; c < t->nr_cols; c++) {
-		size_t bytes = 0;
-		for (int r = 0; r < t->nr_rows; r++) {
-			int w = untrusted_width(cell_at(t, r, c));
-			if (w > t->width[c])
-				t->width[c] = w;
-			if (strlen(cell_at(t, r, c)) > bytes)
-				bytes = strlen(cell_at(t, r, c));
-		}
-		linelen += (size_t)t->width[c] + bytes + 2;
-	}
-	line = malloc(linelen);
-	for (int r = 0; line && r < t->nr_rows; r++) {
-		int n = 0;
-		/* Padded by columns, not bytes: a UTF-8 name lines up too. */
-		for (int c = 0; c < t->nr_cols; c++) {
-			const char *cell = cell_at(t, r, c);
-			int pad = t->width[c] - untrusted_width(cell);
-			if (t->left[c])
-				n += sprintf(line + n, "%s%s%*s", c ? "  " : "", cell, pad, "");
-			else
-				n += sprintf(line + n, "%s%*s%s", c ? "  " : "", pad, "", cell);
-		}
-		while (n > 0 && line[n - 1] == ' ')
-			n--;
-		fprintf(out, "%.*s\n", n, line);
-	}
-	free(line);
-	free(t->cell);
-	t->cell = NULL;
-}
-
-/* Column title of event e: its name, with the unit when it has one. */
-static void event_title(const struct model_event *e, char *buf, size_t len)
-{
-	char tmp[sizeof(e->name) + sizeof(e->unit) + 2];
-
-	snprintf(tmp, sizeof(tmp), e->unit[0] ? "%s(%s)" : "%s", e->name, e->unit);
-	untrusted_text(buf, len, tmp);
-}
-
-static void counter_cells(struct table *t, int row, int col, const struct model *m,
-                          const struct model_row *r)
-{
-	for (int i = 0; i < m->nr_events; i++)
-		snapshot_cell(&m->events[i], &r->cells[i], cell_at(t, row, col + i), CELL_MAX);
-	for (int k = 0; k < m->nr_metrics; k++)
-		cells_metric(&m->metrics[k], r->metrics[k], cell_at(t, row, col + m->nr_events + k),
-		             CELL_MAX);
-}
-
-static void counter_titles(struct table *t, int col, const struct model *m)
-{
-	for (int i = 0; i < m->nr_events; i++)
-		event_title(&m->events[i], cell_at(t, 0, col + i), CELL_MAX);
-	for (int k = 0; k < m->nr_metrics; k++) {
-		char tmp[CELL_MAX * 2];
-
-		snprintf(tmp, sizeof(tmp), "%s%s",
-		         m->metrics[k].title[0] ? m->metrics[k].title : m->metrics[k].name,
-		         m->metrics[k].unit);
-		untrusted_text(cell_at(t, 0, col + m->nr_events + k), CELL_MAX, tmp);
-	}
-}
-
-static void text_events(FILE *out, const struct model *m)
-{
-	int wn = (int)strlen("EVENT"), ws = (int)strlen("not supported");
-	char name[CELL_MAX];
-
-	for (int i = 0; i < m->nr_events; i++)
-		if (untrusted_width(untrusted_text(name, sizeof(name), m->events[i].name)) > wn)
-			wn = untrusted_width(name);
-	fprintf(out, "%-*s  %-*s  %8s  %s\n", wn, "EVENT", ws, "STATE", "COVERAGE",
-	        "ENCODING, OR WHY IT DOES NOT COUNT");
-	for (int i = 0; i < m->nr_events; i++) {
-		const struct model_event *e = &m->events[i];
-		char cov[16] = "-";
-
-		if (cells_state_counted(e->state))
-			snprintf(cov, sizeof(cov), "%.1f%%", e->coverage * 100.0);
-		untrusted_text(name, sizeof(name), e->name);
-		fprintf(out, "%s%*s  %-*s  %8s  ", name, wn - untrusted_width(name), "", ws,
-		        snapshot_state_name(e->state), cov);
-		/* The last column holds whole sentences: never cut them. */
-		untrusted_fputs(out, e->why[0] ? e->why : e->encoding, false);
-		fputc('\n', out);
-	}
-}
-
-static void text_cpus(FILE *out, const struct model *m)
-{
-	int cols = 2 + m->nr_events + m->nr_metrics, rows = m->nr_cpus + 2;
-	bool counters = m->mode == MODEL_SYSTEM;
-	struct table t;
-
-	if (!counters)
-		cols = 2;
-	if (snapshot_table_init(&t, cols, rows))
-		return;
-	util_strlcpy(cell_at(&t, 0, 0), "CPU", CELL_MAX);
-	util_strlcpy(cell_at(&t, 0, 1), "CPU%", CELL_MAX);
-	if (counters)
-		counter_titles(&t, 2, m);
-	for (int i = 0; i < m->nr_cpus; i++) {
-		const struct model_row *r = &m->cpus[i];
-		snprintf(cell_at(&t, i + 1, 0), CELL_MAX, "%d", r->cpu);
-		cells_pct(r->cpu_pct, cell_at(&t, i + 1, 1), CELL_MAX);
-		if (counters)
-			counter_cells(&t, i + 1, 2, m, r);
-	}
-	util_strlcpy(cell_at(&t, rows - 1, 0), "all", CELL_MAX);
-	cells_pct(m->total.cpu_pct, cell_at(&t, rows - 1, 1), CELL_MAX);
-	if (counters)
-		counter_cells(&t, rows - 1, 2, m, &m->total);
-	snapshot_table_print(out, &t);
-}
-
 static int shown_tasks(const struct model *m)
 {
 	return m->top_n > 0 && m->top_n < m->nr_tasks ? m->top_n : m->nr_tasks;
-}
-
-static void text_tasks(FILE *out, const struct model *m)
-{
-	int n = shown_tasks(m), fixed = 5;
-	int cols =
-	    fixed + 1 + (m->tasks_counted ? m->nr_events + m->nr_metrics : 0) + m->show_cgroups;
-	int rows = n + 1 + (m->tasks_counted ? 1 : 0) + m->has_unattributed;
-	bool threads = n && m->tasks[0].kind == MODEL_ROW_THREAD;
-	struct table t;
-
-	if (m->tasks_counted && m->cpu_min >= 0)
-		fprintf(out,
-		        "TASKS: top %d of %d by %s (counters for tasks using %.1f%% CPU or more)\n",
-		        n, m->tasks_total, m->sort_name, m->cpu_min);
-	else if (m->tasks_counted)
-		fprintf(out, "TASKS: %d of %d by %s\n", n, m->tasks_total, m->sort_name);
-	else
-		fprintf(out,
-		        "TASKS: top %d of %d by %s (/proc figures; per-task counters are off: "
-		        "--cpu-min -1)\n",
-		        n, m->tasks_total, m->sort_name);
-	if (snapshot_table_init(&t, cols, rows))
-		return;
-	t.left[1] = t.left[cols - 1] = t.left[cols - 1 - m->show_cgroups] = true;
-	if (m->show_cgroups)
-		util_strlcpy(cell_at(&t, 0, cols - 2), "CGROUP", CELL_MAX);
-	util_strlcpy(cell_at(&t, 0, 0), threads ? "TID" : "PID", CELL_MAX);
-	util_strlcpy(cell_at(&t, 0, 1), "USER", CELL_MAX);
-	util_strlcpy(cell_at(&t, 0, 2), "CPU%", CELL_MAX);
-	util_strlcpy(cell_at(&t, 0, 3), threads ? "PID" : "THR", CELL_MAX);
-	util_strlcpy(cell_at(&t, 0, 4), "STATE", CELL_MAX);
-	util_strlcpy(cell_at(&t, 0, cols - 1), "COMMAND", CELL_MAX);
-	if (m->tasks_counted)
-		counter_titles(&t, fixed, m);
-	for (int i = 0; i < n; i++) {
-		const struct model_row *r = &m->tasks[i];
-		snprintf(cell_at(&t, i + 1, 0), CELL_MAX, "%d", (int)(threads ? r->tid : r->pid));
-		untrusted_text(cell_at(&t, i + 1, 1), CELL_MAX, r->user);
-		cells_pct(r->cpu_pct, cell_at(&t, i + 1, 2), CELL_MAX);
-		snprintf(cell_at(&t, i + 1, 3), CELL_MAX, "%d",
-		         threads ? (int)r->pid : r->nr_threads);
-		untrusted_text(cell_at(&t, i + 1, 4), CELL_MAX,
-		               r->note[0] ? r->note : (m->tasks_counted ? "counted" : "-"));
-		untrusted_text(cell_at(&t, i + 1, cols - 1), CELL_MAX, r->comm);
-		if (m->show_cgroups)
-			untrusted_text(cell_at(&t, i + 1, cols - 2), CELL_MAX, r->cgroup);
-		if (m->tasks_counted)
-			counter_cells(&t, i + 1, fixed, m, r);
-	}
-	if (m->has_unattributed) {
-		/* after the rows shown: with -N it holds the rows cut off too */
-		util_strlcpy(cell_at(&t, rows - 2, 0), "-", CELL_MAX);
-		cells_pct(NAN, cell_at(&t, rows - 2, 2), CELL_MAX);
-		util_strlcpy(cell_at(&t, rows - 2, cols - 1), m->unattributed.comm, CELL_MAX);
-		counter_cells(&t, rows - 2, fixed, m, &m->unattributed);
-	}
-	if (m->tasks_counted) {
-		util_strlcpy(cell_at(&t, rows - 1, 0), "total", CELL_MAX);
-		cells_pct(NAN, cell_at(&t, rows - 1, 2), CELL_MAX);
-		counter_cells(&t, rows - 1, fixed, m, &m->total);
-	}
-	snapshot_table_print(out, &t);
-}
-
-static void health_cells(struct table *t, int row, const struct model_health_figures *f,
-                         bool throttled_now)
-{
-	snprintf(cell_at(t, row, 1), CELL_MAX, "%" PRIu64, f->samples);
-	snprintf(cell_at(t, row, 2), CELL_MAX, "%" PRIu64, f->lost_records);
-	snprintf(cell_at(t, row, 3), CELL_MAX, "%" PRIu64, f->lost_samples);
-	snprintf(cell_at(t, row, 4), CELL_MAX, "%" PRIu64, f->lost_samples_hw);
-	snprintf(cell_at(t, row, 5), CELL_MAX, "%" PRIu64, f->throttles);
-	util_strlcpy(cell_at(t, row, 6), throttled_now ? "yes" : "no", CELL_MAX);
-	snprintf(cell_at(t, row, 7), CELL_MAX, "%" PRIu64, f->corrupt);
-}
-
-static void text_health(FILE *out, const struct model *m)
-{
-	const struct model_sampling *s = &m->sampling;
-	const struct model_health_figures *tot = &s->total;
-	char rate[192];
-	struct table t;
-
-	if (!s->enabled)
-		return;
-	/* The final snapshot is the run's totals: its health is too. */
-	const bool run = m->final;
-	snapshot_rate_text(s, rate, sizeof(rate));
-	fprintf(out, "SAMPLING HEALTH (%s): %s\n", run ? "the whole run" : "this interval", rate);
-	if (s->why[0]) {
-		fputs("  ", out);
-		untrusted_fputs(out, s->why, false);
-		fputc('\n', out);
-	}
-	if (snapshot_table_init(&t, 8, s->nr_rings + 2))
-		return;
-	t.left[0] = true;
-	static const char *const titles[] = {"RING",    "SAMPLES",   "LOST",      "LOST-SAMPLES",
-	                                     "HW-LOST", "THROTTLES", "THROTTLED", "CORRUPT"};
-	for (int c = 0; c < 8; c++)
-		util_strlcpy(cell_at(&t, 0, c), titles[c], CELL_MAX);
-	for (int i = 0; i < s->nr_rings; i++) {
-		const struct model_ring *r = &s->rings[i];
-		if (r->cpu >= 0)
-			snprintf(cell_at(&t, i + 1, 0), CELL_MAX, "cpu%d", r->cpu);
-		else
-			snprintf(cell_at(&t, i + 1, 0), CELL_MAX, "pid %d", (int)r->pid);
-		health_cells(&t, i + 1, run ? &r->total : &r->interval, r->throttled_now);
-	}
-	util_strlcpy(cell_at(&t, s->nr_rings + 1, 0), "all", CELL_MAX);
-	health_cells(&t, s->nr_rings + 1, run ? tot : &s->interval, s->throttled_now > 0);
-	snapshot_table_print(out, &t);
-	if (!run)
-		fprintf(out,
-		        "since the start: %" PRIu64 " samples, %" PRIu64 " LOST records (%" PRIu64
-		        " samples), %" PRIu64 " samples lost before the ring, %" PRIu64
-		        " throttles, %" PRIu64 " corrupt records\n",
-		        tot->samples, tot->lost_records, tot->lost_samples, tot->lost_samples_hw,
-		        tot->throttles, tot->corrupt);
-	if (s->max_rate_lowered)
-		fprintf(out,
-		        "perf_event_max_sample_rate: %ld/s, LOWERED by the kernel from %ld/s "
-		        "during the "
-		        "run (sampling interrupts took too long)\n",
-		        s->max_rate, s->max_rate_start);
-	else
-		fprintf(out, "perf_event_max_sample_rate: %ld/s\n", s->max_rate);
-}
-
-static void text_cgroups(FILE *out, const struct model *m)
-{
-	int cols = 1 + m->nr_events + m->nr_metrics;
-	struct table t;
-
-	fprintf(out, "CGROUPS: %d, counted on every CPU\n", m->nr_cgroups);
-	if (!m->nr_cgroups || snapshot_table_init(&t, cols, m->nr_cgroups + 1))
-		return;
-	t.left[0] = true;
-	util_strlcpy(cell_at(&t, 0, 0), "CGROUP", CELL_MAX);
-	counter_titles(&t, 1, m);
-	for (int i = 0; i < m->nr_cgroups; i++) {
-		untrusted_text(cell_at(&t, i + 1, 0), CELL_MAX, m->cgroups[i].cgroup);
-		counter_cells(&t, i + 1, 1, m, &m->cgroups[i]);
-	}
-	snapshot_table_print(out, &t);
-}
-
-static void write_text(FILE *out, const struct model *m)
-{
-	char when[32];
-
-	iso_time(m->wall_ns, when, sizeof(when));
-	fprintf(out, "pfmtop %s  %s  %s %" PRIu64 "  %s %.2f s%s\n", PFMTOP_VERSION, when,
-	        m->final ? "final" : "snapshot", m->seq, m->final ? "totals over" : "interval",
-	        m->interval_s, m->partial ? " (the last, cut short)" : "");
-	fputs("host ", out);
-	untrusted_fputs(out, m->host, false);
-	fputs("  kernel ", out);
-	untrusted_fputs(out, m->kernel, false);
-	fprintf(out, "  mode %s (", mode_name(m->mode));
-	untrusted_fputs(out, m->target, false);
-	fputs(")  preset ", out);
-	untrusted_fputs(out, m->preset, false);
-	fprintf(out, "  paranoid %d (%s)\n", m->paranoid, m->privilege);
-	for (int i = 0; i < m->nr_notes; i++) {
-		fputs("note: ", out);
-		untrusted_fputs(out, m->notes[i], false);
-		fputc('\n', out);
-	}
-	fputc('\n', out);
-	text_events(out, m);
-	fputc('\n', out);
-	text_cpus(out, m);
-	fputc('\n', out);
-	text_tasks(out, m);
-	if (m->show_cgroups) {
-		fputc('\n', out);
-		text_cgroups(out, m);
-	}
-	if (m->sampling.enabled) {
-		fputc('\n', out);
-		snapshot_text_hotspots(out, m);
-		fputc('\n', out);
-		text_health(out, m);
-	}
-	fputs("\nn/s not supported (see EVENTS), n/c not counted (did not run in the interval), "
-	      "(N%) multiplexed: scaled from N% of the interval, - not available\n\n",
-	      out);
 }
 
 /* ---- JSON ---- */
@@ -750,7 +425,7 @@ static void write_json(FILE *out, const struct model *m)
 {
 	char when[32];
 
-	iso_time(m->wall_ns, when, sizeof(when));
+	snapshot_iso_time(m->wall_ns, when, sizeof(when));
 	fprintf(out,
 	        "{\"pfmtop\":\"%s\",\"schema_version\":%d,\"seq\":%" PRIu64
 	        ",\"time\":\"%s\",\"mono_s\":",
@@ -767,7 +442,7 @@ static void write_json(FILE *out, const struct model *m)
 	json_string(out, m->host);
 	fputs(",\"kernel\":", out);
 	json_string(out, m->kernel);
-	fprintf(out, ",\"mode\":\"%s\",\"target\":", mode_name(m->mode));
+	fprintf(out, ",\"mode\":\"%s\",\"target\":", snapshot_mode_name(m->mode));
 	json_string(out, m->target);
 	fputs(",\"preset\":", out);
 	json_string(out, m->preset);
@@ -987,7 +662,7 @@ static void write_csv(FILE *out, const struct model *m)
 	char head[128], when[32], len[32];
 	struct csv_row w = {0};
 
-	iso_time(m->wall_ns, when, sizeof(when));
+	snapshot_iso_time(m->wall_ns, when, sizeof(when));
 	exact_number(m->interval_s, len);
 	snprintf(head, sizeof(head), "%s,%" PRIu64 ",%s,%s,", when, m->seq,
 	         m->final     ? "total"
@@ -1065,6 +740,6 @@ int snapshot_write(FILE *out, const struct model *m, enum snapshot_format fmt)
 	else if (fmt == SNAPSHOT_CSV)
 		write_csv(out, m);
 	else
-		write_text(out, m);
+		snapshot_write_text(out, m, NULL);
 	return ferror(out) ? -EIO : 0;
 }

@@ -4,6 +4,7 @@
 
 #include "model.h"
 
+#include <stdint.h>
 #include <stdio.h>
 
 enum snapshot_format {
@@ -36,8 +37,47 @@ const char *snapshot_csv_header(void);
  * yet): whole, for one write. NULL with errno set. */
 char *snapshot_render(const struct model *m, enum snapshot_format fmt, bool first, size_t *len);
 
-/* Write one snapshot of m to out. 0, or -EIO when the stream failed. */
+/* Write one snapshot of m to out. 0, or -EIO when the stream failed. A text
+ * snapshot is written as the first of a run (see struct snapshot_text). */
 int snapshot_write(FILE *out, const struct model *m, enum snapshot_format fmt);
+
+/* The sections of a text snapshot that stay the same from one snapshot to
+ * the next (the EVENTS table, notes, sampling prose, legends). */
+enum {
+	SNAPSHOT_TEXT_HEADER,
+	SNAPSHOT_TEXT_EVENTS,
+	SNAPSHOT_TEXT_HIDDEN,
+	SNAPSHOT_TEXT_CPU_NAMES,
+	SNAPSHOT_TEXT_TASK_NAMES,
+	SNAPSHOT_TEXT_CGROUP_NAMES,
+	SNAPSHOT_TEXT_SAMPLING,
+	SNAPSHOT_TEXT_MAX_RATE,
+	SNAPSHOT_TEXT_KEY,
+	SNAPSHOT_TEXT_SECTIONS,
+};
+
+/*
+ * What the reader of a run's text snapshots was told already. Zeroed, with
+ * wide set or not, before the first snapshot. Narrow (the default): lines
+ * fit in 80 columns, the columns of events that count on no row are left
+ * out (named once, with why), and a static section is printed in the first
+ * snapshot and again only when it changes. wide (--wide): every column and
+ * every section in every snapshot, lines as long as they need.
+ */
+struct snapshot_text {
+	bool wide;
+	bool started;
+	uint64_t seen[SNAPSHOT_TEXT_SECTIONS]; /* a hash of each section last printed */
+};
+
+/* A snapshot of a run in fmt, as snapshot_render() makes it; text for the
+ * reader st (updated), as snapshot_render_text() does. */
+char *snapshot_render_run(const struct model *m, enum snapshot_format fmt, struct snapshot_text *st,
+                          bool first, size_t *len);
+
+/* One text snapshot of m for the reader st (updated), in a malloc'd buffer
+ * of *len bytes (the caller frees it). NULL with errno set. */
+char *snapshot_render_text(const struct model *m, struct snapshot_text *st, size_t *len);
 
 /* The words for a cell state: "ok", "multiplexed", "not counted", ... */
 const char *snapshot_state_name(enum counter_state st);

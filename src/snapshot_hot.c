@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void snapshot_rate_text(const struct model_sampling *s, char *buf, size_t len)
@@ -41,9 +42,12 @@ static void name_cell(char *cell, const char *name)
 }
 
 /* -g: the heaviest call paths of each row, callers then callees. */
-static void text_paths(FILE *out, const struct model *m)
+static void text_paths(FILE *out, const struct model *m, int maxw)
 {
 	int last = -1;
+	char *chain = NULL;
+	size_t len = 0;
+	FILE *f;
 
 	for (int i = 0; i < m->nr_paths; i++) {
 		const struct model_callpath *p = &m->paths[i];
@@ -59,21 +63,28 @@ static void text_paths(FILE *out, const struct model *m)
 			        m->hot[p->hot].children, m->hot[p->hot].self);
 			last = p->hot;
 		}
-		fprintf(out, "    %5.1f%% %s ", p->share, p->callee ? "calls " : "from  ");
+		/* a chain too long for a line goes on below, under its first frame */
+		if (!(f = open_memstream(&chain, &len)))
+			return;
+		fprintf(f, "    %5.1f%% %s ", p->share, p->callee ? "calls " : "from  ");
 		for (int k = 1; k < p->nr && k < 8; k++) {
-			const struct model_frame *f = &m->frames[p->first + k];
-			const char *sym = model_frame_symbol(m, f);
-			name_cell(name, sym[0] ? sym : model_frame_module(m, f));
-			fprintf(out, "%s%s", k > 1 ? (p->callee ? " > " : " < ") : "", name);
+			const struct model_frame *fr = &m->frames[p->first + k];
+			const char *sym = model_frame_symbol(m, fr);
+			name_cell(name, sym[0] ? sym : model_frame_module(m, fr));
+			fprintf(f, "%s%s", k > 1 ? (p->callee ? " > " : " < ") : "", name);
 		}
-		fputs(p->nr > 1   ? (p->nr > 8 ? " ...\n" : "\n")
-		      : p->callee ? "(itself: the sampled function)\n"
-		                  : "(the chain ends here)\n",
-		      out);
+		fputs(p->nr > 1   ? (p->nr > 8 ? " ..." : "")
+		      : p->callee ? "(itself: the sampled function)"
+		                  : "(the chain ends here)",
+		      f);
+		if (fclose(f) == 0)
+			snapshot_wrap(out, chain, 17, maxw);
+		free(chain);
+		chain = NULL;
 	}
 }
 
-void snapshot_text_hotspots(FILE *out, const struct model *m)
+void snapshot_text_hotspots(FILE *out, const struct model *m, int maxw)
 {
 	const struct model_sampling *s = &m->sampling;
 	const bool keyed = s->hot_keys[0] != '\0';
@@ -88,8 +99,14 @@ void snapshot_text_hotspots(FILE *out, const struct model *m)
 	if (!s->enabled)
 		return;
 	snapshot_rate_text(s, rate, sizeof(rate));
+	char *head = NULL;
+	size_t headlen = 0;
+	FILE *hf = open_memstream(&head, &headlen);
+
+	if (!hf)
+		return;
 	/* The shares are of the rows ranked: the filters' samples, when known. */
-	fprintf(out, "HOTSPOTS: %d of %d, %s (%s; %s%" PRIu64 " samples)%s%s", m->nr_hot,
+	fprintf(hf, "HOTSPOTS: %d of %d, %s (%s; %s%" PRIu64 " samples)%s%s", m->nr_hot,
 	        m->hot_total, s->accumulated ? "since the start" : "this interval", rate,
 	        s->total_samples ? "shares of " : "",
 	        s->total_samples ? s->total_samples
@@ -97,15 +114,17 @@ void snapshot_text_hotspots(FILE *out, const struct model *m)
 	                         : s->interval.samples,
 	        s->hide_kernel ? "; kernel hidden" : "", s->hide_user ? "; user space hidden" : "");
 	if (s->filter_pid >= 0)
-		fprintf(out, "; PID %d only", (int)s->filter_pid);
+		fprintf(hf, "; PID %d only", (int)s->filter_pid);
 	if (s->filter_cpu >= 0)
-		fprintf(out, "; CPU %d only", s->filter_cpu);
+		fprintf(hf, "; CPU %d only", s->filter_cpu);
 	if (keyed)
-		fprintf(out, "; by %s", s->hot_keys);
+		fprintf(hf, "; by %s", s->hot_keys);
 	if (tree) /* what CHILDREN and SELF are shares of */
-		fprintf(out, "; children and self of %" PRIu64 " samples with a chain",
+		fprintf(hf, "; children and self of %" PRIu64 " samples with a chain",
 		        s->chain_samples);
-	fputc('\n', out);
+	if (fclose(hf) == 0)
+		snapshot_wrap(out, head, 2, maxw);
+	free(head);
 	if (!m->nr_hot)
 		return;
 	c_share = nc++;
@@ -126,6 +145,11 @@ void snapshot_text_hotspots(FILE *out, const struct model *m)
 	if (snapshot_table_init(&t, nc, m->nr_hot + 1 + other))
 		return;
 	t.left[c_comm] = t.left[c_sym] = t.left[c_mod] = true;
+	/* the names give their middle when a line is too long */
+	t.maxw = maxw;
+	t.minw[c_comm] = 7;
+	t.minw[c_sym] = 20;
+	t.minw[c_mod] = 12;
 	util_strlcpy(cell_at(&t, 0, c_share), "SHARE", CELL_MAX);
 	util_strlcpy(cell_at(&t, 0, c_samples), "SAMPLES", CELL_MAX);
 	if (tree) {
@@ -185,5 +209,5 @@ void snapshot_text_hotspots(FILE *out, const struct model *m)
 	}
 	snapshot_table_print(out, &t);
 	if (tree && m->nr_paths)
-		text_paths(out, m);
+		text_paths(out, m, maxw);
 }

@@ -68,20 +68,6 @@ static bool clock_event(const struct model_event *e)
 	       (!strcmp(e->name, "task-clock") || !strcmp(e->name, "cpu-clock"));
 }
 
-/* Shorter names of the kernel's software counters, for narrow columns. */
-static const char *brief_name(const char *name)
-{
-	static const char *const names[][2] = {
-	    {"context-switches", "ctxsw"}, {"cpu-migrations", "migr"}, {"page-faults", "faults"},
-	    {"instructions", "instr"},     {"cache-misses", "cmiss"},  {"branch-misses", "brmiss"},
-	    {"task-clock", "task"},        {"cpu-clock", "cpuclk"},
-	};
-	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
-		if (!strcmp(name, names[i][0]))
-			return names[i][1];
-	return NULL;
-}
-
 /* An event's title: with its unit, per second unless R shows totals. */
 static void event_title(const struct view *v, const struct model_event *e, const char *name,
                         char *buf, size_t len)
@@ -128,7 +114,7 @@ static void counter_cols(struct view *v, int prio)
 				continue;
 		}
 		event_title(v, e, e->name, title, sizeof(title));
-		const char *b = brief_name(e->name);
+		const char *b = cells_brief_name(e->name);
 		brief[0] = '\0';
 		if (b)
 			event_title(v, e, b, brief, sizeof(brief));

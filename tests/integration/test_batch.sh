@@ -20,7 +20,10 @@ pass "text: exactly 2 snapshots, exit 0"
 # --- hardware events without a PMU ---
 hw=(cycles instructions cache-misses branch-misses)
 if no_hw_pmu; then
-	# Every default hardware event must be n/s in the CPU table and the note must say why.
+	# Every default hardware event must be n/s in the CPU table (--wide: by
+	# default those columns are left out, test_text_width) and the note must say why.
+	run "$out" "$err" "$PFMTOP" -b -n 2 -d 0.3 --wide
+	expect_rc 0 "pfmtop -b -n 2 -d 0.3 --wide" "$out" "$err"
 	for ev in "${hw[@]}"; do
 		grep -qE "^$ev +not supported " "$out" ||
 			fail "$ev is not listed as 'not supported' in the EVENTS table" "$out"

@@ -51,6 +51,9 @@ got=$(share _ZN4work3BoxIlE4spinERSt6vectorIlSaIlEEi)
 check "$got >= 20" "--no-demangle: no row with the mangled name and most of the samples" "$TMP/rows"
 pass "--no-demangle: _ZN4work3BoxIlE4spinERSt6vectorIlSaIlEEi at $got%"
 
+# 80 columns: a long name loses its middle; --wide keeps it whole
 run "$out" "$err" timeout 60 "$PFMTOP" -b --hot 5 -e task-clock -- "$TMP/hot"
-grep -q 'work::Box<long>::spin' "$out" || fail "text: no demangled name" "$out"
+grep -q ' work::Box<long>' "$out" || fail "text: no demangled name" "$out"
+run "$out" "$err" timeout 60 "$PFMTOP" -b --hot 5 -e task-clock --wide -- "$TMP/hot"
+grep -q 'work::Box<long>::spin' "$out" || fail "text --wide: no demangled name" "$out"
 pass "text shows it too$(grep -o ' work::Box<long>::spin[^ ]*' "$out" | head -1)"

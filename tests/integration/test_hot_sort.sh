@@ -39,8 +39,8 @@ json_check "$out" "abs(sum(r['share'] for r in final['hotspots']['rows']) - 100)
 pass "--hot-sort pid,sym: $kname has a row per process"
 
 # The default, named in text and JSON.
-run "$out" "$err" timeout 30 "$PFMTOP" -b -F 1000 -e task-clock -- "$sc" 200000
-expect_rc 0 "pfmtop -b (text)" "$out" "$err"
+run "$out" "$err" timeout 30 "$PFMTOP" -b -F 1000 -e task-clock --wide -- "$sc" 200000
+expect_rc 0 "pfmtop -b --wide (text)" "$out" "$err"
 grep -qE '^HOTSPOTS:.*; by dso,sym' "$out" || fail "the text header does not name the default keys" "$out"
 pass "the default grouping is dso,sym, named in the header"
 

@@ -97,6 +97,9 @@ expect_rc 1 "--check-preset on a preset with an absent PMU's event" "$out" "$err
 grep -q 'usable, with gaps' "$out" || fail "the absent PMU's event is not a gap" "$out"
 run "$out" "$err" "$PFMTOP" -b -n 1 -d 0.2 --no-hotspots --preset "$TMP/gap.ini"
 expect_rc 0 "a run of a preset with an absent PMU's event" "$out" "$err"
+grep -qE '^not shown .*nosuchpmu/foo/' "$out" || fail "the absent PMU's event is not named as left out" "$out"
+run "$out" "$err" "$PFMTOP" -b -n 1 -d 0.2 --no-hotspots --preset "$TMP/gap.ini" --wide
+expect_rc 0 "a --wide run of a preset with an absent PMU's event" "$out" "$err"
 grep -qE '^ *all .* n/s' "$out" || fail "the absent PMU's event is not a column of n/s" "$out"
 grep -q "nosuchpmu/foo/ *not supported .*no PMU 'nosuchpmu'" "$out" || fail "EVENTS does not say why" "$out"
 printf '[preset typo]\nevents = task-clock, pgae-faults\n' >"$TMP/typo.ini"

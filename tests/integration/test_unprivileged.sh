@@ -12,7 +12,8 @@ nobody_setup
 out=$TMP/out err=$TMP/err
 
 # --- text ---
-run "$out" "$err" as_nobody "$TMP/bin/pfmtop" -b -n 1 -d 0.3
+# --wide: each note and EVENTS row on one line, for grep
+run "$out" "$err" as_nobody "$TMP/bin/pfmtop" -b -n 1 -d 0.3 --wide
 expect_rc 0 "pfmtop -b -n 1 -d 0.3 as nobody" "$out" "$err"
 grep -qE '^host .* mode tasks \(own processes' "$out" ||
 	fail "as nobody the header should say 'mode tasks (own processes ...)'" "$out"

@@ -15,10 +15,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Text as --wide writes it: each line whole, for the phrases asserted. */
 static char *render(const struct model *m, enum snapshot_format fmt)
 {
 	char *out = NULL;
 	size_t len = 0;
+	struct snapshot_text wide = {.wide = true};
+
+	if (fmt == SNAPSHOT_TEXT) {
+		out = snapshot_render_text(m, &wide, &len);
+		assert_non_null(out);
+		return out;
+	}
 	FILE *f = open_memstream(&out, &len);
 
 	assert_non_null(f);
@@ -37,8 +45,10 @@ static void path(struct model *m, int row, bool callee, double share, int nr, co
 	p->share = share;
 	p->samples = (uint64_t)(share * 10);
 	for (int i = 0; i < nr; i++) {
-		m->frames[p->first + i].symbol = model_frame_name(m, names[i], MODEL_FRAME_SYMBOL_MAX);
-		m->frames[p->first + i].module = model_frame_name(m, "prog", MODEL_FRAME_MODULE_MAX);
+		m->frames[p->first + i].symbol =
+		    model_frame_name(m, names[i], MODEL_FRAME_SYMBOL_MAX);
+		m->frames[p->first + i].module =
+		    model_frame_name(m, "prog", MODEL_FRAME_MODULE_MAX);
 	}
 }
 

@@ -231,6 +231,90 @@ static void test_text_tasks(void **state)
 	model_fini(&m);
 }
 
+/* --wide: every column and section, as the text was before narrow
+ * snapshots (the golden files kept from then). */
+static void test_text_wide(void **state)
+{
+	static const struct {
+		enum model_mode mode;
+		const char *golden;
+	} cases[] = {{MODEL_SYSTEM, "system-wide.txt"}, {MODEL_TASKS, "tasks-wide.txt"}};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct snapshot_text st = {.wide = true};
+		struct model m;
+		size_t len;
+
+		build(&m, cases[i].mode);
+		for (int k = 0; k < 2; k++) { /* the same in every snapshot */
+			char *s = snapshot_render_text(&m, &st, &len);
+			assert_non_null(s);
+			check_golden(cases[i].golden, s);
+			free(s);
+		}
+		model_fini(&m);
+	}
+}
+
+/* Every line of s at most 80 columns; how many lines. */
+static int narrow_lines(const char *s)
+{
+	int n = 0;
+
+	for (const char *p = s; *p; n++) {
+		const char *e = strchr(p, '\n');
+		assert_non_null(e);
+		if (e - p > 80)
+			fail_msg("a line of %d columns: %.*s", (int)(e - p), (int)(e - p), p);
+		p = e + 1;
+	}
+	return n;
+}
+
+/* Narrow snapshots of one run: the static sections in the first and when
+ * they change, the column no row counts named once and never a column. */
+static void test_text_sequence(void **state)
+{
+	struct snapshot_text st = {0};
+	struct model m;
+	size_t len;
+	char *s;
+
+	build(&m, MODEL_SYSTEM);
+	s = snapshot_render_text(&m, &st, &len);
+	assert_non_null(s);
+	narrow_lines(s);
+	assert_non_null(strstr(s, "\nEVENT "));
+	assert_non_null(
+	    strstr(s, "not shown (no row counts them; --wide shows them): major-faults"));
+	assert_null(strstr(strstr(s, "\nCPU  CPU%"), "major-faults"));
+	assert_non_null(strstr(s, "note: a \"quoted\" note"));
+	free(s);
+
+	m.seq++;
+	s = snapshot_render_text(&m, &st, &len);
+	assert_non_null(s);
+	narrow_lines(s);
+	assert_null(strstr(s, "EVENT "));
+	assert_null(strstr(s, "not shown"));
+	assert_null(strstr(s, "note: "));
+	assert_null(strstr(s, "n/s not supported"));
+	assert_non_null(strstr(s, "\nCPU  CPU%"));
+	assert_null(strstr(s, "major-faults"));
+	free(s);
+
+	/* coverage changed: the EVENTS table again, and only it */
+	m.events[0].coverage = 0.25;
+	s = snapshot_render_text(&m, &st, &len);
+	assert_non_null(s);
+	assert_non_null(strstr(s, "\nEVENT "));
+	assert_non_null(strstr(s, "25.0%"));
+	assert_null(strstr(s, "not shown"));
+	assert_null(strstr(s, "note: "));
+	free(s);
+	model_fini(&m);
+}
+
 static void test_json(void **state)
 {
 	struct model m;
@@ -488,6 +572,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_text_system),
 		cmocka_unit_test(test_text_tasks),
+		cmocka_unit_test(test_text_wide),
+		cmocka_unit_test(test_text_sequence),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_csv),
 		cmocka_unit_test(test_text_from_json),
