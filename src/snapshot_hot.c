@@ -150,6 +150,7 @@ void snapshot_text_hotspots(FILE *out, const struct model *m, int maxw)
 	t.minw[c_comm] = 7;
 	t.minw[c_sym] = 20;
 	t.minw[c_mod] = 12;
+	t.first[c_mod] = true;
 	util_strlcpy(cell_at(&t, 0, c_share), "SHARE", CELL_MAX);
 	util_strlcpy(cell_at(&t, 0, c_samples), "SAMPLES", CELL_MAX);
 	if (tree) {

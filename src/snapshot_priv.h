@@ -15,8 +15,9 @@ struct table {
 	int nr_cols, nr_rows;
 	int width[64];
 	bool left[64];
-	int maxw;     /* a line's columns at most (0: as wide as the cells) */
-	int minw[64]; /* a column cut (its cells elided) down to this to fit maxw; 0: never */
+	int maxw;       /* a line's columns at most (0: as wide as the cells) */
+	int minw[64];   /* a column cut (its cells elided) down to this to fit maxw; 0: never */
+	bool first[64]; /* cut before the others (the least telling names) */
 	char (*cell)[CELL_MAX]; /* nr_rows x nr_cols */
 };
 

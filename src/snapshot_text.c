@@ -57,8 +57,9 @@ int snapshot_table_width(const struct table *t)
 	return w;
 }
 
-/* Narrow the cut-able columns, the one with the most to give first, until
- * a line fits in maxw (or none can give more). */
+/* Narrow the cut-able columns until a line fits in maxw (or none can give
+ * more): those marked first before the others, then the one with the most
+ * to give. */
 static void fit(struct table *t)
 {
 	int total = 0;
@@ -69,7 +70,9 @@ static void fit(struct table *t)
 		int best = -1;
 		for (int c = 0; c < t->nr_cols; c++)
 			if (t->minw[c] && t->width[c] > t->minw[c] &&
-			    (best < 0 || t->width[c] - t->minw[c] > t->width[best] - t->minw[best]))
+			    (best < 0 || t->first[c] > t->first[best] ||
+			     (t->first[c] == t->first[best] &&
+			      t->width[c] - t->minw[c] > t->width[best] - t->minw[best])))
 				best = c;
 		if (best < 0)
 			break;
@@ -547,10 +550,12 @@ static void text_tasks(FILE *out, struct text *x)
 	t.left[1] = t.left[cols - 1] = t.left[cols - 1 - m->show_cgroups] = true;
 	/* the names are what gives when a line is too long (their middle) */
 	t.minw[1] = 8;
+	t.first[1] = true;
 	t.minw[cols - 1] = 8;
 	if (m->show_cgroups) {
 		util_strlcpy(cell_at(&t, 0, cols - 2), "CGROUP", CELL_MAX);
 		t.minw[cols - 2] = 12;
+		t.first[cols - 2] = true;
 	}
 	util_strlcpy(cell_at(&t, 0, 0), threads ? "TID" : "PID", CELL_MAX);
 	util_strlcpy(cell_at(&t, 0, 1), "USER", CELL_MAX);
