@@ -123,12 +123,16 @@ void session_bpf_feed(struct session *s)
 	for (int i = 0; i < s->nr_targets; i++) {
 		struct session_target *t = &s->targets[i];
 		const struct taskbpf_entry *e, *pick = NULL;
+		uint64_t start_ns = t->starttime * (1000000000ull / (uint64_t)procfs_hz());
 
 		if (t->tid < 0 || !t->counted || t->cs.cpu >= 0)
 			continue;
 		for (e = taskbpf_find(b, (uint32_t)t->tid);
 		     e && e < b->e + b->nr && e->key.tid == (uint32_t)t->tid; e++) {
-			if (t->bpf_task ? e->key.task == t->bpf_task : !taken[e - b->e]) {
+			/* Not a task that had its TID before it: the first
+			 * switch of this one comes after its start. */
+			if (t->bpf_task ? e->key.task == t->bpf_task
+			                : !taken[e - b->e] && e->v.first_ns >= start_ns) {
 				pick = e;
 				break;
 			}
@@ -157,13 +161,15 @@ void session_bpf_feed(struct session *s)
 		if (pick) {
 			taken[pick - b->e] = true;
 			t->bpf_task = pick->key.task;
+			t->bpf_dead = pick->v.dead;
 		}
 	}
 	/* Not taken: deleted if its task is gone, which it is when a newer
 	 * entry has its TID. */
 	for (int i = 0; i < n; i++)
-		if (!taken[i] && ((i > 0 && b->e[i - 1].key.tid == b->e[i].key.tid) ||
-		                  !task_alive((pid_t)b->e[i].key.tid)))
+		if (!taken[i] &&
+		    (b->e[i].v.dead || (i > 0 && b->e[i - 1].key.tid == b->e[i].key.tid) ||
+		     !task_alive((pid_t)b->e[i].key.tid)))
 			taskbpf_delete(b, &b->e[i].key);
 	free(taken);
 }

@@ -45,6 +45,7 @@ struct session_target {
 	bool stat_read;             /* its stat has been read since its counters were enabled */
 	uint64_t bpf_task; /* its entry in the BPF map (task_struct address), 0: none yet */
 	bool bpf_final;    /* exited and shown: kept one tick more for its last slice */
+	bool bpf_dead;     /* its entry has its final switch: nothing more comes */
 };
 
 /* A task of the /proc scan (system-wide task table), kept from one tick to

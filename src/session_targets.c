@@ -454,9 +454,9 @@ void session_drop_exited(struct session *s)
 	for (int i = 0; i < s->nr_targets; i++) {
 		struct session_target *t = &s->targets[i];
 		if (session_drops(s, t, t->shown_exited) && t->exited && t->bpf_task &&
-		    !t->bpf_final) {
+		    !t->bpf_dead && !t->bpf_final) {
 			/* BPF: its last slice is charged at its final switch,
-			 * which may come after its exit was seen: one tick more. */
+			 * which had not come when its exit was seen: one tick more. */
 			t->bpf_final = true;
 			s->targets[n++] = *t;
 			continue;

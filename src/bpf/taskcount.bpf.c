@@ -68,7 +68,9 @@ static __always_inline void add(struct taskcount_counts *to, const struct taskco
 /* Charge the current task with what the CPU counted since the last time
  * (switch or exec) on this CPU; at_exec: it is exec'ing, remember its
  * counts so far. */
-static __always_inline int charge(int at_exec)
+#define TASKCOUNT_TASK_DEAD 0x80 /* include/linux/sched.h */
+
+static __always_inline int charge(int at_exec, unsigned long long prev_state)
 {
 	unsigned int zero = 0, cpu = bpf_get_smp_processor_id();
 	struct taskcount_counts *prev = bpf_map_lookup_elem(&last, &zero), d = {};
@@ -110,7 +112,7 @@ static __always_inline int charge(int at_exec)
 
 		if (b) {
 			b->tgid = (unsigned int)(id >> 32);
-			b->first_ns = bpf_ktime_get_ns();
+			b->first_ns = bpf_ktime_get_boot_ns();
 			bpf_map_update_elem(&tasks, &key, b, BPF_NOEXIST);
 			t = bpf_map_lookup_elem(&tasks, &key);
 		}
@@ -129,24 +131,26 @@ static __always_inline int charge(int at_exec)
 		t->exec_c = t->c;
 	} else {
 		t->slices++;
+		t->dead = (prev_state & TASKCOUNT_TASK_DEAD) != 0;
 	}
 	bpf_get_current_comm(t->comm, sizeof(t->comm));
 	return 0;
 }
 
 /* Still the outgoing task here: sched_switch fires before the switch (and
- * before its context-switches count). */
+ * before its context-switches count). Its arguments: preempt, prev, next,
+ * prev_state (since Linux 5.18). */
 SEC("raw_tracepoint/sched_switch")
-int taskcount_switch(void *ctx)
+int taskcount_switch(struct bpf_raw_tracepoint_args *ctx)
 {
-	return charge(0);
+	return charge(0, ctx->args[3]);
 }
 
 /* The new image is loaded: what came before is the exec'ing program's. */
 SEC("raw_tracepoint/sched_process_exec")
 int taskcount_exec(void *ctx)
 {
-	return charge(1);
+	return charge(1, 0);
 }
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";

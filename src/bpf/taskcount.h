@@ -28,11 +28,12 @@ struct taskcount_key {
 struct taskcount_task {
 	unsigned int tgid;
 	unsigned int slices;         /* switches out seen (wraps) */
-	unsigned long long first_ns; /* its first switch out (bpf_ktime_get_ns): of
+	unsigned long long first_ns; /* its first switch out (CLOCK_BOOTTIME, as a task's
+	                              * start in /proc): of
 	                              * two entries of one TID, the newer is the live one */
 	unsigned int execs;          /* execs seen */
-	unsigned int pad;
-	char comm[16]; /* the name at its last switch out */
+	unsigned int dead;           /* its final switch (prev_state TASK_DEAD) has been */
+	char comm[16];               /* the name at its last switch out */
 	struct taskcount_counts c;
 	struct taskcount_counts exec_c; /* c at its last exec */
 };
