@@ -36,7 +36,7 @@ for _ in $(seq 2000); do
 done
 cleanup_add "xargs kill -KILL <$TMP/sleepers 2>/dev/null"
 
-monitor_start "$out" "$err" -b --format json -N 0 -d 0.5 -e "$ev" --no-hotspots --task-counters bpf
+monitor_start "$out" "$err" -b --format json -N 0 -d 0.5 -e "$ev" --no-hotspots --task-counters "${TASK_COUNTERS:-bpf}"
 wait_for 30 monitor_has "$out" 2 || fail "no 2nd snapshot in 30 s" "$out" "$err"
 "$touch_pages" 30000 &
 tp=$!
@@ -49,8 +49,11 @@ wait "$pp" || fail "pingpong 20000 failed"
 wait_for 30 monitor_has "$out" $(($(nlines "$out") + 1)) || fail "no snapshot in 30 s" "$out" "$err"
 monitor_stop "$out" "$err"
 
-json_check "$out" "all(any('per-task counts: BPF at context switch' in n for n in x['notes']) for x in lines)" \
-	"the notes do not say the task counts come from BPF"
+# TASK_COUNTERS=perf runs the same checks on the per-task counters (they
+# fail there: a late task loses its start, idle tasks go uncounted).
+[ "${TASK_COUNTERS:-bpf}" = perf ] ||
+	json_check "$out" "all(any('per-task counts: BPF at context switch' in n for n in x['notes']) for x in lines)" \
+		"the notes do not say the task counts come from BPF"
 mine=$(json "$out" "sum(ctr(t, 'page-faults') for x in lines for t in x['tasks'] if t['pid'] == $tp and t['counted'])")
 info "touch_pages 30000 started after pfmtop: $mine page faults, perf stat $faults"
 info "its rows (snapshot, name, note, page faults): $(json "$out" "[(x['seq'], t['comm'], t['note'], ctr(t, 'page-faults')) for x in lines for t in x['tasks'] if t['pid'] == $tp]")"
