@@ -6,14 +6,14 @@
 #   build: gcc cmake pkgconf-pkg-config ncurses-devel libpfm-devel inih-devel
 #          elfutils-libelf-devel elfutils-devel zlib-devel jansson-devel binutils-devel
 #          libmicrohttpd-devel libyaml-devel libxcrypt-devel gnutls-devel libzstd-devel xz-devel
-#          capstone-devel
+#          capstone-devel libbpf-devel clang llvm bpftool
 #   test:  libcmocka-devel tmux perf clang compiler-rt python3 util-linux procps-ng
 #          man-pages glibc-locale-source stress-ng mmdebstrap sqlite strace gcc-c++
 #          golang-github-prometheus-prometheus python3-prometheus_client
 #          python3-jsonschema httpd-tools curl
 set -eu
 
-build_pkgs="build-essential cmake pkg-config libncurses-dev libpfm4-dev libinih-dev libelf-dev libdw-dev zlib1g-dev libjansson-dev libiberty-dev libmicrohttpd-dev libyaml-dev libcrypt-dev libgnutls28-dev libzstd-dev liblzma-dev libcapstone-dev"
+build_pkgs="build-essential cmake pkg-config libncurses-dev libpfm4-dev libinih-dev libelf-dev libdw-dev zlib1g-dev libjansson-dev libiberty-dev libmicrohttpd-dev libyaml-dev libcrypt-dev libgnutls28-dev libzstd-dev liblzma-dev libcapstone-dev libbpf-dev clang llvm bpftool"
 test_pkgs="libcmocka-dev tmux linux-perf clang libclang-rt-dev clang-format python3 util-linux procps manpages-dev libc6-dbg locales stress-ng mmdebstrap binutils gcc g++ sqlite3 strace prometheus python3-prometheus-client python3-jsonschema apache2-utils curl"
 
 pkgs=$build_pkgs

@@ -175,6 +175,31 @@ int counters_open_cgroup(struct counter_set *s, const struct counters_config *cf
 	return ret;
 }
 
+int counters_open_fed(struct counter_set *s, const struct counters_config *cfg, pid_t pid,
+                      const bool *fed, int err)
+{
+	memset(s, 0, sizeof(*s));
+	s->pid = pid;
+	s->cpu = -1;
+	s->cfg = cfg;
+	s->nr = cfg->nr;
+	s->c = calloc((size_t)cfg->nr + 1, sizeof(*s->c));
+	if (!s->c)
+		return -ENOMEM;
+	for (int i = 0; i < cfg->nr; i++) {
+		s->c[i].fd = -1;
+		s->c[i].fed = fed[i];
+		s->c[i].err = fed[i] ? 0 : err;
+	}
+	return 0;
+}
+
+void counters_feed(struct counter_set *s, int i, const struct counter_reading *r)
+{
+	s->c[i].prev = s->c[i].cur;
+	s->c[i].cur = *r;
+}
+
 /* Index of the open leader of the group that event i belongs to, or -1. */
 static int leader_of(const struct counter_set *s, int i)
 {
@@ -269,7 +294,7 @@ int counters_read(struct counter_set *s)
 void counters_hold(struct counter_set *s)
 {
 	for (int i = 0; i < s->nr; i++)
-		if (s->c[i].fd >= 0)
+		if (s->c[i].fd >= 0 || s->c[i].fed)
 			s->c[i].prev = s->c[i].cur;
 }
 
@@ -288,7 +313,7 @@ static struct counter_value value_between(const struct counter *c, const struct 
 {
 	struct counter_value v = {.value = NAN, .coverage = 0};
 
-	if (c->fd < 0) {
+	if (c->fd < 0 && !c->fed) {
 		v.state = COUNTER_UNSUPPORTED;
 		return v;
 	}
@@ -307,7 +332,5 @@ struct counter_value counters_interval(const struct counter_set *s, int i)
 
 struct counter_value counters_total(const struct counter_set *s, int i)
 {
-	static const struct counter_reading zero;
-
-	return value_between(&s->c[i], &zero, &s->c[i].cur);
+	return value_between(&s->c[i], &s->c[i].base, &s->c[i].cur);
 }

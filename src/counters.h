@@ -75,7 +75,9 @@ struct counter {
 	uint64_t id; /* PERF_EVENT_IOC_ID */
 	int err;     /* errno of the failed open, 0 when open */
 	bool error;  /* the group's read returned 0 bytes */
+	bool fed;    /* no fd: its readings come from counters_feed() */
 	struct counter_reading cur, prev;
+	struct counter_reading base; /* where totals start: zero, or (fed) a task's exec */
 };
 
 /* Every event of a configuration opened on one (pid, cpu). */
@@ -102,6 +104,15 @@ int counters_open(struct counter_set *s, const struct counters_config *cfg, pid_
  * counted on one CPU (PERF_FLAG_PID_CGROUP). */
 int counters_open_cgroup(struct counter_set *s, const struct counters_config *cfg, int cgroup_fd,
                          int cpu);
+
+/* A set without fds whose readings are given (counters_feed(), from the
+ * BPF task counts): event i is fed when fed[i], else unsupported with err
+ * (its c[i].err). 0 or -ENOMEM. */
+int counters_open_fed(struct counter_set *s, const struct counters_config *cfg, pid_t pid,
+                      const bool *fed, int err);
+
+/* Event i's reading of a fed set: prev becomes cur, cur becomes *r. */
+void counters_feed(struct counter_set *s, int i, const struct counter_reading *r);
 
 /* Enable every group (unless cfg->enable_on_exec). 0 or -errno. */
 int counters_enable(struct counter_set *s);

@@ -40,6 +40,8 @@ static const char usage_text[] =
     "                           The first snapshot has task counters: the tasks\n"
     "                           busy over their life so far are counted from the same\n"
     "                           instant as the CPUs, not an interval later\n"
+    "      --task-counters MODE system-wide task rows: bpf (read at context switch),\n"
+    "                           perf (counters per task), auto (bpf if it can; default)\n"
     "      --cgroup PATH[,PATH] count these cgroups (v2) on every CPU; 'auto' takes the\n"
     "                           top-level cgroups that hold tasks\n"
     "\n"
@@ -662,6 +664,17 @@ static int opt_cpu_min(struct options *o, const char *arg, char *err, size_t err
 	return 0;
 }
 
+static int opt_task_counters(struct options *o, const char *arg, char *err, size_t errlen)
+{
+	static const char *const names[] = {"auto", "bpf", "perf"};
+	char q[QUOTED_MAX];
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (!strcmp(arg, names[i]))
+			return o->session.task_counters = (enum session_task_counters)i, 0;
+	return refuse(err, errlen, "--task-counters: %s is not bpf, perf or auto", quoted(q, arg));
+}
+
 /* Repeatable: each --cgroup adds to the cgroups. */
 static int opt_cgroup(struct options *o, const char *arg, char *err, size_t errlen)
 {
@@ -875,6 +888,7 @@ const struct options_opt options_table[] = {
     {"hide-kernel", 'K', OPTIONS_NO_ARG, opt_hide_kernel},
     {"hide-user", 'U', OPTIONS_NO_ARG, opt_hide_user},
     {"cpu-min", 0, OPTIONS_ARG, opt_cpu_min},
+    {"task-counters", 0, OPTIONS_ARG, opt_task_counters},
     {"cgroup", 0, OPTIONS_ARG, opt_cgroup},
     {"sort", 0, OPTIONS_ARG, opt_sort},
     {"preset", 0, OPTIONS_ARG, opt_preset},

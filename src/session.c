@@ -107,6 +107,9 @@ static int open_targets(struct session *s, char *err, size_t errlen)
 			t->cpu = s->cpus[i];
 			session_open_target(s, t, -1, s->cpus[i]);
 		}
+		ret = session_bpf_open(s, err, errlen);
+		if (ret)
+			return ret;
 		if (cfg->cpu_min >= 0) {
 			struct taskwatch_ops ops = {session_on_fork, session_on_exec,
 			                            session_on_exit, s};
@@ -377,6 +380,7 @@ int session_tick(struct session *s, bool final)
 	session_refresh_targets(s);
 	if (s->baseline) {
 		session_static_notes(s);
+		session_bpf_note(s);
 		s->nr_static_notes = m->nr_notes;
 	}
 	model_clear_rows(m);
@@ -533,6 +537,7 @@ void session_fini(struct session *s)
 	profile_close(&s->prof);
 	if (s->tw_open)
 		taskwatch_close(&s->tw);
+	session_bpf_close(s);
 	session_runs_close(s);
 	free(s->cand);
 	for (int g = 0; g < s->nr_cg; g++) {

@@ -27,6 +27,13 @@
 	10 /* a task idle this many ticks loses its counters                                       \
 	    * (with --cpu-min above 0) */
 
+/* --task-counters: how system-wide task rows are counted. */
+enum session_task_counters {
+	SESSION_TC_AUTO, /* BPF at context switch where it can be, else perf */
+	SESSION_TC_BPF,  /* BPF, or an error saying why not */
+	SESSION_TC_PERF, /* per-task counters (perf_event_open per task) */
+};
+
 struct session_config {
 	struct events_list events; /* what to count (parsed -e, or the default) */
 	char preset[32];           /* shown in the header */
@@ -41,7 +48,8 @@ struct session_config {
 	uint64_t interval_ns;
 	int top_n;
 	struct profile_config profile; /* sampling and hotspots */
-	double cpu_min;        /* system-wide: count tasks using at least this CPU%; < 0 never */
+	double cpu_min; /* system-wide: count tasks using at least this CPU%; < 0 never */
+	enum session_task_counters task_counters; /* --task-counters */
 	char cgroups[16][256]; /* --cgroup paths (relative to the cgroup v2 mount) */
 	int nr_cgroups;
 	bool cgroup_auto; /* --cgroup auto: the top-level cgroups with tasks */

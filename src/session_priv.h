@@ -6,6 +6,7 @@
 #include "launch.h"
 #include "runwatch.h"
 #include "session.h"
+#include "taskbpf.h"
 
 /* One cgroup counted on every CPU. */
 struct session_cgroup {
@@ -42,6 +43,9 @@ struct session_target {
 	int statfd;                 /* its /proc stat file kept open, or -1 */
 	bool refreshed;             /* its /proc figures are this tick's, and it is live */
 	bool stat_read;             /* its stat has been read since its counters were enabled */
+	uint64_t bpf_task; /* its entry in the BPF map (task_struct address), 0: none yet */
+	bool bpf_final;    /* exited and shown: kept one tick more for its last slice */
+	bool bpf_dead;     /* its entry has its final switch: nothing more comes */
 };
 
 /* A task of the /proc scan (system-wide task table), kept from one tick to
@@ -106,6 +110,11 @@ struct session {
 	uint64_t start_ns, last_ns, now_ns;
 	struct profile prof;
 	struct taskwatch tw; /* system-wide: new and exiting tasks, as they happen */
+	/* Task counts from BPF at context switch (session_bpf.c). */
+	struct taskbpf bpf;
+	bool bpf_on;
+	bool *bpf_fed;     /* per event: read by the BPF program */
+	char bpf_why[200]; /* why not in force (auto), "" when it is or was not tried */
 	bool tw_open;
 	uint64_t tw_lost; /* tw.lost at the last tick */
 	/* Which tasks ran, to skip the counter reads of those that did not
@@ -180,6 +189,14 @@ void session_static_notes(struct session *s);
 void session_memory_notes(struct session *s);
 void session_event_states(struct session *s);
 void session_unattributed_row(struct session *s);
+
+/* session_bpf.c: per-task counts taken by BPF at every context switch. */
+int session_bpf_open(struct session *s, char *err, size_t errlen);
+int session_bpf_target(struct session *s, struct session_target *t, pid_t pid);
+void session_bpf_feed(struct session *s);
+void session_bpf_forget(struct session *s, const struct session_target *t);
+void session_bpf_note(struct session *s);
+void session_bpf_close(struct session *s);
 
 /* session_targets.c: what is counted (CPUs, tasks) and the fd budget. */
 void session_on_fork(pid_t pid, pid_t tid, pid_t ppid, void *arg);

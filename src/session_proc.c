@@ -226,7 +226,8 @@ static int scan_task(struct session *s, const struct scan *sc, pid_t pid, pid_t 
 	}
 	if (cv)
 		return 0; /* counted: its row is there already */
-	if (s->cfg->cpu_min >= 0 && busy >= s->cfg->cpu_min && pid != s->self) {
+	/* With BPF task counts every task is counted: it costs no fds. */
+	if (s->cfg->cpu_min >= 0 && (busy >= s->cfg->cpu_min || s->bpf_on) && pid != s->self) {
 		struct proc_sample c = cur;
 		c.cpu_pct = busy; /* busiest first */
 		push_cand(s, &c);

@@ -76,7 +76,7 @@ bool session_drops(const struct session *s, const struct session_target *t, bool
 	 * counters back in the same tick, reopened, and lose an interval;
 	 * unless tasks went uncounted for want of fds (then it makes room). */
 	bool idle = s->mode == MODEL_SYSTEM && t->idle_ticks >= SESSION_IDLE_TICKS &&
-	            (s->cfg->cpu_min > 0 || s->nr_fd_limited);
+	            (s->cfg->cpu_min > 0 || s->nr_fd_limited) && !s->bpf_on;
 
 	return task && (shown_exited || idle || (!t->counted && s->mode == MODEL_SYSTEM));
 }
@@ -168,6 +168,8 @@ void session_open_target(struct session *s, struct session_target *t, pid_t pid,
 {
 	int ret;
 
+	if (s->bpf_on && cpu < 0 && pid > 0 && session_bpf_target(s, t, pid) == 0)
+		return; /* counted by BPF at its switches: no fds */
 	if (s->fds_used + s->nr_ev > s->fd_budget) {
 		/* Over budget: not tried, so the fds pfmtop itself needs (/proc,
 		 * output, terminal) stay free. */
@@ -384,7 +386,7 @@ bool session_count_task(struct session *s, pid_t pid, pid_t tid, pid_t parent)
 		return true;
 	if (s->stopped)
 		return false; /* the run is over: nothing new counts */
-	if (s->fds_used + s->nr_ev > s->fd_budget)
+	if (!s->bpf_on && s->fds_used + s->nr_ev > s->fd_budget)
 		return false;
 	t = session_add_target(s);
 	if (!t)
@@ -451,7 +453,17 @@ void session_drop_exited(struct session *s)
 
 	for (int i = 0; i < s->nr_targets; i++) {
 		struct session_target *t = &s->targets[i];
+		if (session_drops(s, t, t->shown_exited) && t->exited && t->bpf_task &&
+		    !t->bpf_dead && !t->bpf_final) {
+			/* BPF: its last slice is charged at its final switch,
+			 * which had not come when its exit was seen: one tick more. */
+			t->bpf_final = true;
+			s->targets[n++] = *t;
+			continue;
+		}
 		if (session_drops(s, t, t->shown_exited)) {
+			if (s->bpf_on)
+				session_bpf_forget(s, t);
 			s->fds_used -= t->cs.nr_open;
 			counters_close(&t->cs);
 			session_proc_fd_close(s, &t->statfd);
@@ -519,7 +531,7 @@ static bool counts_while_running(const struct perf_event_attr *a)
  */
 static bool runs_known(struct session *s, bool counters)
 {
-	if (!s->rw_open)
+	if (!s->rw_open || s->bpf_on)
 		return false;
 	runwatch_drain(&s->rw);
 	return counters && s->rw_armed && s->rw_events_ok && !s->ccfg.inherit &&
@@ -549,7 +561,8 @@ static void runs_policy(struct session *s, int counted)
 		s->rw_wait--;
 		return;
 	}
-	if (s->mode != MODEL_SYSTEM || !s->tw_open || !s->rw_events_ok || counted < s->rw_min)
+	if (s->mode != MODEL_SYSTEM || !s->tw_open || !s->rw_events_ok || counted < s->rw_min ||
+	    s->bpf_on)
 		return;
 	/* rings for the most records an interval keeps it open for, were
 	 * they spread over the CPUs */
@@ -590,6 +603,10 @@ void session_refresh_targets(struct session *s)
 	bool runs = runs_known(s, counters);
 	int counted = 0;
 
+	/* The map before the CPU counters: what it gives a task was counted
+	 * by them before they are read. */
+	if (counters && s->bpf_on)
+		session_bpf_feed(s);
 	for (int g = 0; g < s->nr_cg && counters; g++)
 		for (int i = 0; i < s->nr_cpus; i++)
 			if (s->cg[g].cpu[i].counted)

@@ -14,6 +14,8 @@
 #   perf-stat  perf stat -a -I 1000
 #   view       the pfmtop view (in tmux)
 #   batch      pfmtop -b -d 1
+#   batch-perf, view-perf  the same with --task-counters perf (per-task
+#              counters, not BPF task counts)
 #   record     pfmtop -b -d 1 --record FILE
 #   daemon     pfmtop --daemon --listen 127.0.0.1:PORT
 # Every workload runs RUNS times (default 5) under every observer, the
@@ -115,6 +117,17 @@ start_observer() {
 	batch)
 		"$PFMTOP" -b -d 1 >/dev/null 2>&1 &
 		OBS_PID=$!
+		sleep 2
+		;;
+	batch-perf | view-perf)
+		# per-task counters, as before BPF task counts
+		if [ "$o" = view-perf ]; then
+			tmux -S "$SOCK" new-session -d -s b -x 200 -y 60 "$PFMTOP --task-counters perf"
+			OBS_PID=$(tmux -S "$SOCK" list-panes -t b -F '#{pane_pid}')
+		else
+			"$PFMTOP" -b -d 1 --task-counters perf >/dev/null 2>&1 &
+			OBS_PID=$!
+		fi
 		sleep 2
 		;;
 	record)

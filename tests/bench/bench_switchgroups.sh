@@ -13,7 +13,12 @@
 # CPU time, slowdowns against alone and perf top,
 # and each switchgroups run's records/s and lost records.
 #
-# Environment: PFMTOP, SWITCHGROUPS, PINGPONG (binaries), RUNS, OBSERVERS.
+# bpf: the bpfcount prototype (tests/bench/bpfcount.c, README.bpfcount):
+# a BPF program at sched_switch reading per-CPU counters, when BPFCOUNT
+# names its binary (OBSERVERS="alone perf-top perf-stat batch bpf").
+#
+# Environment: PFMTOP, SWITCHGROUPS, PINGPONG (binaries), BPFCOUNT, RUNS,
+# OBSERVERS.
 # Needs root, perf and tmux. Exit 0, 77 if it cannot run.
 set -euo pipefail
 
@@ -54,6 +59,7 @@ start_observer() {
 	sg-noread) "$SWITCHGROUPS" -q -x </dev/null >/dev/null 2>>"$TMP/sgx.log" & ;;
 	perf-stat) perf stat -a -e context-switches,task-clock,page-faults,cpu-migrations \
 		-I 1000 -o /dev/null </dev/null & ;;
+	bpf) "${BPFCOUNT:?BPFCOUNT must point at bpfcount}" -q </dev/null >/dev/null 2>>"$TMP/bpf.log" & ;;
 	sg-switch) "$SWITCHGROUPS" -q -m switch </dev/null >/dev/null 2>>"$TMP/sgs.log" & ;;
 	esac
 	OBS_PID=$!

@@ -2,7 +2,8 @@
 # System-wide task table short of file descriptors: with RLIMIT_NOFILE 64
 # (a budget of a few tasks' counters) and 30 busy processes, pfmtop keeps
 # running, counts what fits, marks the rest "not counted: fd limit" and says
-# why in a header note.
+# why in a header note. (Per-task counters: --task-counters perf; BPF task
+# counts need no fds per task, see test_tasks_bpf.sh.)
 . "$(dirname "$0")/lib.sh"
 
 need_root
@@ -35,13 +36,13 @@ note_re='^[0-9]+ busy tasks not counted: out of file descriptors \(limit 64\)'
 # of them on the CPUs every python3 of the checks would crawl).
 # --- JSON ---
 run "$out" "$err" timeout 20 prlimit --nofile=64:64 \
-	"$PFMTOP" -b --format json -N 0 -d 0.5 -n 4 -e task-clock,page-faults --no-hotspots
+	"$PFMTOP" -b --format json -N 0 -d 0.5 -n 4 -e task-clock,page-faults --no-hotspots --task-counters perf
 [ "$RC" -ne 124 ] || fail "pfmtop -d 0.5 -n 4 under RLIMIT_NOFILE 64 still ran after 20 s" "$out" "$err"
 expect_rc 0 "prlimit --nofile=64:64 pfmtop -b --format json -N 0 -d 0.5 -n 4 with $NSPIN busy processes" "$out" "$err"
 
 # --- text ---
 run "$TMP/text" "$TMP/text.err" timeout 20 prlimit --nofile=64:64 \
-	"$PFMTOP" -b -N 0 -d 0.5 -n 2 -e task-clock,page-faults --no-hotspots
+	"$PFMTOP" -b -N 0 -d 0.5 -n 2 -e task-clock,page-faults --no-hotspots --task-counters perf
 [ "$RC" -ne 124 ] || fail "pfmtop -d 0.5 -n 2 under RLIMIT_NOFILE 64 still ran after 20 s" "$TMP/text" "$TMP/text.err"
 trc=$RC
 for p in "${spins[@]}"; do kill -KILL "$p"; done
