@@ -76,6 +76,8 @@ int options_parse(struct options *o, int argc, char **argv, char *err, size_t er
 
 /* Print the usage text. */
 void options_usage(FILE *out);
+/* The text options_usage() writes (options_help.c). */
+extern const char options_usage_text[];
 
 /* What follows an option on the command line. */
 enum options_arg {
