@@ -62,7 +62,7 @@ pass "the view's first frame counts the busy task"
 
 # ---- USER on every row of the view, /proc-only rows too ----
 tm resize-window -t t -x 200 -y 60 2>/dev/null || true
-tm send-keys -t t "clear; TERM=xterm-256color '$PFMTOP' --view tasks -d 0.5 --cpu-min 50; echo rc=\$?" Enter
+tm send-keys -t t "clear; TERM=xterm-256color '$PFMTOP' --view tasks -d 0.5 --cpu-min 50 --task-counters perf; echo rc=\$?" Enter
 wait_for 20 pane_has 'USER' 'COMMAND' 'idle: /pro' || fail "no Tasks view with /proc-only rows" "$TMP/pane"
 sleep 1.5 # a few intervals: rows that came and went
 pane >"$TMP/users"
