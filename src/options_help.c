@@ -25,7 +25,7 @@ const char options_usage_text[] =
     "                           busy over their life so far are counted from the same\n"
     "                           instant as the CPUs, not an interval later\n"
     "      --task-counters MODE system-wide task rows: bpf (read at context switch),\n"
-    "                           perf (counters per task), auto (bpf if it can; default)\n"
+    "                           perf (counters per task), auto (perf for now; default)\n"
     "      --cgroup PATH[,PATH] count these cgroups (v2) on every CPU; 'auto' takes the\n"
     "                           top-level cgroups that hold tasks\n"
     "\n"

@@ -19,7 +19,9 @@
  * the only one) there. NULL when it may be. */
 static const char *not_here(const struct session *s)
 {
-	if (s->cfg->task_counters == SESSION_TC_PERF || sys != &sys_kernel_ops)
+	/* auto is per-task counters until BPF mode passes the whole suite
+	 * (PID reuse within an interval, task-clock past the interval) */
+	if (s->cfg->task_counters != SESSION_TC_BPF || sys != &sys_kernel_ops)
 		return ""; /* asked for, or a fake kernel (tests) */
 	if (s->cfg->cpu_min < 0)
 		return "--cpu-min -1 counts no tasks";
