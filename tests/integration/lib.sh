@@ -292,7 +292,21 @@ tmux_setup() {
 	export XDG_CONFIG_HOME=$TMP/config
 	cleanup_add "tmux -S '$TMUX_SOCK' kill-server"
 }
-tm() { tmux -S "$TMUX_SOCK" "$@"; }
+# A new session right after the last one was killed can meet the old server
+# still exiting ("server exited unexpectedly"): new-session is retried.
+tm() {
+	local try
+	[ "$1" = new-session ] || {
+		tmux -S "$TMUX_SOCK" "$@"
+		return
+	}
+	for try in 1 2 3 4 5; do
+		tmux -S "$TMUX_SOCK" "$@" 2>"$TMP/tmux.err" && return 0
+		sleep 0.5
+	done
+	cat "$TMP/tmux.err" >&2
+	return 1
+}
 pane() { tm capture-pane -p -t t; }
 pane_has() {
 	local s
