@@ -212,6 +212,7 @@ int hotspots_add(struct hotspots *h, uint32_t pid, uint32_t tid, uint64_t ip,
 	*s = (struct hotspots_slot){
 	    .ip = ip, .pid = pid, .tid = tid, .cpu = (int16_t)cpu, .cpumode = mode, .used = 1};
 	slot_count(h, s, weight);
+	h->pid_keys[pid % HOTSPOTS_SYM_EPOCHS / 64] |= 1ull << (pid % 64);
 	if (!h->used)
 		h->first_cpu = cpu;
 	else if (cpu != h->first_cpu)
@@ -519,9 +520,13 @@ int hotspots_top_all(struct hotspots *h, enum hotspots_mode mode, const struct h
 	if (reserve < 0 || scratch_reserve(h, h->used ? h->used : 1, true))
 		return -ENOMEM;
 	memset(h->fold, 0xff, h->fold_cap * sizeof(*h->fold));
+	memset(h->pid_keys, 0, sizeof(h->pid_keys)); /* the scan makes them exact */
 	for (uint32_t i = 0; i < h->cap; i++) {
 		const struct hotspots_slot *s = &h->slots[i];
 		const int cpu = fold_cpus ? -1 : s->cpu;
+
+		if (s->used)
+			h->pid_keys[s->pid % HOTSPOTS_SYM_EPOCHS / 64] |= 1ull << (s->pid % 64);
 		uint64_t w, c, key = s->ip, start;
 		bool by_sym = false, fresh;
 		struct hotspots_row r;
@@ -1135,6 +1140,11 @@ size_t hotspots_user_pids(const struct hotspots *h, uint32_t *out, size_t max)
 		if (!k || out[k - 1] != out[i])
 			out[k++] = out[i];
 	return k;
+}
+
+bool hotspots_may_have_pid(const struct hotspots *h, uint32_t pid)
+{
+	return h->pid_keys[pid % HOTSPOTS_SYM_EPOCHS / 64] >> (pid % 64) & 1;
 }
 
 uint32_t hotspots_take_pids(struct hotspots *h, const uint32_t *pids, size_t nr_pids,

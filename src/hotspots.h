@@ -137,6 +137,9 @@ struct hotspots {
 	 * value it was cached with. */
 	uint32_t sym_clock;
 	uint32_t sym_epochs[HOTSPOTS_SYM_EPOCHS];
+	/* Bit pid % HOTSPOTS_SYM_EPOCHS: a key of such a pid may be in the
+	 * table (set by hotspots_add(), made exact by hotspots_top_all()). */
+	uint64_t pid_keys[HOTSPOTS_SYM_EPOCHS / 64];
 	/* What hotspots_trim() did, since hotspots_init() (for tests and figures). */
 	uint64_t folded, dropped;
 	struct hotspots_watch watch[HOTSPOTS_MAX_WATCH];
@@ -354,6 +357,9 @@ void hotspots_symbols_changed(struct hotspots *h, uint32_t pid);
  * removed.
  */
 uint32_t hotspots_trim(struct hotspots *h, hotspots_sym_fn sym, void *arg);
+
+/* False when no key of pid is in the table (true: there may be). */
+bool hotspots_may_have_pid(const struct hotspots *h, uint32_t pid);
 
 /*
  * Remove every key of the nr_pids pids (sorted, each once; user and kernel

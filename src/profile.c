@@ -47,10 +47,20 @@ static void remember_comm(struct profile *p, pid_t pid, const char *comm)
 	util_strlcpy(c->comm, comm, sizeof(c->comm));
 }
 
+static void retire_pids(struct profile *p, uint32_t *pids, size_t nr);
+
 static void sb_comm(const struct record *r, void *arg)
 {
 	struct profile *p = arg;
 
+	/* The samples before an exec came before it (the sampler holds back
+	 * those of a process whose exec is queued): they leave the table,
+	 * named by the program and the mappings they were taken in. */
+	if (r->comm.exec && hotspots_may_have_pid(&p->hot, r->comm.pid)) {
+		uint32_t pid = r->comm.pid;
+
+		retire_pids(p, &pid, 1);
+	}
 	if (r->comm.pid == r->comm.tid)
 		remember_comm(p, (pid_t)r->comm.pid, r->comm.comm);
 	if (r->comm.exec) {

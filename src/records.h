@@ -172,6 +172,9 @@ struct record {
 		struct records_throttle throttle;         /* THROTTLE, UNTHROTTLE */
 		struct records_switch sw;                 /* SWITCH, SWITCH_CPU_WIDE */
 	};
+	/* Not decoded: a SAMPLE the sampler counts when it leaves its
+	 * time-ordered queue, 1 + the index of its ring; 0 for the others. */
+	uint32_t deferred;
 };
 
 /* records_decode() result for a record type it does not decode. */

@@ -551,9 +551,43 @@ struct drain_ctx {
 };
 
 /* The side-band callbacks, as the queue hands records over in order. */
+static void count_sample(const struct sampler *s, const struct record *rec)
+{
+	if (s->hot)
+		hotspots_add(s->hot, rec->id.pid, rec->id.tid, rec->sample.ip, rec->cpumode,
+		             (int)rec->id.cpu, s->period ? s->period : rec->sample.period);
+	if (s->stacks && rec->sample.nr_ips)
+		stacks_add(s->stacks, rec->id.pid, rec->sample.ips, rec->sample.nr_ips);
+}
+
+static bool exec_waits(const struct sampler *s, uint32_t pid)
+{
+	if (s->nr_exec_pending > (int)ARRAY_SIZE(s->exec_pending))
+		return true;
+	for (int i = 0; i < s->nr_exec_pending; i++)
+		if (s->exec_pending[i] == pid)
+			return true;
+	return false;
+}
+
+/* An exec left the queue: its process's samples need not wait for it. */
+static void exec_done(struct sampler *s, uint32_t pid)
+{
+	if (s->nr_exec_pending > (int)ARRAY_SIZE(s->exec_pending)) {
+		if (!s->sbq.nr) /* the last record out: the queue is empty */
+			s->nr_exec_pending = 0;
+		return;
+	}
+	for (int i = 0; i < s->nr_exec_pending; i++)
+		if (s->exec_pending[i] == pid) {
+			s->exec_pending[i] = s->exec_pending[--s->nr_exec_pending];
+			return;
+		}
+}
+
 static void sb_dispatch(const struct record *rec, void *arg)
 {
-	const struct sampler *s = arg;
+	struct sampler *s = arg;
 	void (*fn)(const struct record *, void *) = NULL;
 
 	switch (rec->type) {
@@ -571,10 +605,17 @@ static void sb_dispatch(const struct record *rec, void *arg)
 		fn = s->sb.exit;
 		break;
 	case PERF_RECORD_SAMPLE:
+		if (rec->deferred) {
+			if (rec->deferred <= (uint32_t)s->nr_rings)
+				s->rings[rec->deferred - 1].cur.samples++;
+			count_sample(s, rec);
+		}
 		if (s->dwarf.sample)
 			s->dwarf.sample(rec, s->dwarf.arg);
 		return;
 	}
+	if (rec->type == PERF_RECORD_COMM && rec->comm.exec)
+		exec_done(s, rec->comm.pid);
 	if (fn)
 		fn(rec, s->sb.arg);
 }
@@ -605,13 +646,15 @@ static void sampler_on_record(const struct perf_event_header *h, void *arg)
 	sbqueue_seen(&s->sbq, &rec);
 	switch (rec.type) {
 	case PERF_RECORD_SAMPLE:
-		hl->samples++;
-		if (s->hot)
-			hotspots_add(s->hot, rec.id.pid, rec.id.tid, rec.sample.ip, rec.cpumode,
-			             (int)rec.id.cpu, s->period ? s->period : rec.sample.period);
-		if (s->stacks && rec.sample.nr_ips)
-			stacks_add(s->stacks, rec.id.pid, rec.sample.ips, rec.sample.nr_ips);
-		if (s->dwarf.sample)
+		/* A sample of a process whose exec waits in the queue waits too
+		 * (counted after the exec when it came after it), and is counted
+		 * in the ring's health then, when it joins the table. */
+		rec.deferred = exec_waits(s, rec.id.pid) ? (uint32_t)(c->r - s->rings) + 1 : 0;
+		if (!rec.deferred) {
+			hl->samples++;
+			count_sample(s, &rec);
+		}
+		if (s->dwarf.sample || rec.deferred)
 			sbqueue_push_sample(&s->sbq, &rec, h);
 		break;
 	case PERF_RECORD_MMAP:
@@ -620,6 +663,11 @@ static void sampler_on_record(const struct perf_event_header *h, void *arg)
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT:
 		hl->sideband++;
+		if (rec.type == PERF_RECORD_COMM && rec.comm.exec && !exec_waits(s, rec.comm.pid)) {
+			if (s->nr_exec_pending < (int)ARRAY_SIZE(s->exec_pending))
+				s->exec_pending[s->nr_exec_pending] = rec.comm.pid;
+			s->nr_exec_pending++; /* past the array: every sample waits */
+		}
 		sbqueue_push(&s->sbq, &rec);
 		break;
 	case PERF_RECORD_LOST:
