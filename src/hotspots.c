@@ -59,7 +59,10 @@ int hotspots_init(struct hotspots *h, unsigned flags, uint32_t max_entries, uint
 	h->flags = flags;
 	h->cap = HOTSPOTS_INITIAL_SLOTS;
 	h->slots = calloc(h->cap, sizeof(*h->slots));
-	if (!h->slots) {
+	h->slot_pid1 = calloc(h->cap, sizeof(*h->slot_pid1));
+	if (!h->slots || !h->slot_pid1) {
+		free(h->slots);
+		free(h->slot_pid1);
 		memset(h, 0, sizeof(*h));
 		return -ENOMEM;
 	}
@@ -72,6 +75,7 @@ void hotspots_fini(struct hotspots *h)
 	for (int i = 0; i < HOTSPOTS_MAX_WATCH; i++)
 		free(h->watch[i].ips);
 	free(h->slots);
+	free(h->slot_pid1);
 	free(h->scratch);
 	free(h->fold);
 	memset(h, 0, sizeof(*h));
@@ -87,11 +91,18 @@ bool hotspots_kernel_mode(enum records_cpumode cpumode)
 static int hotspots_rehash(struct hotspots *h, uint32_t ncap)
 {
 	struct hotspots_slot *ns, *old = h->slots;
+	uint32_t *np1;
 	const uint32_t ocap = h->cap;
 
 	ns = calloc(ncap, sizeof(*ns));
-	if (!ns)
+	np1 = calloc(ncap, sizeof(*np1));
+	if (!ns || !np1) {
+		free(ns);
+		free(np1);
 		return -ENOMEM;
+	}
+	free(h->slot_pid1);
+	h->slot_pid1 = np1;
 	h->slots = ns;
 	h->cap = ncap;
 	for (uint32_t i = 0; i < ocap; i++) {
@@ -102,6 +113,7 @@ static int hotspots_rehash(struct hotspots *h, uint32_t ncap)
 		while (ns[j].used)
 			j = (j + 1) & (ncap - 1);
 		ns[j] = old[i];
+		np1[j] = old[i].pid + 1;
 	}
 	free(old);
 	return 0;
@@ -177,6 +189,15 @@ const struct hotspots_slot *hotspots_find(const struct hotspots *h, uint32_t pid
 	return found ? &h->slots[i] : NULL;
 }
 
+/* Slot i has just been filled with a new key. */
+static void key_added(struct hotspots *h, uint32_t i)
+{
+	const uint32_t pid = h->slots[i].pid;
+
+	h->slot_pid1[i] = pid + 1;
+	h->pid_nkeys[pid % HOTSPOTS_SYM_EPOCHS]++;
+}
+
 int hotspots_add(struct hotspots *h, uint32_t pid, uint32_t tid, uint64_t ip,
                  enum records_cpumode cpumode, int cpu, uint64_t period)
 {
@@ -212,7 +233,7 @@ int hotspots_add(struct hotspots *h, uint32_t pid, uint32_t tid, uint64_t ip,
 	*s = (struct hotspots_slot){
 	    .ip = ip, .pid = pid, .tid = tid, .cpu = (int16_t)cpu, .cpumode = mode, .used = 1};
 	slot_count(h, s, weight);
-	h->pid_keys[pid % HOTSPOTS_SYM_EPOCHS / 64] |= 1ull << (pid % 64);
+	key_added(h, i);
 	if (!h->used)
 		h->first_cpu = cpu;
 	else if (cpu != h->first_cpu)
@@ -241,8 +262,11 @@ void hotspots_interval_reset(struct hotspots *h)
 
 void hotspots_clear(struct hotspots *h)
 {
-	if (h->slots)
+	if (h->slots) {
 		memset(h->slots, 0, (size_t)h->cap * sizeof(*h->slots));
+		memset(h->slot_pid1, 0, (size_t)h->cap * sizeof(*h->slot_pid1));
+	}
+	memset(h->pid_nkeys, 0, sizeof(h->pid_nkeys));
 	h->used = 0;
 	h->multi_cpu = false;
 	h->gen = 1;
@@ -284,7 +308,7 @@ static int row_cmp_ident(const void *pa, const void *pb)
 }
 
 /* Heaviest first, then the identity order: total, hash-independent. */
-static int row_cmp_weight(const void *pa, const void *pb)
+int hotspots_row_cmp_weight(const void *pa, const void *pb)
 {
 	const struct hotspots_row *a = pa, *b = pb;
 
@@ -361,7 +385,7 @@ static struct hotspots_acc *fold_acc(struct hotspots *h, uint32_t slot, int cpu,
 /* True when a ranks after b (lighter, or equal and later in identity order). */
 static bool row_after(const struct hotspots_row *a, const struct hotspots_row *b)
 {
-	return row_cmp_weight(a, b) > 0;
+	return hotspots_row_cmp_weight(a, b) > 0;
 }
 
 /* Restore the heap property below i in heap[0..k): root = the row ranked last. */
@@ -498,7 +522,7 @@ int hotspots_top(struct hotspots *h, enum hotspots_mode mode, const struct hotsp
 		}
 	}
 	t.rows = nr;
-	qsort(out, k, sizeof(*out), row_cmp_weight);
+	qsort(out, k, sizeof(*out), hotspots_row_cmp_weight);
 	for (size_t i = 0; i < k; i++)
 		out[i].share = t.weight ? 100.0 * (double)out[i].weight / (double)t.weight : 0.0;
 	if (tot)
@@ -520,13 +544,10 @@ int hotspots_top_all(struct hotspots *h, enum hotspots_mode mode, const struct h
 	if (reserve < 0 || scratch_reserve(h, h->used ? h->used : 1, true))
 		return -ENOMEM;
 	memset(h->fold, 0xff, h->fold_cap * sizeof(*h->fold));
-	memset(h->pid_keys, 0, sizeof(h->pid_keys)); /* the scan makes them exact */
 	for (uint32_t i = 0; i < h->cap; i++) {
 		const struct hotspots_slot *s = &h->slots[i];
 		const int cpu = fold_cpus ? -1 : s->cpu;
 
-		if (s->used)
-			h->pid_keys[s->pid % HOTSPOTS_SYM_EPOCHS / 64] |= 1ull << (s->pid % 64);
 		uint64_t w, c, key = s->ip, start;
 		bool by_sym = false, fresh;
 		struct hotspots_row r;
@@ -571,7 +592,7 @@ int hotspots_top_all(struct hotspots *h, enum hotspots_mode mode, const struct h
 
 		slot_row(h, a->slot, a->cpu, a->weight, a->samples, &(*rows)[i]);
 	}
-	qsort(*rows, nr, sizeof(**rows), row_cmp_weight);
+	qsort(*rows, nr, sizeof(**rows), hotspots_row_cmp_weight);
 	for (size_t i = 0; i < nr; i++)
 		(*rows)[i].share =
 		    t.weight ? 100.0 * (double)(*rows)[i].weight / (double)t.weight : 0.0;
@@ -579,239 +600,6 @@ int hotspots_top_all(struct hotspots *h, enum hotspots_mode mode, const struct h
 	if (tot)
 		*tot = t;
 	return (int)nr;
-}
-
-/* Group order: key, then (with MERGE_PID) pid and tid, heaviest first within. */
-static int row_cmp_group(const struct hotspots_row *a, const struct hotspots_row *b, unsigned fl)
-{
-	if (a->key != b->key)
-		return a->key < b->key ? -1 : 1;
-	if (fl & HOTSPOTS_MERGE_PID) {
-		if (a->pid != b->pid)
-			return a->pid < b->pid ? -1 : 1;
-		if (a->tid != b->tid)
-			return a->tid < b->tid ? -1 : 1;
-	}
-	return 0;
-}
-
-static int row_cmp_group_pid(const void *pa, const void *pb)
-{
-	int c = row_cmp_group(pa, pb, HOTSPOTS_MERGE_PID);
-
-	return c ? c : row_cmp_weight(pa, pb);
-}
-
-static int row_cmp_group_any(const void *pa, const void *pb)
-{
-	int c = row_cmp_group(pa, pb, 0);
-
-	return c ? c : row_cmp_weight(pa, pb);
-}
-
-int hotspots_merge(struct hotspots_row *rows, int n, hotspots_key_fn key, void *arg, unsigned flags)
-{
-	int k = 0;
-
-	if (n <= 0 || !key)
-		return n < 0 ? 0 : n;
-	for (int i = 0; i < n; i++)
-		rows[i].key = key(&rows[i], arg);
-	qsort(rows, (size_t)n, sizeof(*rows),
-	      flags & HOTSPOTS_MERGE_PID ? row_cmp_group_pid : row_cmp_group_any);
-	for (int i = 0; i < n; i++) {
-		struct hotspots_row *g = k ? &rows[k - 1] : NULL;
-
-		/* Sorted heaviest first within a group: g is its representative. */
-		if (g && rows[i].key && !row_cmp_group(g, &rows[i], flags)) {
-			g->weight += rows[i].weight;
-			g->samples += rows[i].samples;
-			g->share += rows[i].share;
-			g->merged += rows[i].merged;
-			if (g->cpu != rows[i].cpu)
-				g->cpu = -1;
-		} else {
-			rows[k++] = rows[i];
-		}
-	}
-	qsort(rows, (size_t)k, sizeof(*rows), row_cmp_weight);
-	return k;
-}
-
-/* Group order: the group's values, then pid and tid (to count the
- * distinct pids), heaviest first within. */
-static int row_cmp_values(const void *pa, const void *pb)
-{
-	const struct hotspots_row *a = pa, *b = pb;
-	int c = memcmp(a->group, b->group, sizeof(a->group));
-
-	if (c)
-		return c;
-	if (a->pid != b->pid)
-		return a->pid < b->pid ? -1 : 1;
-	if (a->tid != b->tid)
-		return a->tid < b->tid ? -1 : 1;
-	return row_cmp_weight(pa, pb);
-}
-
-static uint64_t group_hash(const uint64_t *g)
-{
-	uint64_t h = 0;
-
-	for (int i = 0; i < HOTSPOTS_GROUP_MAX; i++)
-		h = (h ^ g[i]) * 0x9e3779b97f4a7c15ull;
-	return h ^ h >> 32;
-}
-
-/* Put the rows of each group together (the groups in the order they are
- * first met), each group's rows in the order row_cmp_values sorts them:
- * what a sort of all of them by row_cmp_values gives, but for the order of
- * the groups. In place and without comparing rows of different groups.
- * -ENOMEM, rows as they were, when there is no room for the index. */
-static int gather_groups(struct hotspots_row *rows, size_t n)
-{
-	size_t cap = 16, ng = 0;
-	uint32_t *tab, *gid, *first, *order;
-
-	while (cap < 2 * n)
-		cap *= 2;
-	tab = malloc((cap + 3 * n + 1) * sizeof(*tab));
-	if (!tab)
-		return -ENOMEM;
-	gid = tab + cap;       /* a row's group */
-	first = gid + n;       /* a group's first place in the new order */
-	order = first + n + 1; /* the row of each place */
-	memset(tab, 0xff, cap * sizeof(*tab));
-	for (size_t i = 0; i < n; i++) {
-		size_t k = group_hash(rows[i].group) & (cap - 1);
-
-		for (; tab[k] != UINT32_MAX; k = (k + 1) & (cap - 1))
-			if (!memcmp(rows[tab[k]].group, rows[i].group, sizeof(rows[i].group)))
-				break;
-		if (tab[k] == UINT32_MAX) {
-			tab[k] = (uint32_t)i;
-			gid[i] = (uint32_t)ng;
-			first[ng++] = 0;
-		} else {
-			gid[i] = gid[tab[k]];
-		}
-		first[gid[i]]++;
-	}
-	/* Counts to places, then each row to its place. */
-	for (size_t g = 0, at = 0; g < ng; g++) {
-		const size_t c = first[g];
-
-		first[g] = (uint32_t)at;
-		at += c;
-	}
-	first[ng] = (uint32_t)n;
-	for (size_t i = 0; i < n; i++)
-		order[first[gid[i]]++] = (uint32_t)i;
-	/* Move the rows (order[j]: which row goes to place j), one cycle of the
-	 * permutation at a time. */
-	for (size_t j = 0; j < n; j++) {
-		struct hotspots_row tmp;
-		size_t cur = j;
-
-		if (order[j] == j)
-			continue;
-		tmp = rows[j];
-		for (;;) {
-			const size_t next = order[cur];
-
-			order[cur] = (uint32_t)cur;
-			if (next == j) {
-				rows[cur] = tmp;
-				break;
-			}
-			rows[cur] = rows[next];
-			cur = next;
-		}
-	}
-	/* first[g] is now where group g + 1 starts. */
-	for (size_t g = 0, at = 0; g < ng; g++) {
-		if (first[g] - at > 1) /* most groups are one row */
-			qsort(rows + at, first[g] - at, sizeof(*rows), row_cmp_values);
-		at = first[g];
-	}
-	free(tab);
-	return 0;
-}
-
-/* hotspots_group(), the result in the order of the groups when sorted is
- * false. */
-static int group_rows(struct hotspots_row *rows, int n, hotspots_group_fn fn, void *arg,
-                      bool sorted)
-{
-	uint64_t best = 0; /* weight of the heaviest row of the current group */
-	uint32_t prev_pid = 0;
-	int k = 0;
-
-	if (n <= 0 || !fn)
-		return n < 0 ? 0 : n;
-	for (int i = 0; i < n; i++) {
-		memset(rows[i].group, 0, sizeof(rows[i].group));
-		rows[i].attr = 0;
-		fn(&rows[i], rows[i].group, arg);
-		if (!rows[i].pids)
-			rows[i].pids = 1;
-		if (!rows[i].merged)
-			rows[i].merged = 1;
-	}
-	if (gather_groups(rows, (size_t)n))
-		qsort(rows, (size_t)n, sizeof(*rows), row_cmp_values);
-	for (int i = 0; i < n; i++) {
-		struct hotspots_row *g = k ? &rows[k - 1] : NULL;
-		const struct hotspots_row r = rows[i];
-
-		if (!g || memcmp(g->group, r.group, sizeof(r.group))) {
-			rows[k++] = r;
-			best = r.weight;
-			prev_pid = r.pid;
-			continue;
-		}
-		/* Sorted by pid within the group: a new pid is a change. */
-		g->pids += r.pid != prev_pid ? r.pids : r.pids - 1;
-		prev_pid = r.pid;
-		g->mixed |= r.mixed;
-		if (r.pid != g->pid)
-			g->mixed |= HOTSPOTS_MIXED_PID;
-		if (r.tid != g->tid || r.pid != g->pid)
-			g->mixed |= HOTSPOTS_MIXED_TID;
-		if (r.attr != g->attr)
-			g->mixed |= HOTSPOTS_MIXED_ATTR;
-		if (r.kernel != g->kernel)
-			g->mixed |= HOTSPOTS_MIXED_KERNEL;
-		if (g->cpu != r.cpu)
-			g->cpu = -1;
-		if (r.weight > best) { /* the heaviest names the group */
-			best = r.weight;
-			g->ip = r.ip;
-			g->cpumode = r.cpumode;
-			g->slot = r.slot;
-			g->pid = r.pid;
-			g->tid = r.tid;
-			g->attr = r.attr;
-		}
-		g->kernel = g->kernel && r.kernel;
-		g->weight += r.weight;
-		g->samples += r.samples;
-		g->share += r.share;
-		g->merged += r.merged;
-	}
-	if (sorted)
-		qsort(rows, (size_t)k, sizeof(*rows), row_cmp_weight);
-	return k;
-}
-
-int hotspots_group(struct hotspots_row *rows, int n, hotspots_group_fn fn, void *arg)
-{
-	return group_rows(rows, n, fn, arg, true);
-}
-
-int hotspots_group_any_order(struct hotspots_row *rows, int n, hotspots_group_fn fn, void *arg)
-{
-	return group_rows(rows, n, fn, arg, false);
 }
 
 /* ---- cached symbols ---- */
@@ -903,16 +691,19 @@ static void slot_delete(struct hotspots *h, uint32_t i)
 {
 	const uint32_t mask = h->cap - 1;
 
+	h->pid_nkeys[h->slots[i].pid % HOTSPOTS_SYM_EPOCHS]--;
 	for (uint32_t j = (i + 1) & mask; h->slots[j].used; j = (j + 1) & mask) {
 		const uint32_t home = slot_index(h, &h->slots[j]);
 
 		/* The hole at i is on j's probe path from home: j may move there. */
 		if (((j - home) & mask) >= ((j - i) & mask)) {
 			h->slots[i] = h->slots[j];
+			h->slot_pid1[i] = h->slot_pid1[j];
 			i = j;
 		}
 	}
 	memset(&h->slots[i], 0, sizeof(h->slots[i]));
+	h->slot_pid1[i] = 0;
 	h->used--;
 }
 
@@ -944,6 +735,7 @@ static void fold_into(struct hotspots *h, const struct hotspots_slot *src, uint6
 	    .samples = src->samples,
 	    .sym = to,
 	};
+	key_added(h, i);
 	h->used++;
 }
 
@@ -1144,29 +936,43 @@ size_t hotspots_user_pids(const struct hotspots *h, uint32_t *out, size_t max)
 
 bool hotspots_may_have_pid(const struct hotspots *h, uint32_t pid)
 {
-	return h->pid_keys[pid % HOTSPOTS_SYM_EPOCHS / 64] >> (pid % 64) & 1;
+	return h->pid_nkeys[pid % HOTSPOTS_SYM_EPOCHS] != 0;
 }
 
 uint32_t hotspots_take_pids(struct hotspots *h, const uint32_t *pids, size_t nr_pids,
                             hotspots_take_fn take, void *arg)
 {
-	/* The pids as a bitmap by pid modulo its size, then the exact test. */
+	/* The pids as a bitmap by pid modulo its size, then the exact test;
+	 * the keys of those residues, seen once each, end the scan. */
 	uint64_t bits[HOTSPOTS_SYM_EPOCHS / 64] = {0};
-	uint32_t taken = 0;
+	uint32_t taken = 0, left = 0;
 
 	if (!h->slots || !nr_pids)
 		return 0;
-	for (size_t i = 0; i < nr_pids; i++)
-		bits[pids[i] % HOTSPOTS_SYM_EPOCHS / 64] |= 1ull << (pids[i] % 64);
-	const uint32_t mask = h->cap - 1;
-	uint32_t i = scan_start(h);
-	for (uint32_t steps = 0; steps < h->cap;) {
-		const struct hotspots_slot *s = &h->slots[i];
-		const uint32_t b = s->pid % HOTSPOTS_SYM_EPOCHS;
+	for (size_t i = 0; i < nr_pids; i++) {
+		const uint32_t b = pids[i] % HOTSPOTS_SYM_EPOCHS;
 
-		if (s->used && bits[b / 64] >> (b % 64) & 1 &&
-		    bsearch(&s->pid, pids, nr_pids, sizeof(*pids), util_u32_cmp)) {
-			const struct hotspots_slot src = *s;
+		if (!(bits[b / 64] >> (b % 64) & 1))
+			left += h->pid_nkeys[b];
+		bits[b / 64] |= 1ull << (b % 64);
+	}
+	const uint32_t mask = h->cap - 1;
+	const uint32_t one = nr_pids == 1 ? pids[0] + 1 : 0;
+	uint32_t i = scan_start(h);
+	for (uint32_t steps = 0; left && steps < h->cap;) {
+		const uint32_t p1 = h->slot_pid1[i];
+		const uint32_t b = (p1 - 1) % HOTSPOTS_SYM_EPOCHS;
+
+		if (!p1 || !(bits[b / 64] >> (b % 64) & 1)) {
+			i = (i + 1) & mask;
+			steps++;
+			continue;
+		}
+		left--;
+		if (one ? p1 == one
+		        : bsearch(&(uint32_t){p1 - 1}, pids, nr_pids, sizeof(*pids),
+		                  util_u32_cmp) != NULL) {
+			const struct hotspots_slot src = h->slots[i];
 
 			slot_delete(h, i);
 			if (take)

@@ -119,8 +119,10 @@ typedef void (*hotspots_take_fn)(const struct hotspots_slot *s, void *arg);
 /* The aggregation. Fields are read-only for callers, but for drop. */
 struct hotspots {
 	struct hotspots_slot *slots;
-	uint32_t cap;  /* slots, a power of two */
-	uint32_t used; /* distinct keys */
+	uint32_t *slot_pid1; /* each slot's pid + 1, 0 when empty: a pid's keys
+	                      * are found without reading whole slots */
+	uint32_t cap;        /* slots, a power of two */
+	uint32_t used;       /* distinct keys */
 	uint32_t max_entries;
 	uint32_t soft_cap; /* hotspots_trim() target, 0 = none */
 	unsigned flags;
@@ -137,9 +139,8 @@ struct hotspots {
 	 * value it was cached with. */
 	uint32_t sym_clock;
 	uint32_t sym_epochs[HOTSPOTS_SYM_EPOCHS];
-	/* Bit pid % HOTSPOTS_SYM_EPOCHS: a key of such a pid may be in the
-	 * table (set by hotspots_add(), made exact by hotspots_top_all()). */
-	uint64_t pid_keys[HOTSPOTS_SYM_EPOCHS / 64];
+	/* Keys in the table by pid % HOTSPOTS_SYM_EPOCHS. */
+	uint32_t pid_nkeys[HOTSPOTS_SYM_EPOCHS];
 	/* What hotspots_trim() did, since hotspots_init() (for tests and figures). */
 	uint64_t folded, dropped;
 	struct hotspots_watch watch[HOTSPOTS_MAX_WATCH];
@@ -260,6 +261,9 @@ int hotspots_top(struct hotspots *h, enum hotspots_mode mode, const struct hotsp
  * whose key is 0 are never merged. */
 typedef uint64_t (*hotspots_key_fn)(const struct hotspots_row *row, void *arg);
 
+/* qsort() order of rows: heaviest first, then by identity. */
+int hotspots_row_cmp_weight(const void *pa, const void *pb);
+
 /* Merge only rows of the same pid (and tid): group by (pid, key). */
 #define HOTSPOTS_MERGE_PID 0x1u
 
@@ -358,14 +362,16 @@ void hotspots_symbols_changed(struct hotspots *h, uint32_t pid);
  */
 uint32_t hotspots_trim(struct hotspots *h, hotspots_sym_fn sym, void *arg);
 
-/* False when no key of pid is in the table (true: there may be). */
+/* False when no key of pid is in the table (true: there may be, for a key
+ * of a pid equal to it modulo HOTSPOTS_SYM_EPOCHS). */
 bool hotspots_may_have_pid(const struct hotspots *h, uint32_t pid);
 
 /*
  * Remove every key of the nr_pids pids (sorted, each once; user and kernel
  * keys alike), handing each to take() first: e.g. for processes that
  * exited, whose keys the caller keeps under the names they had. One pass
- * over the table; returns the number of keys taken.
+ * over the table at most (it stops once every key of a pid equal to one
+ * of them modulo HOTSPOTS_SYM_EPOCHS is seen); returns the number taken.
  */
 uint32_t hotspots_take_pids(struct hotspots *h, const uint32_t *pids, size_t nr_pids,
                             hotspots_take_fn take, void *arg);

@@ -172,8 +172,8 @@ struct record {
 		struct records_throttle throttle;         /* THROTTLE, UNTHROTTLE */
 		struct records_switch sw;                 /* SWITCH, SWITCH_CPU_WIDE */
 	};
-	/* Not decoded: a SAMPLE the sampler counts when it leaves its
-	 * time-ordered queue, 1 + the index of its ring; 0 for the others. */
+	/* Not decoded: a SAMPLE's ring, as 1 + its index, set by the sampler
+	 * that counts it when it leaves the time-ordered queue; 0 unknown. */
 	uint32_t deferred;
 };
 

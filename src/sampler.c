@@ -560,34 +560,9 @@ static void count_sample(const struct sampler *s, const struct record *rec)
 		stacks_add(s->stacks, rec->id.pid, rec->sample.ips, rec->sample.nr_ips);
 }
 
-static bool exec_waits(const struct sampler *s, uint32_t pid)
-{
-	if (s->nr_exec_pending > (int)ARRAY_SIZE(s->exec_pending))
-		return true;
-	for (int i = 0; i < s->nr_exec_pending; i++)
-		if (s->exec_pending[i] == pid)
-			return true;
-	return false;
-}
-
-/* An exec left the queue: its process's samples need not wait for it. */
-static void exec_done(struct sampler *s, uint32_t pid)
-{
-	if (s->nr_exec_pending > (int)ARRAY_SIZE(s->exec_pending)) {
-		if (!s->sbq.nr) /* the last record out: the queue is empty */
-			s->nr_exec_pending = 0;
-		return;
-	}
-	for (int i = 0; i < s->nr_exec_pending; i++)
-		if (s->exec_pending[i] == pid) {
-			s->exec_pending[i] = s->exec_pending[--s->nr_exec_pending];
-			return;
-		}
-}
-
 static void sb_dispatch(const struct record *rec, void *arg)
 {
-	struct sampler *s = arg;
+	const struct sampler *s = arg;
 	void (*fn)(const struct record *, void *) = NULL;
 
 	switch (rec->type) {
@@ -605,17 +580,13 @@ static void sb_dispatch(const struct record *rec, void *arg)
 		fn = s->sb.exit;
 		break;
 	case PERF_RECORD_SAMPLE:
-		if (rec->deferred) {
-			if (rec->deferred <= (uint32_t)s->nr_rings)
-				s->rings[rec->deferred - 1].cur.samples++;
-			count_sample(s, rec);
-		}
+		if (rec->deferred && rec->deferred <= (uint32_t)s->nr_rings)
+			s->rings[rec->deferred - 1].cur.samples++;
+		count_sample(s, rec);
 		if (s->dwarf.sample)
 			s->dwarf.sample(rec, s->dwarf.arg);
 		return;
 	}
-	if (rec->type == PERF_RECORD_COMM && rec->comm.exec)
-		exec_done(s, rec->comm.pid);
 	if (fn)
 		fn(rec, s->sb.arg);
 }
@@ -646,16 +617,13 @@ static void sampler_on_record(const struct perf_event_header *h, void *arg)
 	sbqueue_seen(&s->sbq, &rec);
 	switch (rec.type) {
 	case PERF_RECORD_SAMPLE:
-		/* A sample of a process whose exec waits in the queue waits too
-		 * (counted after the exec when it came after it), and is counted
-		 * in the ring's health then, when it joins the table. */
-		rec.deferred = exec_waits(s, rec.id.pid) ? (uint32_t)(c->r - s->rings) + 1 : 0;
-		if (!rec.deferred) {
-			hl->samples++;
-			count_sample(s, &rec);
-		}
-		if (s->dwarf.sample || rec.deferred)
-			sbqueue_push_sample(&s->sbq, &rec, h);
+		/* Every sample waits in the queue with the side band, so that it
+		 * is counted (and named) between the COMM, MMAP and EXIT records
+		 * of every ring before and after it: an exec on one CPU and the
+		 * samples of the old program on another. It joins the table and
+		 * the ring's health when it leaves the queue. */
+		rec.deferred = (uint32_t)(c->r - s->rings) + 1;
+		sbqueue_push_sample(&s->sbq, &rec, h);
 		break;
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
@@ -663,11 +631,6 @@ static void sampler_on_record(const struct perf_event_header *h, void *arg)
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT:
 		hl->sideband++;
-		if (rec.type == PERF_RECORD_COMM && rec.comm.exec && !exec_waits(s, rec.comm.pid)) {
-			if (s->nr_exec_pending < (int)ARRAY_SIZE(s->exec_pending))
-				s->exec_pending[s->nr_exec_pending] = rec.comm.pid;
-			s->nr_exec_pending++; /* past the array: every sample waits */
-		}
 		sbqueue_push(&s->sbq, &rec);
 		break;
 	case PERF_RECORD_LOST:

@@ -200,10 +200,6 @@ struct sampler {
 	struct sampler_dwarf dwarf;
 	struct sampler_sideband sb;
 	struct sbqueue sbq; /* side band in time order across the rings */
-	/* Processes with an exec still in sbq: their samples wait there too,
-	 * so that those before the exec are counted (and named) before it. */
-	uint32_t exec_pending[32];
-	int nr_exec_pending; /* more than the array: every sample waits */
 	char max_rate_path[256];
 	long max_rate_start;   /* perf_event_max_sample_rate at the open, -1 unknown */
 	long max_rate_now;     /* as of the last sampler_tick() */

@@ -30,8 +30,12 @@ pass "--hot-sort sym: kernel function $kname is one row over $kprocs processes; 
 run "$out" "$err" timeout 60 "$PFMTOP" -b --format json --hot-sort pid,sym --hot 100000 -F 2000 \
 	-e task-clock -- sh -c "$work"
 expect_rc 0 "pfmtop --hot-sort pid,sym" "$out" "$err"
-json_check "$out" "len({r['pid'] for r in final['hotspots']['rows'] if r['symbol'] == '$kname'}) >= 3" \
-	"pid,sym: $kname does not have a row per process"
+# The kernel function with rows in the most processes (on a busy machine
+# it need not be the one the first run merged most widely).
+kpids="{r['symbol']: len({q['pid'] for q in final['hotspots']['rows'] if q['kernel'] and q['symbol'] == r['symbol']}) for r in final['hotspots']['rows'] if r['kernel']}"
+kname=$(json "$out" "max($kpids.items(), key=lambda kv: kv[1])[0] if $kpids else ''")
+json_check "$out" "$kpids.get('$kname', 0) >= 3" \
+	"pid,sym: no kernel function has a row per process (best: '$kname')"
 json_check "$out" "all(r['processes'] == 1 and r['pid'] > 0 for r in final['hotspots']['rows'])" \
 	"pid,sym: a row spans several processes"
 json_check "$out" "abs(sum(r['share'] for r in final['hotspots']['rows']) - 100) <= 0.0005 * len(final['hotspots']['rows']) + 1e-9" \

@@ -520,24 +520,30 @@ static uint64_t plain_key(const struct hotspots_row *r, void *arg)
 
 /* Every key is found where it is (reachable from its home slot, not
  * shadowed by a copy earlier on its probe), and used counts them. */
+/* Every key findable where it is, and the per-pid indexes exact. */
 static void assert_table_sound(const struct hotspots *h)
 {
+	static uint32_t nkeys[HOTSPOTS_SYM_EPOCHS];
 	uint32_t n = 0;
 
+	memset(nkeys, 0, sizeof(nkeys));
 	assert_true(h->cap >= HOTSPOTS_INITIAL_SLOTS && (h->cap & (h->cap - 1)) == 0);
 	assert_true((uint64_t)h->used * 4 <= (uint64_t)h->cap * 3);
 	for (uint32_t i = 0; i < h->cap; i++) {
 		const struct hotspots_slot *s = &h->slots[i];
 
+		assert_int_equal(h->slot_pid1[i], s->used ? s->pid + 1 : 0);
 		if (!s->used)
 			continue;
 		n++;
+		nkeys[s->pid % HOTSPOTS_SYM_EPOCHS]++;
 		if (hotspots_find(h, s->pid, s->tid, s->ip, (enum records_cpumode)s->cpumode,
 		                  s->cpu) != s)
 			fail_msg("key ip %#llx pid %u cpu %d in slot %u not found there",
 			         (unsigned long long)s->ip, s->pid, s->cpu, i);
 	}
 	assert_int_equal(n, h->used);
+	assert_memory_equal(nkeys, h->pid_nkeys, sizeof(nkeys));
 }
 
 /* Rows of a query merged by (pid, symbol), sorted by key then pid. */
@@ -1060,8 +1066,13 @@ static void test_take_pids(void **state)
 	for (uint32_t pid = 1; pid <= 3; pid++)
 		for (uint64_t i = 0; i < 40; i++)
 			hotspots_add(&h, pid, pid, 0x10010 + i, i % 2 ? U : K, (int)(i % 3), 10);
+	assert_true(hotspots_may_have_pid(&h, 2));
+	assert_false(hotspots_may_have_pid(&h, 5));
+	assert_false(hotspots_may_have_pid(&h, 4));
 	/* Every key of pid 2, user and kernel, on every CPU, and nothing else. */
 	assert_int_equal(hotspots_take_pids(&h, pids, 2, take_count, &t), 40);
+	assert_false(hotspots_may_have_pid(&h, 2));
+	assert_true(hotspots_may_have_pid(&h, 3));
 	assert_int_equal(t.keys, 40);
 	assert_int_equal(t.pids_seen[2], 40);
 	assert_int_equal(t.weight, 400);
@@ -1074,6 +1085,21 @@ static void test_take_pids(void **state)
 	/* The totals keep the figures: the caller holds the keys' rows now. */
 	assert_int_equal(h.total.weight, 1200);
 	assert_int_equal(hotspots_take_pids(&h, pids, 2, take_count, &t), 0);
+	/* A pid with the same residue as another: only its own keys go, and
+	 * both pids' keys are counted until the scan has seen them all. */
+	for (uint64_t i = 0; i < 5; i++)
+		hotspots_add(&h, 3 + HOTSPOTS_SYM_EPOCHS, 9, 0x20000 + i, U, 0, 1);
+	assert_table_sound(&h);
+	memset(&t, 0, sizeof(t));
+	pids[0] = 3 + HOTSPOTS_SYM_EPOCHS;
+	assert_int_equal(hotspots_take_pids(&h, pids, 1, take_count, &t), 5);
+	assert_int_equal(t.weight, 5);
+	assert_int_equal(h.used, 80);
+	assert_true(hotspots_may_have_pid(&h, 3 + HOTSPOTS_SYM_EPOCHS)); /* pid 3's */
+	pids[0] = 3;
+	assert_int_equal(hotspots_take_pids(&h, pids, 1, take_count, &t), 40);
+	assert_false(hotspots_may_have_pid(&h, 3));
+	assert_table_sound(&h);
 	hotspots_fini(&h);
 }
 
