@@ -310,7 +310,26 @@ static void save_snapshot(struct app *a)
 	view_status(a->view, msg);
 }
 
-static void last_snapshots(struct app *a, bool totals);
+/*
+ * The end of the run: everything stops counting, then (batch, with cut)
+ * the last interval, cut short, is printed with its true length (unless -n
+ * has been reached), and the totals since the start: the interval
+ * snapshots add up to them. The viewer shows the totals of a command.
+ */
+static void last_snapshots(struct app *a, bool cut)
+{
+	bool enough = a->opt.iterations && a->snapshots >= a->opt.iterations;
+
+	session_stop(a->s);
+	if (!a->view && !enough && cut) {
+		session_tick_partial(a->s);
+		emit(a);
+	}
+	if (!a->finished) {
+		session_tick(a->s, true);
+		emit(a);
+	}
+}
 
 /* The status line under a running command: where its output goes and its
  * last line; at its exit, a banner with its status. */
@@ -374,28 +393,10 @@ static void on_tick(struct loop *l, uint64_t expirations, void *arg)
 		if (a->opt.format == SNAPSHOT_FOLDED)
 			last_snapshots(a, true); /* folded stacks come with the totals */
 		finish(a, 0);
-	} else if (session_done(a->s) && session_mode(a->s) != MODEL_COMMAND)
+	} else if (session_done(a->s) && session_mode(a->s) != MODEL_COMMAND) {
+		if (!a->view) /* the tick saw the last one gone before its pidfd did */
+			last_snapshots(a, false);
 		finish(a, 0);
-}
-
-/*
- * The end of the run: everything stops counting, then (batch) the last
- * interval, cut short, is printed with its true length (unless -n has been
- * reached), and with totals the totals since the start: the interval
- * snapshots add up to them. The viewer shows the totals of a command.
- */
-static void last_snapshots(struct app *a, bool totals)
-{
-	bool enough = a->opt.iterations && a->snapshots >= a->opt.iterations;
-
-	session_stop(a->s);
-	if (!a->view && !enough) {
-		session_tick_partial(a->s);
-		emit(a);
-	}
-	if (totals && !a->finished) {
-		session_tick(a->s, true);
-		emit(a);
 	}
 }
 
