@@ -37,14 +37,97 @@ static void sb_mmap(const struct record *r, void *arg)
 	hotspots_symbols_changed(&p->hot, m->pid); /* it may cover an older mapping */
 }
 
+static uint32_t comm_home(pid_t pid)
+{
+	return ((uint32_t)pid * 2654435761u) & (PROFILE_COMMS - 1);
+}
+
+/* pid's entry, or NULL. */
+static struct profile_comm *comm_find(struct profile *p, pid_t pid)
+{
+	const uint32_t key = (uint32_t)pid + 1;
+
+	if (pid < 0)
+		return NULL;
+	for (uint32_t i = comm_home(pid);; i = (i + 1) & (PROFILE_COMMS - 1)) {
+		if (p->comms[i].pid1 == key)
+			return &p->comms[i];
+		if (!p->comms[i].pid1)
+			return NULL;
+	}
+}
+
+/* Remove pid's entry (backward shift: the entries after it in its run move
+ * back, so that every one stays reachable). */
+void profile_comm_forget(struct profile *p, pid_t pid)
+{
+	const uint32_t mask = PROFILE_COMMS - 1;
+	struct profile_comm *c = comm_find(p, pid);
+	uint32_t i;
+
+	if (!c)
+		return;
+	i = (uint32_t)(c - p->comms);
+	for (uint32_t j = (i + 1) & mask; p->comms[j].pid1; j = (j + 1) & mask) {
+		const uint32_t home = comm_home((pid_t)(p->comms[j].pid1 - 1));
+
+		if (((j - home) & mask) >= ((j - i) & mask)) {
+			p->comms[i] = p->comms[j];
+			i = j;
+		}
+	}
+	memset(&p->comms[i], 0, sizeof(p->comms[i]));
+	p->nr_comms--;
+}
+
+static bool exit_pending(const struct profile *p, pid_t pid);
+
+/* The table at 3/4: the entries of processes that are gone, and whose
+ * exit is not waiting to be retired, go (their rows are retired, named);
+ * when that frees too little, all but those waiting; then all. */
+static void comm_sweep(struct profile *p)
+{
+	for (int pass = 0; pass < 2 && p->nr_comms * 4 >= PROFILE_COMMS * 3u; pass++)
+		for (uint32_t i = 0; i < PROFILE_COMMS; i++)
+			while (p->comms[i].pid1) {
+				const pid_t pid = (pid_t)(p->comms[i].pid1 - 1);
+
+				if (exit_pending(p, pid) ||
+				    (!pass && !(kill(pid, 0) && errno == ESRCH)))
+					break;
+				profile_comm_forget(
+				    p, pid); /* slot i holds another entry now, or none */
+			}
+	if (p->nr_comms * 4 >= PROFILE_COMMS * 3u) {
+		memset(p->comms, 0, sizeof(p->comms));
+		p->nr_comms = 0;
+	}
+}
+
+/* pid's entry, made (a new process instance) when it has none; NULL for
+ * a pid no process has. */
+static struct profile_comm *comm_slot(struct profile *p, pid_t pid)
+{
+	struct profile_comm *c = pid < 0 ? NULL : comm_find(p, pid);
+	uint32_t i;
+
+	if (c || pid < 0)
+		return c;
+	if ((p->nr_comms + 1) * 4 > PROFILE_COMMS * 3u)
+		comm_sweep(p);
+	for (i = comm_home(pid); p->comms[i].pid1; i = (i + 1) & (PROFILE_COMMS - 1))
+		;
+	p->comms[i] = (struct profile_comm){.pid1 = (uint32_t)pid + 1, .serial = ++p->serial_clock};
+	p->nr_comms++;
+	return &p->comms[i];
+}
+
 static void remember_comm(struct profile *p, pid_t pid, const char *comm)
 {
-	struct profile_comm *c = &p->comms[(uint32_t)pid % ARRAY_SIZE(p->comms)];
+	struct profile_comm *c = comm_slot(p, pid);
 
-	if (c->pid != pid) /* another process in this slot */
-		c->serial = ++p->serial_clock;
-	c->pid = pid;
-	util_strlcpy(c->comm, comm, sizeof(c->comm));
+	if (c)
+		util_strlcpy(c->comm, comm, sizeof(c->comm));
 }
 
 static void retire_pids(struct profile *p, uint32_t *pids, size_t nr);
@@ -82,6 +165,17 @@ static void retire_pids(struct profile *p, uint32_t *pids, size_t nr)
 	hotspots_take_pids(&p->hot, pids, k, profile_retire, p);
 }
 
+/* pid exited, and its keys wait for the tick to be retired. */
+static bool exit_pending(const struct profile *p, pid_t pid)
+{
+	if (p->nr_exited > (int)ARRAY_SIZE(p->exited))
+		return true; /* not all are listed: any may be */
+	for (int i = 0; i < p->nr_exited; i++)
+		if (p->exited[i] == (uint32_t)pid)
+			return true;
+	return false;
+}
+
 /* A new process with the pid of one that exited since the last tick: the
  * old one's keys are retired before the new one's samples join them. */
 static void retire_now(struct profile *p, uint32_t pid)
@@ -105,20 +199,17 @@ static void sb_fork(const struct record *r, void *arg)
 	struct profile *p = arg;
 
 	if (r->task.pid != r->task.ppid) {
-		struct profile_comm *c = &p->comms[r->task.pid % ARRAY_SIZE(p->comms)];
-
-		const struct profile_comm *parent = &p->comms[r->task.ppid % ARRAY_SIZE(p->comms)];
-		char comm[sizeof(c->comm)] = "";
+		const struct profile_comm *parent = comm_find(p, (pid_t)r->task.ppid);
+		char comm[sizeof(parent->comm)] = "";
 
 		retire_now(p, r->task.pid); /* under its old name */
-		if (parent->pid == (pid_t)r->task.ppid && parent->comm[0])
+		if (parent && parent->comm[0])
 			util_strlcpy(comm, parent->comm, sizeof(comm));
 		else /* a parent not named yet: from /proc, while it runs */
 			profile_comm_of(p, (pid_t)r->task.ppid, comm, sizeof(comm));
 		if (!strcmp(comm, "?"))
 			comm[0] = '\0';
-		if (c->pid == (pid_t)r->task.pid)
-			c->pid = 0; /* a recycled pid: a new process */
+		profile_comm_forget(p, (pid_t)r->task.pid); /* a recycled pid: a new process */
 		/* A child has its parent's name until it execs (a COMM record);
 		 * else it comes from /proc. */
 		if (comm[0])
@@ -321,15 +412,16 @@ void profile_drain(struct profile *p, int fd)
  * named yet, such as one running before pfmtop started. */
 void profile_comm_of(struct profile *p, pid_t pid, char *buf, size_t len)
 {
-	const struct profile_comm *c = &p->comms[(uint32_t)pid % ARRAY_SIZE(p->comms)];
+	const struct profile_comm *c = comm_find(p, pid);
 	struct procfs_task t;
 
-	if (c->pid != pid || !c->comm[0]) {
+	if (!c || !c->comm[0]) {
 		/* Gone (or never readable): "?" until a COMM record or a FORK
 		 * of a new process with its pid, not a read of /proc a tick. */
 		remember_comm(p, pid, procfs_task_stat(p->proc, pid, 0, &t) ? "?" : t.comm);
+		c = comm_find(p, pid);
 	}
-	util_strlcpy(buf, c->comm, len);
+	util_strlcpy(buf, c ? c->comm : "?", len);
 }
 
 /* True the first time pid is asked about in this tick: its mappings are
@@ -499,12 +591,12 @@ static void retire_exited(struct profile *p)
 
 uint32_t profile_serial_of(struct profile *p, pid_t pid)
 {
-	const struct profile_comm *c = &p->comms[(uint32_t)pid % ARRAY_SIZE(p->comms)];
 	char comm[16];
+	const struct profile_comm *c;
 
-	if (c->pid != pid || !c->comm[0])
-		profile_comm_of(p, pid, comm, sizeof(comm));
-	return c->pid == pid ? c->serial : 0;
+	profile_comm_of(p, pid, comm, sizeof(comm));
+	c = comm_find(p, pid);
+	return c ? c->serial : 0;
 }
 
 /* The rows ranked: those of "other" taken out of rows[0..*n) into

@@ -67,10 +67,16 @@ struct profile_annot {
 };
 
 struct profile_comm {
-	pid_t pid;
+	uint32_t pid1;   /* pid + 1; 0: an empty slot */
 	uint32_t serial; /* the process instance: another one for a recycled pid */
 	char comm[16];
 };
+
+/* Processes whose names are kept (open addressing, a power of two): every
+ * process named, running or gone (the call trees and folded stacks name
+ * theirs at the end of a run). Past 3/4 of it, the entries of processes
+ * that are gone and whose rows are retired are dropped. */
+#define PROFILE_COMMS 32768u
 
 /* Entries of the table of keys that left the hotspot table (56 bytes each):
  * past it, the lighter half keep their command but not their process, then
@@ -99,7 +105,8 @@ struct profile {
 	struct unwind *unwind;     /* --call-graph dwarf */
 	struct hotspots_row *rows; /* query scratch */
 	int cap_rows;
-	struct profile_comm comms[4096]; /* pid -> comm from COMM records, direct-mapped */
+	struct profile_comm comms[PROFILE_COMMS]; /* pid -> command name and instance */
+	uint32_t nr_comms;
 	uint32_t ticks;                  /* profile_tick() calls */
 	uint32_t serial_clock;           /* the last process serial given */
 	uint32_t exited[1024];           /* processes that exited since the last tick */

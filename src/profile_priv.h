@@ -6,6 +6,9 @@
 
 /* A process's name (COMM records first, /proc for one no record named). */
 void profile_comm_of(struct profile *p, pid_t pid, char *buf, size_t len);
+/* Forget pid's name and instance: its pid is another process's now (a
+ * FORK), or it is gone and the table is filling up. */
+void profile_comm_forget(struct profile *p, pid_t pid);
 
 /* Resolve a row's address, reading the process's mappings again (once a
  * tick) when they do not know it. */

@@ -115,7 +115,7 @@ static void test_retired_recycled_pid(void **state)
 	s1 = profile_serial_of(&f.p, (pid_t)pid);
 	assert_int_equal(hotspots_take_pids(&f.p.hot, &pid, 1, profile_retire, &f.p), 1);
 	/* a new process in the slot: what a FORK of a recycled pid does */
-	f.p.comms[pid % (sizeof(f.p.comms) / sizeof(f.p.comms[0]))].pid = 0;
+	profile_comm_forget(&f.p, (pid_t)pid);
 	s2 = profile_serial_of(&f.p, (pid_t)pid);
 	assert_int_not_equal(s1, s2);
 	assert_int_equal(hotspots_add(&f.p.hot, pid, pid, ips[0], RECORDS_CPUMODE_KERNEL, 0, 5), 0);
@@ -123,6 +123,43 @@ static void test_retired_recycled_pid(void **state)
 	for (int i = 0; i < n; i++)
 		rows += f.p.rows[i].pid == pid;
 	assert_int_equal(rows, 2);
+	fixture_close(&f);
+}
+
+/* Names are kept per process, exactly: two processes whose pids are equal
+ * modulo any table size keep their own (a direct-mapped table lost the
+ * older one's, and its exited rows read "?"). Past 3/4 of the table, the
+ * entries of processes that are gone go; a name waiting for its exit to be
+ * retired stays. */
+static void test_comm_table(void **state)
+{
+	struct fixture f;
+	char comm[16];
+	const pid_t gone = 4194304 + 10; /* above PID_MAX_LIMIT: never a process */
+
+	(void)state;
+	fixture_open(&f, "pid,comm,sym", 64);
+	for (pid_t pid = 100; pid < 100 + 8 * (pid_t)PROFILE_COMMS; pid += (pid_t)PROFILE_COMMS)
+		profile_comm_of(&f.p, pid, comm, sizeof(comm));
+	assert_int_equal(f.p.nr_comms, 8);
+	for (pid_t pid = 100; pid < 100 + 8 * (pid_t)PROFILE_COMMS; pid += (pid_t)PROFILE_COMMS)
+		assert_int_not_equal(profile_serial_of(&f.p, pid), 0);
+	assert_int_not_equal(profile_serial_of(&f.p, 100),
+	                     profile_serial_of(&f.p, 100 + (pid_t)PROFILE_COMMS));
+	profile_comm_forget(&f.p, 100);
+	assert_int_equal(f.p.nr_comms, 7);
+	for (pid_t pid = 100 + (pid_t)PROFILE_COMMS; pid < 100 + 8 * (pid_t)PROFILE_COMMS;
+	     pid += (pid_t)PROFILE_COMMS)
+		assert_int_not_equal(profile_serial_of(&f.p, pid), 0);
+	assert_int_equal(f.p.nr_comms, 7);
+	/* one exit waiting for the tick, then more gone processes than fit */
+	profile_comm_of(&f.p, gone, comm, sizeof(comm));
+	const uint32_t waiting = profile_serial_of(&f.p, gone);
+	f.p.exited[f.p.nr_exited++] = (uint32_t)gone;
+	for (pid_t i = 1; i <= (pid_t)PROFILE_COMMS; i++)
+		profile_comm_of(&f.p, gone + i, comm, sizeof(comm));
+	assert_true(f.p.nr_comms * 4 <= PROFILE_COMMS * 3);
+	assert_int_equal(profile_serial_of(&f.p, gone), waiting);
 	fixture_close(&f);
 }
 
@@ -186,6 +223,7 @@ int main(void)
 	    cmocka_unit_test(test_retired_same_rows_sym),
 	    cmocka_unit_test(test_retired_same_rows_pid_sym),
 	    cmocka_unit_test(test_retired_recycled_pid),
+	    cmocka_unit_test(test_comm_table),
 	    cmocka_unit_test(test_retired_bounded),
 	};
 
